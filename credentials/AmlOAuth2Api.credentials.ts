@@ -1,0 +1,88 @@
+import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+
+/**
+ * OAuth2 client-credentials access to the AML service. A sandbox and a production account are two
+ * credentials of this type. n8n itself fetches the token, stores it with the credential (shared by
+ * every item, execution and queue-mode worker) and fetches a new one once when a call answers 401.
+ */
+export class AmlOAuth2Api implements ICredentialType {
+	name = 'amlOAuth2Api';
+
+	extends = ['oAuth2Api'];
+
+	displayName = 'AML OAuth2 API';
+
+	icon: Icon = { light: 'file:../icons/aml.svg', dark: 'file:../icons/aml.dark.svg' };
+
+	documentationUrl = 'https://github.com/n8n-nodes-aml/n8n-nodes-aml#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://app.example.com',
+			description:
+				'Address of the AML service without a path. Sandbox and production accounts have different hosts: create one credential for each.',
+		},
+		{
+			displayName: 'API Path Prefix',
+			name: 'apiPathPrefix',
+			type: 'string',
+			default: '/api',
+			description:
+				'Path in front of every API route (for example /api in /api/v1/persons). Change it only if your account serves the API under another path.',
+		},
+		{
+			displayName: 'Grant Type',
+			name: 'grantType',
+			type: 'hidden',
+			default: 'clientCredentials',
+		},
+		{
+			displayName: 'Token URL',
+			name: 'accessTokenUrl',
+			type: 'string',
+			default: '={{$self["baseUrl"].replace(/\\/$/, "")}}/oauth/token',
+			required: true,
+			placeholder: 'https://app.example.com/oauth/token',
+			description:
+				'Token endpoint of the account. By default the API base URL followed by /oauth/token; a sandbox has its own token URL.',
+		},
+		{
+			displayName: 'Authorization URL',
+			name: 'authUrl',
+			type: 'hidden',
+			default: '',
+		},
+		{
+			displayName: 'Scope',
+			name: 'scope',
+			type: 'string',
+			default: 'aml',
+			description: 'OAuth2 scope to request. The AML API uses the scope aml.',
+		},
+		{
+			displayName: 'Auth URI Query Parameters',
+			name: 'authQueryParameters',
+			type: 'hidden',
+			default: '',
+		},
+		{
+			displayName: 'Authentication',
+			name: 'authentication',
+			type: 'hidden',
+			default: 'header',
+		},
+	];
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/$/, "") + ($credentials.apiPathPrefix || "")}}',
+			url: '/v1/screening-list-groups',
+			method: 'GET',
+		},
+	};
+}

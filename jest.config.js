@@ -1,0 +1,18 @@
+/** Three suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox). */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true, diagnostics: false }];
+const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      testTimeout: 180000,
+    },
+  ],
+};

@@ -1,0 +1,48 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { outputsExpression } from './actions/outputs';
+import { resources, router } from './actions/router';
+import { loadOptions } from './methods';
+
+export class Aml implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'AML',
+		name: 'aml',
+		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',
+		defaults: { name: 'AML' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: outputsExpression as INodeTypeDescription['outputs'],
+		credentials: [{ name: 'amlOAuth2Api', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Alert', value: 'alert', description: 'Monitoring, screening and manual alerts' },
+					{ name: 'Custom List', value: 'customList', description: 'Records of client-defined lists' },
+					{ name: 'Data Upload', value: 'dataUpload', description: 'Bulk CSV upload of persons or transactions' },
+					{ name: 'Person', value: 'person', description: 'Customers and counterparties' },
+					{ name: 'Screening', value: 'screening', description: 'Name search against screening lists' },
+					{ name: 'Transaction', value: 'transaction', description: 'Monetary transactions of a person' },
+				],
+				default: 'person',
+			},
+			...Object.values(resources).flatMap((resource) => resource.description),
+		],
+	};
+
+	methods = { loadOptions };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

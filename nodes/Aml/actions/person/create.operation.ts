@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import { checkId } from '../../validation';
+import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	personTypeProperty,
+	...attributeProperties({ known: PERSON_ATTRIBUTES, reservedInputFields: ['id', 'type'] }),
+	{
+		displayName: 'If Person Already Exists',
+		name: 'onExisting',
+		type: 'options',
+		options: [
+			{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
+			{ name: 'Skip', value: 'skip', description: 'Leave the stored person unchanged and output it as skipped' },
+			{ name: 'Replace (Update)', value: 'update', description: 'Replace type and all attributes with the given ones' },
+			{ name: 'Merge (Patch)', value: 'patch', description: 'Add or update only the given attributes' },
+		],
+		default: 'error',
+		description: 'What to do when a person with this ID is already stored; useful for idempotent syncs',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			return {
+				id: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)),
+				type: this.getNodeParameter('personType', i) as string,
+				attributes: readAttributes(this, i),
+				onExisting: this.getNodeParameter('onExisting', i, 'error') as string,
+			};
+		},
+		send: async ({ id, type, attributes, onExisting }, i) => {
+			const created = await amlRequest.call(
+				this,
+				{
+					method: 'POST',
+					path: '/v2/persons',
+					body: { id, type, attributes },
+					retry: 'create',
+					passStatuses: onExisting === 'error' ? [] : [422],
+				},
+				i,
+			);
+			const sent: IDataObject = { id, type, attributes };
+			if (created.status !== 422) return { ...sent, result: 'created' };
+			if (onExisting === 'skip') return { ...sent, result: 'skipped' };
+			const patch = onExisting === 'patch';
+			await amlRequest.call(
+				this,
+				{
+					method: patch ? 'PATCH' : 'PUT',
+					path: `/v2/persons/${seg(id)}`,
+					body: { type, attributes },
+				},
+				i,
+			);
+			return { ...sent, result: patch ? 'patched' : 'updated' };
+		},
+	});
+}

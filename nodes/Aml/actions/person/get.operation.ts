@@ -1,0 +1,32 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { checkId } from '../../validation';
+import { personIdProperty } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			return { personId: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)) };
+		},
+		send: async ({ personId }, i) => {
+			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}` }, i)) as IDataObject;
+		},
+	});
+}

@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import * as alert from './alert';
+import * as customList from './customList';
+import * as dataUpload from './dataUpload';
+import * as person from './person';
+import * as screening from './screening';
+import * as transaction from './transaction';
+import type { ResourceModule } from './types';
+
+export const resources: Record<string, ResourceModule> = {
+	person,
+	transaction,
+	alert,
+	screening,
+	customList,
+	dataUpload,
+};
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const module = resources[resource]?.operations[operation];
+	if (!module) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+	}
+	return await module.execute.call(this, items);
+}

@@ -1,0 +1,170 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
+
+import { checkAttributes, invalid } from '../validation';
+
+export interface KnownAttribute {
+	name: string;
+	displayName: string;
+	description: string;
+	placeholder?: string;
+}
+
+export interface AttributeFieldOptions {
+	/** Attribute names of the spec offered as named fields. */
+	known: KnownAttribute[];
+	/** Input-item fields never taken as attributes in "Use Input Item Fields" mode (e.g. id, type). */
+	reservedInputFields: string[];
+	/** Extra hint shown under the mode selector. */
+	hint?: string;
+}
+
+/**
+ * The attribute editor shared by persons, transactions and custom-list records: named fields for the
+ * spec's typical attributes plus custom key/value pairs, a JSON mode, or the input item's own fields.
+ */
+export function attributeProperties(options: AttributeFieldOptions): INodeProperties[] {
+	return [
+		{
+			displayName: 'Attributes Input',
+			name: 'attributesMode',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'Define Below', value: 'fields', description: 'Named fields and custom key/value pairs' },
+				{ name: 'JSON', value: 'json', description: 'One JSON object with all attributes' },
+				{
+					name: 'Use Input Item Fields',
+					value: 'input',
+					description: 'Every field of the incoming item becomes an attribute (except the ones listed to leave out)',
+				},
+			],
+			default: 'fields',
+			hint:
+				options.hint ??
+				'Values are text, arrays or objects (numbers are sent as text), nested at most 2 levels; keys must not contain ".". Give array items an "id" key, or they cannot be updated later.',
+		},
+		{
+			displayName: 'Attributes',
+			name: 'attributeFields',
+			type: 'collection',
+			placeholder: 'Add Attribute',
+			default: {},
+			displayOptions: { show: { attributesMode: ['fields'] } },
+			options: options.known.map((attribute) => ({
+				displayName: attribute.displayName,
+				name: attribute.name,
+				type: 'string',
+				default: '',
+				placeholder: attribute.placeholder,
+				description: attribute.description,
+			})),
+		},
+		{
+			displayName: 'Custom Attributes',
+			name: 'customAttributes',
+			type: 'fixedCollection',
+			placeholder: 'Add Custom Attribute',
+			typeOptions: { multipleValues: true },
+			default: {},
+			displayOptions: { show: { attributesMode: ['fields'] } },
+			options: [
+				{
+					displayName: 'Attribute',
+					name: 'attribute',
+					values: [
+						{
+							displayName: 'Key',
+							name: 'key',
+							type: 'string',
+							default: '',
+							placeholder: 'customer_segment',
+							description: 'Attribute name in snake_case or camelCase; must not contain "."',
+						},
+						{
+							displayName: 'Value',
+							name: 'value',
+							type: 'string',
+							default: '',
+							placeholder: 'retail',
+							description: 'Text. A value starting with [ or { is read as a JSON array or object.',
+						},
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Attributes (JSON)',
+			name: 'attributesJson',
+			type: 'json',
+			default: '{}',
+			displayOptions: { show: { attributesMode: ['json'] } },
+			description: 'All attributes as one JSON object',
+		},
+		{
+			displayName: 'Fields to Leave Out',
+			name: 'excludeInputFields',
+			type: 'string',
+			default: options.reservedInputFields.join(', '),
+			displayOptions: { show: { attributesMode: ['input'] } },
+			description: 'Comma-separated input fields that are not attributes',
+		},
+	];
+}
+
+function parseMaybeJson(value: string): unknown {
+	const trimmed = value.trim();
+	if ((trimmed.startsWith('[') && trimmed.endsWith(']')) || (trimmed.startsWith('{') && trimmed.endsWith('}'))) {
+		try {
+			return JSON.parse(trimmed);
+		} catch {
+			return value;
+		}
+	}
+	return value;
+}
+
+/** Reads the attributes of one item in whichever mode the user chose and checks the spec's rules. */
+export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field = 'attributes'): IDataObject {
+	const mode = ctx.getNodeParameter('attributesMode', itemIndex, 'fields') as string;
+	let attributes: unknown;
+	if (mode === 'json') {
+		const raw = ctx.getNodeParameter('attributesJson', itemIndex, '{}') as unknown;
+		if (typeof raw === 'string') {
+			attributes = jsonParse(raw.trim() === '' ? '{}' : raw, { fallbackValue: undefined });
+			if (attributes === undefined) throw invalid(ctx, itemIndex, `${field} (JSON)`, raw, 'is not valid JSON');
+		} else {
+			attributes = raw;
+		}
+	} else if (mode === 'input') {
+		const exclude = String(ctx.getNodeParameter('excludeInputFields', itemIndex, '') ?? '')
+			.split(',')
+			.map((name) => name.trim())
+			.filter(Boolean);
+		const json = ctx.getInputData()[itemIndex]?.json ?? {};
+		attributes = Object.fromEntries(Object.entries(json).filter(([key]) => !exclude.includes(key)));
+	} else {
+		const named = (ctx.getNodeParameter('attributeFields', itemIndex, {}) ?? {}) as IDataObject;
+		const custom = (ctx.getNodeParameter('customAttributes.attribute', itemIndex, []) ?? []) as Array<{ key: string; value: string }>;
+		const result: IDataObject = {};
+		for (const [key, value] of Object.entries(named)) {
+			if (value !== '' && value !== undefined && value !== null) result[key] = typeof value === 'string' ? value : String(value);
+		}
+		for (const { key, value } of custom) {
+			result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : value;
+		}
+		attributes = result;
+	}
+	return checkAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
+}
+
+/** The service carries top-level values as text: numbers and booleans are sent as their text. */
+function scalarsAsText(attributes: unknown): unknown {
+	if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) return attributes;
+	return Object.fromEntries(
+		Object.entries(attributes).map(([key, value]) => [
+			key,
+			(typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : value,
+		]),
+	);
+}

@@ -1,0 +1,140 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+export const DEFAULT_PARALLEL_REQUESTS = 8;
+
+/** Options every per-item operation offers (spread into its Options collection). */
+export const requestOptions: INodeProperties[] = [
+	{
+		displayName: 'Parallel Requests',
+		name: 'parallelRequests',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: 32 },
+		default: DEFAULT_PARALLEL_REQUESTS,
+		description:
+			'How many items are sent to the service at the same time. Output order and item pairing are kept. Lower it if your contract has a low rate limit.',
+	},
+	{
+		displayName: 'Timeout (Ms)',
+		name: 'timeout',
+		type: 'number',
+		typeOptions: { minValue: 1000 },
+		default: 30000,
+		description: 'How long to wait for one answer of the service before the attempt counts as failed',
+	},
+];
+
+export type ItemJson = IDataObject | IDataObject[];
+
+export interface ItemOperation<P> {
+	/** Reads and validates the item's parameters. Runs for every item before any request is sent. */
+	prepare: (itemIndex: number) => P | Promise<P>;
+	/** Sends the prepared request(s) and returns the output json. */
+	send: (prepared: P, itemIndex: number) => Promise<ItemJson>;
+	/** Number of outputs (default 1) and which one a result goes to. */
+	outputs?: number;
+	route?: (json: IDataObject) => number;
+	/** Output that continue-on-fail error items go to (checks: Block, fail-closed). */
+	errorOutput?: number;
+}
+
+type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
+
+function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
+export function errorJson(error: Error, itemIndex: number): IDataObject {
+	const json: IDataObject = { error: error.message, itemIndex };
+	const description = (error as NodeApiError).description;
+	if (description) json.description = description;
+	const httpCode = (error as NodeApiError).httpCode;
+	if (httpCode) json.httpCode = httpCode;
+	return json;
+}
+
+/**
+ * The per-item engine of every operation: validates all items first (bad input fails before any
+ * request), then sends them with bounded parallelism — the first alone, so that a credential without
+ * a token fetches exactly one — and returns the outputs in input order with `pairedItem`.
+ */
+export async function runItems<P>(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	operation: ItemOperation<P>,
+): Promise<INodeExecutionData[][]> {
+	const continueOnFail = ctx.continueOnFail();
+	const outputCount = operation.outputs ?? 1;
+
+	const prepared: Array<Prepared<P>> = [];
+	for (let i = 0; i < items.length; i++) {
+		try {
+			prepared.push({ ok: true, value: await operation.prepare(i) });
+		} catch (error) {
+			const itemError = asItemError(ctx, error, i);
+			if (!continueOnFail) throw itemError;
+			prepared.push({ ok: false, error: itemError });
+		}
+	}
+
+	const parallel = Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number));
+	const results: Array<{ json?: ItemJson; error?: Error }> = new Array(items.length);
+	let firstFailure: number | undefined;
+	let next = 0;
+
+	const runOne = async (i: number) => {
+		const entry = prepared[i];
+		if (!entry.ok) {
+			results[i] = { error: entry.error };
+			return;
+		}
+		try {
+			results[i] = { json: await operation.send(entry.value, i) };
+		} catch (error) {
+			results[i] = { error: asItemError(ctx, error, i) };
+			if (!continueOnFail && (firstFailure === undefined || i < firstFailure)) firstFailure = i;
+		}
+	};
+
+	// Warm-up: the first sendable item alone, so that the token is fetched once and stored.
+	while (next < items.length && !prepared[next].ok) {
+		await runOne(next++);
+	}
+	if (next < items.length) await runOne(next++);
+
+	const worker = async () => {
+		while (next < items.length && firstFailure === undefined) {
+			await runOne(next++);
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+
+	if (firstFailure !== undefined) {
+		const error = results[firstFailure].error as NodeApiError;
+		const done = results.filter((result) => result?.json !== undefined).length;
+		if (done > 0) {
+			const note = `${done} other item(s) of this run had already been processed by the service when this item failed; the node stopped sending further items. Turn on "Continue On Fail" (Settings → On Error) to process every item and get one error item per failure.`;
+			error.description = error.description ? `${error.description}. ${note}` : note;
+		}
+		throw error;
+	}
+
+	const outputs: INodeExecutionData[][] = Array.from({ length: outputCount }, () => []);
+	for (let i = 0; i < items.length; i++) {
+		const result = results[i];
+		if (result.error) {
+			outputs[operation.errorOutput ?? 0].push({ json: errorJson(result.error, i), pairedItem: { item: i } });
+			continue;
+		}
+		const list = Array.isArray(result.json) ? result.json : [result.json as IDataObject];
+		for (const json of list) {
+			const output = operation.route ? operation.route(json) : 0;
+			outputs[output].push({ json, pairedItem: { item: i } });
+		}
+	}
+	return outputs;
+}

@@ -1,0 +1,45 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { walkPages, type Paged } from '../transport';
+
+/** Return All / Limit, as every n8n list operation has them. */
+export const pagingProperties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+/**
+ * Reads Return All / Limit for one item, walks the pages and adds an execution hint when the
+ * service's 10,000-result cap cut the result.
+ */
+export async function readAllPages(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	fetchPage: (page: number, size: number) => Promise<Paged<IDataObject>>,
+): Promise<IDataObject[]> {
+	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
+	const parallel = ctx.getNodeParameter('options.parallelRequests', 0, 4) as number;
+	const walk = await walkPages(fetchPage, { returnAll, limit, concurrency: parallel });
+	if (walk.capped) {
+		ctx.addExecutionHints({
+			message: `The service reports at most 10,000 results and cannot page past them: ${walk.items.length} of ${walk.total}+ results were returned. Narrow the search (filters, query) to reach the rest.`,
+			location: 'outputPane',
+		});
+	}
+	return walk.items;
+}

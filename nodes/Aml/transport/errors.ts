@@ -1,0 +1,87 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+/** What the interface says each status means and what the user should do (spec: Errors). */
+export const STATUS_MEANING: Record<number, string> = {
+	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',
+	401: 'Authentication failed: the token is missing or invalid even after fetching a new one. Check the client ID, secret, token URL and that the credentials were not deleted in the AML UI',
+	403: 'Insufficient permissions: the client credentials may not do this (for example person deletion through the API not enabled, or alert status updates with credentials created before 16.05.2023)',
+	404: 'Not found: the resource does not exist. Verify the ID (IDs are case-sensitive)',
+	409: 'State conflict: the resource is in a state that does not allow this (for example an archived record). Check its current state before retrying',
+	413: 'Payload too large: the service accepts CSV files up to 100 MB',
+	422: 'Already exists: an entity with this ID already exists. Use the existing entity or a different ID',
+	429: 'Rate limit exceeded: the service kept answering 429 after the node backed off and retried',
+};
+
+export function statusMeaning(status: number): string {
+	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
+	if (status >= 500) return `Service error (${status}): the service failed; the node retried with increasing intervals and gave up`;
+	return `Unexpected HTTP status ${status}`;
+}
+
+/** Service error bodies are JSON or plain text (decisions.md): surface either verbatim, shortened. */
+export function bodyText(body: unknown): string {
+	if (body === undefined || body === null || body === '') return '';
+	if (typeof body === 'string') return body.trim();
+	if (Buffer.isBuffer(body)) return body.toString('utf8').trim();
+	if (typeof body === 'object') {
+		const record = body as Record<string, unknown>;
+		for (const key of ['message', 'error_description', 'detail', 'error']) {
+			const value = record[key];
+			if (typeof value === 'string' && value.trim()) {
+				const rest = JSON.stringify(body);
+				return rest.length <= 500 ? `${value.trim()} (${rest})` : value.trim();
+			}
+		}
+		return JSON.stringify(body);
+	}
+	return String(body);
+}
+
+export interface ServiceFailure {
+	status: number;
+	body?: unknown;
+	method: string;
+	path: string;
+	attempts: number;
+}
+
+/** A NodeApiError built only from sanitised facts: never the request config, headers or token. */
+export function serviceError(node: INode, failure: ServiceFailure, itemIndex?: number): NodeApiError {
+	const text = bodyText(failure.body);
+	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+	const meaning = statusMeaning(failure.status);
+	const message = `${meaning}${short ? ` — service said: ${short}` : ''}`;
+	const description = [
+		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
+			(failure.attempts > 1 ? ` after ${failure.attempts} attempts` : ''),
+		text && text !== short ? `Full response: ${text.slice(0, 4000)}` : '',
+	]
+		.filter(Boolean)
+		.join('. ');
+	const response: JsonObject = { httpCode: String(failure.status), message, description };
+	return new NodeApiError(node, response, {
+		message,
+		description,
+		httpCode: String(failure.status),
+		itemIndex,
+	});
+}
+
+/** Network-level failures (no HTTP answer). */
+export function networkError(
+	node: INode,
+	code: string,
+	method: string,
+	path: string,
+	attempts: number,
+	itemIndex?: number,
+): NodeApiError {
+	const message = `The AML service could not be reached (${code})`;
+	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s): ${code}. Check the API base URL in the credential and that the service is reachable.`;
+	return new NodeApiError(node, { message, description, code } as JsonObject, {
+		message,
+		description,
+		itemIndex,
+	});
+}

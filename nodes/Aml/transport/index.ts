@@ -1,0 +1,4 @@
+export * from './backoff';
+export * from './errors';
+export * from './pagination';
+export * from './request';
