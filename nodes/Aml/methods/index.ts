@@ -1,4 +1,9 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-/** Load-options methods (list groups, custom-list usable fields) are registered here. */
-export const loadOptions: Record<string, (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>> = {};
+import { getListGroups } from './listGroups';
+import { getUsableFields } from './usableFields';
+
+export const loadOptions: Record<string, (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>> = {
+	getListGroups,
+	getUsableFields,
+};
