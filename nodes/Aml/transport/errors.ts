@@ -68,6 +68,17 @@ export function serviceError(node: INode, failure: ServiceFailure, itemIndex?: n
 	});
 }
 
+const NETWORK_WORDS: Record<string, string> = {
+	ECONNREFUSED: 'connection refused',
+	ECONNRESET: 'connection dropped',
+	EPIPE: 'connection dropped',
+	ETIMEDOUT: 'timed out',
+	ECONNABORTED: 'timed out',
+	ESOCKETTIMEDOUT: 'timed out',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'host not found',
+};
+
 /** Network-level failures (no HTTP answer). */
 export function networkError(
 	node: INode,
@@ -77,9 +88,10 @@ export function networkError(
 	attempts: number,
 	itemIndex?: number,
 ): NodeApiError {
-	const message = `The AML service could not be reached (${code})`;
-	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s): ${code}. Check the API base URL in the credential and that the service is reachable.`;
-	return new NodeApiError(node, { message, description, code } as JsonObject, {
+	// The code itself stays out of the message: n8n would swap a message containing it for a generic one.
+	const message = `The AML service could not be reached (${NETWORK_WORDS[code] ?? 'no answer'})`;
+	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). Check the API base URL in the credential and that the service is reachable.`;
+	return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
 		message,
 		description,
 		itemIndex,

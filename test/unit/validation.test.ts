@@ -1,0 +1,94 @@
+import {
+	amountRule,
+	attributesRule,
+	enumRule,
+	idRule,
+	lengthRule,
+	nonEmptyRule,
+	rangeRule,
+	timestampRule,
+	uuidRule,
+} from '../../nodes/Aml/validation/rules';
+
+describe('validation rules of the interface', () => {
+	test.each([
+		['cust-1', true],
+		['A.b_c:D-9', true],
+		['', false],
+		['has space', false],
+		['slash/id', false],
+		['ümlaut', false],
+		['semi;colon', false],
+	])('ID %j valid=%s', (value, ok) => {
+		expect(idRule(value) === undefined).toBe(ok);
+	});
+
+	test('ID error names the offending characters', () => {
+		expect(idRule('a b/c')).toContain('space');
+		expect(idRule('a b/c')).toContain('"/"');
+	});
+
+	test.each([
+		['2024-05-01', true],
+		['2024-05-01T12:30:00Z', true],
+		['2024-05-01T12:30:00.123456Z', true],
+		['2024-05-01T12:30:00.1234567Z', false],
+		['2024-05-01T12:30:00+02:00', true],
+		['2024-02-30T00:00:00Z', false],
+		['01/05/2024', false],
+		['yesterday', false],
+	])('timestamp %j valid=%s', (value, ok) => {
+		expect(timestampRule(value) === undefined).toBe(ok);
+	});
+
+	test('seven fractional digits are named as such', () => {
+		expect(timestampRule('2024-05-01T12:30:00.1234567Z')).toMatch(/at most 6 fractional-second digits \(has 7\)/);
+	});
+
+	test.each([
+		['1250.00', true],
+		['-3.5', true],
+		['1000', true],
+		['1,000.00', false],
+		['1e3', false],
+		['€10', false],
+		[' 10', false],
+		[10, false],
+	])('amount %j valid=%s', (value, ok) => {
+		expect(amountRule(value) === undefined).toBe(ok);
+	});
+
+	test.each([
+		[{ first_name: 'Anna' }, true],
+		[{ shareholders: [{ id: 's1', name: 'X' }] }, true],
+		[{ address: { city: 'Berlin' } }, true],
+		[{ 'a.b': 'x' }, false],
+		[{ '  ': 'x' }, false],
+		[{ amount: null }, false],
+		[{ a: { b: { c: 'deep' } } }, false],
+		[{ list: [{ id: '1', nested: { x: 'y' } }] }, false],
+		[{ list: [['nested']] }, false],
+		[[], false],
+		['text', false],
+	])('attributes %j valid=%s', (value, ok) => {
+		expect(attributesRule(value) === undefined).toBe(ok);
+	});
+
+	test('attribute errors name the key path', () => {
+		expect(attributesRule({ a: { 'b.c': 'x' } })).toEqual({ path: 'a.b.c', rule: 'a key must not contain "."' });
+		expect(attributesRule({ a: { b: { c: 'x' } } })?.path).toBe('a.b');
+	});
+
+	test('ranges, lengths, enums, uuids', () => {
+		expect(rangeRule(51, 1, 50)).toBeDefined();
+		expect(rangeRule(50, 1, 50)).toBeUndefined();
+		expect(rangeRule(-1, 0)).toBeDefined();
+		expect(lengthRule('ab', 3)).toMatch(/at least 3/);
+		expect(lengthRule('x'.repeat(1001), 0, 1000)).toMatch(/at most 1000/);
+		expect(lengthRule('x'.repeat(201), 1, 200)).toBeDefined();
+		expect(nonEmptyRule('  ')).toBeDefined();
+		expect(enumRule('FOO', ['AND', 'OR'])).toMatch(/one of AND, OR/);
+		expect(uuidRule('5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')).toBeUndefined();
+		expect(uuidRule('not-a-uuid')).toBeDefined();
+	});
+});
