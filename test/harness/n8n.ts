@@ -87,8 +87,13 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 	const brokerPort = await freePort();
 	const logFile = path.join(userFolder, 'n8n.log');
 	const log = fs.openSync(logFile, 'a');
+	// jest sets NODE_ENV=test, which changes how n8n starts: pass a clean environment.
+	const inherited = Object.fromEntries(
+		Object.entries(process.env).filter(([key]) => !/^(NODE_ENV|JEST_|N8N_|DB_|EXECUTIONS_|WEBHOOK_URL)/.test(key)),
+	) as Record<string, string>;
 	const env: Record<string, string> = {
-		...(process.env as Record<string, string>),
+		...inherited,
+		NODE_ENV: 'production',
 		PATH: `${path.dirname(node)}:${process.env.PATH}`,
 		N8N_USER_FOLDER: userFolder,
 		N8N_PORT: String(port),

@@ -1,0 +1,62 @@
+import axios from 'axios';
+import * as fs from 'node:fs';
+
+import { N8nClient, type Json, type NodeSpec, type RunResult } from './client';
+
+export interface E2EContext {
+	n8n: { baseUrl: string; apiKey: string; logFile: string; userFolder: string };
+	sandbox: { baseUrl: string; tokenUrl: string; controlUrl: string; clientId: string; clientSecret: string };
+	credential: { id: string; name: string };
+}
+
+/** Connection facts written by the global set-up (test/harness/global-setup.ts). */
+export function context(): E2EContext {
+	const file = process.env.AML_E2E_CONTEXT;
+	if (!file) throw new Error('AML_E2E_CONTEXT is not set: run through the e2e jest project');
+	return JSON.parse(fs.readFileSync(file, 'utf8')) as E2EContext;
+}
+
+export function n8n(): N8nClient {
+	const c = context();
+	return new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
+}
+
+/** The sandbox's control API. */
+export const control = {
+	async get<T = Json>(path: string, params?: Json): Promise<T> {
+		return (await axios.get(`${context().sandbox.controlUrl}${path}`, { params })).data as T;
+	},
+	async post<T = Json>(path: string, body: Json = {}): Promise<T> {
+		return (await axios.post(`${context().sandbox.controlUrl}${path}`, body)).data as T;
+	},
+	async del(path: string): Promise<void> {
+		await axios.delete(`${context().sandbox.controlUrl}${path}`);
+	},
+	/** Sequence number of the last logged request, to ask later what came after it. */
+	async mark(): Promise<number> {
+		const log = await this.get<Array<{ seq: number }>>('/requests');
+		return log.length ? log[log.length - 1].seq : 0;
+	},
+	async requestsSince(seq: number): Promise<Array<{ seq: number; method: string; path: string; status: number }>> {
+		return await this.get('/requests', { since: seq });
+	},
+};
+
+/** Runs the AML node (or another node) in real n8n with the given input items. */
+export async function runAml(parameters: Json, items: Json[] = [{}], extra: Partial<NodeSpec> = {}): Promise<RunResult> {
+	const c = context();
+	return await n8n().runNode({ parameters, ...extra }, items, { credentials: { amlOAuth2Api: c.credential } });
+}
+
+export function amlCredentialData(overrides: Json = {}): Json {
+	const s = context().sandbox;
+	return {
+		baseUrl: s.baseUrl,
+		apiPathPrefix: '/api',
+		accessTokenUrl: s.tokenUrl,
+		clientId: s.clientId,
+		clientSecret: s.clientSecret,
+		scope: 'aml',
+		...overrides,
+	};
+}
