@@ -30,11 +30,12 @@ export async function readAllPages(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	fetchPage: (page: number, size: number) => Promise<Paged<IDataObject>>,
+	walkOptions: { cap?: number } = {},
 ): Promise<IDataObject[]> {
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
 	const parallel = ctx.getNodeParameter('options.parallelRequests', 0, 4) as number;
-	const walk = await walkPages(fetchPage, { returnAll, limit, concurrency: parallel });
+	const walk = await walkPages(fetchPage, { returnAll, limit, concurrency: parallel, cap: walkOptions.cap });
 	if (walk.capped) {
 		ctx.addExecutionHints({
 			message: `The service reports at most 10,000 results and cannot page past them: ${walk.items.length} of ${walk.total}+ results were returned. Narrow the search (filters, query) to reach the rest.`,

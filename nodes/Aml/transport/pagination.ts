@@ -26,9 +26,16 @@ export interface PageWalk<T> {
  */
 export async function walkPages<T>(
 	fetchPage: (page: number, size: number) => Promise<Paged<T>>,
-	options: { returnAll: boolean; limit?: number; concurrency?: number },
+	options: {
+		returnAll: boolean;
+		limit?: number;
+		concurrency?: number;
+		/** Results reachable by paging (default the search cap of 10,000; `Infinity` for uncapped lists). */
+		cap?: number;
+	},
 ): Promise<PageWalk<T>> {
 	const concurrency = Math.max(1, options.concurrency ?? 4);
+	const cap = options.cap ?? SEARCH_CAP;
 	if (!options.returnAll) {
 		const limit = Math.max(1, options.limit ?? MAX_PAGE_SIZE);
 		const size = Math.min(MAX_PAGE_SIZE, limit);
@@ -40,13 +47,13 @@ export async function walkPages<T>(
 			total = result.total;
 			items.push(...result.content);
 			page++;
-			if (items.length >= limit || result.content.length < size || items.length >= Math.min(total, SEARCH_CAP)) break;
+			if (items.length >= limit || result.content.length < size || items.length >= Math.min(total, cap)) break;
 		}
 		return { items: items.slice(0, limit), total, capped: false, pages: page };
 	}
 
 	const first = await fetchPage(0, MAX_PAGE_SIZE);
-	const reachable = Math.min(first.total, SEARCH_CAP);
+	const reachable = Math.min(first.total, cap);
 	const pageCount = Math.ceil(reachable / MAX_PAGE_SIZE);
 	const pages: T[][] = [first.content];
 	let next = 1;
@@ -61,5 +68,5 @@ export async function walkPages<T>(
 	};
 	await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(0, pageCount - 1)) }, worker));
 	const items = pages.flatMap((page) => page ?? []);
-	return { items, total: first.total, capped: first.total >= SEARCH_CAP, pages: pages.length };
+	return { items, total: first.total, capped: first.total >= cap, pages: pages.length };
 }

@@ -1,0 +1,71 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest } from '../../transport';
+import { checkId } from '../../validation';
+import { answerOrSent, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Needs client credentials created in the AML web UI after 16.05.2023. Each run creates a new alert: the request is not repeated after a timeout, to avoid duplicates.',
+		name: 'manualAlertNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Person ID',
+		name: 'personId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'cust-10023',
+		description: 'External, case-sensitive ID of the person the alert is about',
+	},
+	{
+		displayName: 'Transaction ID',
+		name: 'transactionId',
+		type: 'string',
+		default: '',
+		placeholder: 'tx-2024-000815',
+		description: 'External ID of the transaction the alert is about, if any. Leave empty for an alert about the person only.',
+	},
+	rationaleProperty,
+	rationaleCommentProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['alert'], operation: ['createManualAlert'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const body: IDataObject = {
+				personId: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)),
+				rationale: this.getNodeParameter('rationale', i) as string,
+			};
+			const transactionId = this.getNodeParameter('transactionId', i, '') as string;
+			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
+				body.transactionId = checkId(this, i, 'Transaction ID', transactionId);
+			}
+			const comment = optionalText(this, i, 'Rationale Comment', this.getNodeParameter('rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			if (comment !== undefined) body.rationaleComment = comment;
+			return body;
+		},
+		send: async (body, i) => {
+			const answer = await amlApiRequest.call(this, { method: 'POST', path: '/v1/manual-alerts', body, retry: 'none' }, i);
+			return answerOrSent(answer, { ...body, created: true });
+		},
+	});
+}

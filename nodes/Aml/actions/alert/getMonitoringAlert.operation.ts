@@ -1,0 +1,44 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
+
+const properties: INodeProperties[] = [
+	alertIdProperty(1, {
+		description:
+			'Numeric ID of the monitoring alert (whole number, 1 or more), e.g. the "alertId" of a monitoring check result or of an ALERT_CREATED webhook',
+	}),
+	{
+		...simplifyProperty,
+		description:
+			'Whether to return only ID, status, priority, person ID, transaction ID, scenario results and creation time instead of the full alert (with person, transaction, notes and history)',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['alert'], operation: ['getMonitoringAlert'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({
+			alertId: checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 1),
+			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+		}),
+		send: async ({ alertId, simplify }, i) => {
+			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${seg(alertId)}` }, i)) as IDataObject;
+			return simplify ? simplifyMonitoringAlert(alert) : alert;
+		},
+	});
+}

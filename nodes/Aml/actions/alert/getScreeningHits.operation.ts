@@ -1,0 +1,60 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { amlApiRequest, seg, type Paged } from '../../transport';
+import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
+
+const properties: INodeProperties[] = [
+	alertIdProperty(1, {
+		displayName: 'Screening Alert ID',
+		name: 'screeningAlertId',
+		description:
+			'Numeric ID of the screening alert (whole number, 1 or more), e.g. the "alertId" of a screening check match or of a SCREENING_ALERT_CREATED webhook',
+	}),
+	...pagingProperties,
+	{
+		...simplifyProperty,
+		description:
+			'Whether to return only ID, matched name, list name, list type and score of each hit instead of the full list record',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['alert'], operation: ['getScreeningHits'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({
+			alertId: checkAlertId(this, i, 'Screening Alert ID', this.getNodeParameter('screeningAlertId', i), 1),
+			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+		}),
+		send: async ({ alertId, simplify }, i) => {
+			// Hits are not a search: the 10,000-result cap does not apply.
+			const hits = await readAllPages(
+				this,
+				i,
+				async (page, size) => {
+					return (await amlApiRequest.call(
+						this,
+						{ method: 'GET', path: `/v1/screening-alerts/${seg(alertId)}/hits`, qs: { page, size } },
+						i,
+					)) as Paged<IDataObject>;
+				},
+				{ cap: Infinity },
+			);
+			return simplify ? hits.map(simplifyHit) : hits;
+		},
+	});
+}

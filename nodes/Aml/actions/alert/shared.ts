@@ -1,0 +1,158 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { check, lengthRule } from '../../validation';
+
+/** The service's manual alert rationales (ApiManualAlertRationale). */
+export const RATIONALES = [
+	'SUSPICIOUS_ACTIVITY',
+	'UNUSUAL_TRANSACTION',
+	'INITIAL_DUE_DILIGENCE',
+	'ONGOING_DUE_DILIGENCE',
+	'ENHANCED_DUE_DILIGENCE',
+	'CUSTOMER_REQUEST',
+	'INTERNAL_INVESTIGATION',
+	'REGULATORY_REQUIREMENT',
+	'OTHER',
+] as const;
+
+export const MAX_RATIONALE_COMMENT = 1000;
+
+/** Status codes the interface names as examples; the real set is configured per client. */
+export const STATUS_CODE_HINT =
+	'Status codes are configured per organisation in the AML web UI, for example NEW, CLOSED or CLOSED AS FALSE POSITIVE. A code the service does not know is answered with 404.';
+
+/**
+ * Alert IDs are whole numbers (int64): digits only, no sign, decimals, exponent or hex, within the
+ * range a workflow can carry exactly. Pure: returns the broken rule or undefined.
+ */
+export function alertIdRule(value: unknown, min: number): string | undefined {
+	const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+	const rule = `must be a whole-number alert ID of at least ${min}, such as 1042`;
+	if (text === undefined || !/^\d+$/.test(text)) return rule;
+	const n = Number(text);
+	if (!Number.isSafeInteger(n)) return `${rule} (the number is too large)`;
+	if (n < min) return rule;
+	return undefined;
+}
+
+/** Reads and checks an alert ID field; returns it as a number. */
+export function checkAlertId(ctx: IExecuteFunctions, i: number, field: string, value: unknown, min = 1): number {
+	check(ctx, i, field, value, (v) => alertIdRule(v, min));
+	return Number(typeof value === 'string' ? value.trim() : value);
+}
+
+/** Optional text: '' means "not given"; anything else must not be only whitespace. */
+export function optionalText(
+	ctx: IExecuteFunctions,
+	i: number,
+	field: string,
+	value: unknown,
+	max?: number,
+): string | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const text = typeof value === 'string' ? value : String(value);
+	check(ctx, i, field, text, (v) => {
+		if (typeof v === 'string' && v.trim() === '') return 'must not consist of spaces only (leave it empty to not send it)';
+		return max === undefined ? undefined : lengthRule(v, 1, max);
+	});
+	return text;
+}
+
+export function alertIdProperty(min: number, overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Alert ID',
+		name: 'alertId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '1042',
+		description: `Numeric ID of the alert as shown in the AML web UI or in an alert webhook (whole number, ${min} or more)`,
+		...overrides,
+	};
+}
+
+export const rationaleProperty: INodeProperties = {
+	displayName: 'Rationale',
+	name: 'rationale',
+	type: 'options',
+	required: true,
+	// Alphabetical by name.
+	options: [
+		{ name: 'Customer Request', value: 'CUSTOMER_REQUEST' },
+		{ name: 'Enhanced Due Diligence', value: 'ENHANCED_DUE_DILIGENCE' },
+		{ name: 'Initial Due Diligence', value: 'INITIAL_DUE_DILIGENCE' },
+		{ name: 'Internal Investigation', value: 'INTERNAL_INVESTIGATION' },
+		{ name: 'Ongoing Due Diligence', value: 'ONGOING_DUE_DILIGENCE' },
+		{ name: 'Other', value: 'OTHER' },
+		{ name: 'Regulatory Requirement', value: 'REGULATORY_REQUIREMENT' },
+		{ name: 'Suspicious Activity', value: 'SUSPICIOUS_ACTIVITY' },
+		{ name: 'Unusual Transaction', value: 'UNUSUAL_TRANSACTION' },
+	],
+	default: 'SUSPICIOUS_ACTIVITY',
+	description: 'Why the alert is raised',
+};
+
+export const rationaleCommentProperty: INodeProperties = {
+	displayName: 'Rationale Comment',
+	name: 'rationaleComment',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: '',
+	placeholder: 'Customer received 12 cash deposits just under the reporting limit within 3 days',
+	description: `Free-text explanation for the alert, at most ${MAX_RATIONALE_COMMENT} characters. Leave empty to not send it.`,
+};
+
+export const simplifyProperty: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+export function simplifyMonitoringAlert(alert: IDataObject): IDataObject {
+	const person = (alert.person ?? {}) as IDataObject;
+	const transaction = (alert.transaction ?? {}) as IDataObject;
+	const score = (alert.score ?? {}) as IDataObject;
+	return {
+		id: alert.id,
+		status: alert.status,
+		priority: alert.priority,
+		personId: person.id ?? null,
+		transactionId: transaction.id ?? null,
+		results: (score.results as IDataObject[] | undefined) ?? [],
+		createdTime: alert.createdTime,
+	};
+}
+
+export function simplifyHit(hit: IDataObject): IDataObject {
+	const attributes = (hit.attributes ?? {}) as IDataObject;
+	return {
+		id: hit.id,
+		name: attributes.name ?? null,
+		listName: hit.listName,
+		listType: hit.listType,
+		score: hit.score,
+	};
+}
+
+/**
+ * A 404 of a status change means the alert or the status code is unknown: say which two things to
+ * check. Returns the (augmented) error for the caller to throw.
+ */
+export function explainStatusNotFound(error: unknown, alert: string, status: string | undefined): unknown {
+	const apiError = error as { httpCode?: string; description?: string | null };
+	if (status !== undefined && apiError && String(apiError.httpCode) === '404') {
+		const hint = `Either ${alert} does not exist, or the status code "${status}" is not configured for your organisation (status codes are per client and must be written exactly as in the AML web UI, e.g. CLOSED AS FALSE POSITIVE)`;
+		apiError.description = apiError.description ? `${hint}. ${apiError.description}` : hint;
+	}
+	return error;
+}
+
+/** The service's answer when it has one; otherwise (200 without body) what was sent. */
+export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
+	if (answer !== null && typeof answer === 'object' && !Array.isArray(answer) && Object.keys(answer).length > 0) {
+		return answer as IDataObject;
+	}
+	return sent;
+}

@@ -1,0 +1,97 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { invalid } from '../../validation';
+import {
+	alertIdProperty,
+	answerOrSent,
+	checkAlertId,
+	explainStatusNotFound,
+	MAX_RATIONALE_COMMENT,
+	optionalText,
+	rationaleCommentProperty,
+	rationaleProperty,
+	STATUS_CODE_HINT,
+} from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Needs client credentials created in the AML web UI after 16.05.2023. The rationale is always replaced; the status only when a status code is given.',
+		name: 'manualAlertNotice',
+		type: 'notice',
+		default: '',
+	},
+	alertIdProperty(1, {
+		description: 'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
+	}),
+	rationaleProperty,
+	rationaleCommentProperty,
+	{
+		displayName: 'Status Code',
+		name: 'status',
+		type: 'string',
+		default: '',
+		placeholder: 'CLOSED',
+		description: 'New status code of the alert. Leave empty to keep the current status.',
+		hint: STATUS_CODE_HINT,
+	},
+	{
+		displayName: 'Note',
+		name: 'note',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		placeholder: 'Closed after review with the compliance officer',
+		description:
+			'Note stored with the status change. Only allowed together with a status code: the service uses notes only when the status changes.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['alert'], operation: ['updateManualAlert'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const alertId = checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 1);
+			const body: IDataObject = { rationale: this.getNodeParameter('rationale', i) as string };
+			const comment = optionalText(this, i, 'Rationale Comment', this.getNodeParameter('rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			if (comment !== undefined) body.rationaleComment = comment;
+			const status = optionalText(this, i, 'Status Code', this.getNodeParameter('status', i, ''));
+			const note = optionalText(this, i, 'Note', this.getNodeParameter('note', i, ''));
+			if (note !== undefined && status === undefined) {
+				throw invalid(
+					this,
+					i,
+					'Note',
+					note,
+					'is only used together with a status change: also fill in "Status Code", or leave "Note" empty',
+				);
+			}
+			if (status !== undefined) body.status = status.trim();
+			if (note !== undefined) body.note = note;
+			return { alertId, body };
+		},
+		send: async ({ alertId, body }, i) => {
+			try {
+				const answer = await amlApiRequest.call(this, { method: 'PUT', path: `/v1/manual-alerts/${seg(alertId)}`, body }, i);
+				return answerOrSent(answer, { id: alertId, ...body, updated: true });
+			} catch (error) {
+				throw explainStatusNotFound(error, `manual alert ${alertId}`, body.status as string | undefined);
+			}
+		},
+	});
+}

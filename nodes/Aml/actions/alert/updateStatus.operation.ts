@@ -1,0 +1,86 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlRequest } from '../../transport';
+import { check, nonEmptyRule } from '../../validation';
+import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Needs client credentials created in the AML web UI after 16.05.2023; older credentials are refused and must be replaced with a new pair',
+		name: 'credentialNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Alert Type',
+		name: 'alertType',
+		type: 'options',
+		required: true,
+		options: [
+			{ name: 'Bridge', value: 'BRIDGE', description: 'A bridge alert' },
+			{ name: 'Manual', value: 'MANUAL', description: 'An alert created by hand or with Create Manual Alert' },
+			{ name: 'Monitoring', value: 'MONITORING', description: 'An alert raised by a monitoring scenario' },
+			{ name: 'Screening', value: 'SCREENING', description: 'An alert raised by a screening list match' },
+		],
+		default: 'MONITORING',
+		description: 'Kind of alert whose status is changed',
+	},
+	alertIdProperty(0, {
+		description: 'Numeric ID of the alert (whole number, 0 or more) as shown in the AML web UI or in an alert webhook',
+	}),
+	{
+		displayName: 'Status Code',
+		name: 'status',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'CLOSED AS FALSE POSITIVE',
+		description: 'The new status code, written exactly as configured in the AML web UI',
+		hint: STATUS_CODE_HINT,
+	},
+	{
+		displayName: 'Note',
+		name: 'note',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		placeholder: 'Reviewed: name match is a different person (date of birth differs)',
+		description: 'Optional note stored with the status change. Leave empty to not send a note.',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['alert'], operation: ['updateStatus'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const body: IDataObject = {
+				alertType: this.getNodeParameter('alertType', i) as string,
+				alertId: checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 0),
+				status: check<string>(this, i, 'Status Code', this.getNodeParameter('status', i, ''), nonEmptyRule).trim(),
+			};
+			const note = optionalText(this, i, 'Note', this.getNodeParameter('note', i, ''));
+			if (note !== undefined) body.note = note;
+			return body;
+		},
+		send: async (body, i) => {
+			try {
+				await amlRequest.call(this, { method: 'PUT', path: '/v1/alerts/status', body }, i);
+			} catch (error) {
+				throw explainStatusNotFound(error, `${String(body.alertType)} alert ${String(body.alertId)}`, String(body.status));
+			}
+			return { ...body, updated: true };
+		},
+	});
+}

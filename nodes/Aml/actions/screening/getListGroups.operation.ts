@@ -1,0 +1,31 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest } from '../../transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['screening'], operation: ['getListGroups'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: () => ({}),
+		send: async (_prepared, i) => {
+			const groups = await amlApiRequest.call(this, { method: 'GET', path: '/v1/screening-list-groups' }, i);
+			return Array.isArray(groups) ? (groups as IDataObject[]) : [];
+		},
+	});
+}

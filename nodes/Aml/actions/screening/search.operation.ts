@@ -1,0 +1,162 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlApiRequest } from '../../transport';
+import { check, invalid } from '../../validation';
+import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'A look-up only: nothing is stored in the AML service and no alert is created. The node outputs one item per matching list record (none when nothing matches).',
+		name: 'searchNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'Viktor Drabenko',
+		description: `Name of a person or company to look up, at least ${MIN_SEARCH_NAME} characters. Fuzzy matching also finds spelling variants and transliterations.`,
+	},
+	{
+		displayName: 'Record Type',
+		name: 'recordEntityType',
+		type: 'options',
+		required: true,
+		options: [
+			{ name: 'All', value: 'ALL', description: 'Persons and entities' },
+			{ name: 'Entity', value: 'ENTITY', description: 'Companies, vessels and other non-persons' },
+			{ name: 'Person', value: 'PERSON', description: 'Natural persons only' },
+		],
+		default: 'ALL',
+		description: 'Which kind of list records to search',
+	},
+	{
+		displayName: 'Configurations',
+		name: 'configurations',
+		type: 'fixedCollection',
+		placeholder: 'Add Configuration',
+		typeOptions: { multipleValues: true },
+		default: {},
+		description:
+			'What to search and how. Add one configuration per kind of search. Empty fields are not sent; without any configuration an empty list is sent.',
+		options: [
+			{
+				displayName: 'Configuration',
+				name: 'configuration',
+				values: [
+					{
+						displayName: 'Check Type',
+						name: 'type',
+						type: 'string',
+						default: 'SANCTION',
+						placeholder: 'SANCTION',
+						description: 'Kind of screening, e.g. SANCTION',
+					},
+					{
+						displayName: 'Custom List ID',
+						name: 'listId',
+						type: 'string',
+						default: '',
+						placeholder: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+						description: 'UUID of a custom list to search. Leave empty to not send it.',
+					},
+					{
+						displayName: 'List Group Names or IDs',
+						name: 'selectorGroupCodes',
+						type: 'multiOptions',
+						typeOptions: { loadOptionsMethod: 'getListGroups' },
+						default: [],
+						description:
+							'Limit the search to these active list groups of your organisation. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					},
+					{
+						displayName: 'Match Type',
+						name: 'matchType',
+						type: 'string',
+						default: 'FUZZY_MATCH',
+						placeholder: 'FUZZY_MATCH',
+						description: 'How names are compared, e.g. FUZZY_MATCH',
+					},
+					{
+						displayName: 'Minimum Score',
+						name: 'score',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Only return matches scoring at least this much (e.g. 85). 0 = not sent.',
+					},
+					{
+						displayName: 'Prefix Match Limit',
+						name: 'prefixMatchLimit',
+						type: 'number',
+						typeOptions: { minValue: 0 },
+						default: 0,
+						description: 'Prefix match limit passed to the service. 0 = not sent.',
+					},
+					{
+						displayName: 'Usable Field ID',
+						name: 'usableFieldId',
+						type: 'string',
+						default: '',
+						placeholder: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718',
+						description:
+							'UUID of the custom list field to compare the name with (Custom List → Get Usable Fields lists them). Leave empty to not send it.',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to return only ID, name, score, list, screening type, record type and countries of each match instead of the full list record',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...requestOptions],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['screening'], operation: ['search'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const name = check<string>(this, i, 'Name', this.getNodeParameter('name', i, ''), (value) =>
+				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME
+					? undefined
+					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,
+			);
+			const rows = this.getNodeParameter('configurations.configuration', i, []) as ConfigurationInput[];
+			const { configurations, problem } = buildConfigurations(rows);
+			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
+			return {
+				body: {
+					name: name.trim(),
+					recordEntityType: this.getNodeParameter('recordEntityType', i) as string,
+					configurations,
+				} as IDataObject,
+				simplify: this.getNodeParameter('simplify', i, false) as boolean,
+			};
+		},
+		send: async ({ body, simplify }, i) => {
+			// A search stores nothing, so repeating it after a timeout or 5xx is safe.
+			const results = await amlApiRequest.call(this, { method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' }, i);
+			const list = Array.isArray(results) ? (results as IDataObject[]) : [];
+			return simplify ? list.map(simplifySearchResult) : list;
+		},
+	});
+}
