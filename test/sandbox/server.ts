@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -90,6 +92,7 @@ export class SandboxServer {
 	private faults: FaultRule[] = [];
 	private random: () => number = Math.random;
 	private sockets = new Set<import('node:net').Socket>();
+	slack: Json[] = [];
 	server: http.Server;
 
 	constructor(private options: SandboxOptions = {}) {
@@ -130,6 +133,7 @@ export class SandboxServer {
 		this.stats = { tokenRequests: 0, tokenRequests429: 0, tokensIssued: 0, requests: 0, byRoute: {}, status: {} };
 		this.log = [];
 		this.faults = [];
+		this.slack = [];
 		if (withSeed) seed(s);
 	}
 
@@ -178,6 +182,12 @@ export class SandboxServer {
 		const path = decodeURI(url.pathname);
 		try {
 			if (path.startsWith('/_control')) return this.send(res, await this.control(req, path, url.searchParams));
+			if (path.startsWith('/files/')) return this.send(res, exampleFile(path.slice('/files/'.length)));
+			if (path === '/_demo/slack' && req.method === 'POST') {
+				// A stand-in for a Slack incoming webhook, so the examples can post somewhere local.
+				this.slack.push({ at: new Date().toISOString(), body: JSON.parse((await this.body(req)) || '{}') });
+				return this.send(res, { status: 200, body: 'ok', text: true });
+			}
 			const method = req.method ?? 'GET';
 			let routeName = `${method} ${path}`;
 			// Fault injection.
@@ -376,6 +386,7 @@ export class SandboxServer {
 			return ok(s.notes.filter((n) => !personId || n.personId === personId));
 		}
 		if (route === 'GET /uploads') return ok([...s.uploads.values()]);
+		if (route === 'GET /slack') return ok(this.slack);
 		if (route === 'POST /scenarios') {
 			s.scenarios = body.scenarios as never;
 			return ok({ scenarios: s.scenarios.length });
@@ -403,6 +414,14 @@ export class SandboxServer {
 		}
 		return fail(404, `no control route ${route}`);
 	}
+}
+
+/** Example source files (e.g. the blocklist CSV of the scheduled-sync example), served without auth. */
+function exampleFile(name: string): Reply {
+	if (!/^[\w.-]+$/.test(name)) return fail(404, 'no such file');
+	const file = path.join(__dirname, 'files', name);
+	if (!fs.existsSync(file)) return fail(404, 'no such file');
+	return { status: 200, body: fs.readFileSync(file, 'utf8'), text: true, headers: { 'content-type': 'text/csv' } };
 }
 
 function randomUUIDv4(): string {
