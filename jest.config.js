@@ -1,6 +1,8 @@
 /** Three suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox). */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true, diagnostics: false }];
-const common = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
+const common = {
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.lint-stage', '<rootDir>/dist', '<rootDir>/.scratch'], transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
   testTimeout: 180000,

@@ -148,7 +148,9 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 		const custom = (ctx.getNodeParameter('customAttributes.attribute', itemIndex, []) ?? []) as Array<{ key: string; value: string }>;
 		const result: IDataObject = {};
 		for (const [key, value] of Object.entries(named)) {
-			if (value !== '' && value !== undefined && value !== null) result[key] = typeof value === 'string' ? value : String(value);
+			if (value !== '' && value !== undefined && value !== null) {
+				result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : String(value);
+			}
 		}
 		for (const { key, value } of custom) {
 			result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : value;

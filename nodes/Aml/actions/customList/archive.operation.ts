@@ -1,0 +1,61 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { requestOptions, runItems } from '../../helpers/items';
+import { amlRequest } from '../../transport';
+import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
+
+const properties: INodeProperties[] = [
+	customListIdProperty,
+	recordIdProperty,
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Ignore Already Archived',
+				name: 'ignoreArchived',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a record that is already archived counts as success (output "alreadyArchived": true) instead of failing with a conflict (HTTP 409)',
+			},
+			...requestOptions,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['archive'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({
+			customListId: readListId(this, i),
+			id: readRecordId(this, i),
+			ignoreArchived: this.getNodeParameter('options.ignoreArchived', i, false) as boolean,
+		}),
+		send: async ({ customListId, id, ignoreArchived }, i) => {
+			const response = await amlRequest.call(
+				this,
+				{
+					method: 'DELETE',
+					path: recordsPath(customListId, id),
+					passStatuses: ignoreArchived ? [409] : [],
+				},
+				i,
+			);
+			if (response.status === 409)
+				return {
+					customListId,
+					id,
+					archived: true,
+					alreadyArchived: true,
+					serviceMessage: serviceText(response.body),
+				};
+			return { customListId, id, archived: true };
+		},
+	});
+}

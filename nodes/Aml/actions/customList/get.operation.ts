@@ -1,0 +1,23 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlApiRequest } from '../../transport';
+import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordOptions, recordsPath } from './shared';
+
+const properties: INodeProperties[] = [customListIdProperty, recordIdProperty, recordOptions];
+
+export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({
+			customListId: readListId(this, i),
+			id: readRecordId(this, i),
+		}),
+		send: async ({ customListId, id }, i) => {
+			const record = (await amlApiRequest.call(this, { method: 'GET', path: recordsPath(customListId, id) }, i)) as IDataObject;
+			return { customListId, ...(record ?? { id }) };
+		},
+	});
+}

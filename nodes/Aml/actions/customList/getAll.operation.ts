@@ -1,0 +1,37 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { amlApiRequest, type Paged } from '../../transport';
+import { customListIdProperty, readListId, recordOptions, recordsPath } from './shared';
+
+const properties: INodeProperties[] = [customListIdProperty, ...pagingProperties, recordOptions];
+
+export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ customListId: readListId(this, i) }),
+		send: async ({ customListId }, i) => {
+			// Custom lists have no 10,000-result search cap: every page is reachable.
+			const records = await readAllPages(
+				this,
+				i,
+				async (page, size) => {
+					return (await amlApiRequest.call(
+						this,
+						{
+							method: 'GET',
+							path: recordsPath(customListId),
+							qs: { page, size },
+						},
+						i,
+					)) as Paged<IDataObject>;
+				},
+				{ cap: Infinity },
+			);
+			return records.map((record) => ({ customListId, ...record }));
+		},
+	});
+}

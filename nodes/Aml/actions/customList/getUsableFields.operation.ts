@@ -1,0 +1,22 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { customListIdProperty, fetchUsableFields, readListId, recordOptions } from './shared';
+
+const properties: INodeProperties[] = [customListIdProperty, recordOptions];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customList'], operation: ['getUsableFields'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ customListId: readListId(this, i) }),
+		send: async ({ customListId }, i) => {
+			const fields = await fetchUsableFields.call(this, customListId, i);
+			return fields.map((field) => ({ customListId, ...field }));
+		},
+	});
+}

@@ -1,0 +1,219 @@
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { jsonParse, NodeApiError } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes, type KnownAttribute } from '../../helpers/attributes';
+import { requestOptions } from '../../helpers/items';
+import { amlApiRequest, amlRequest, seg, type AmlContext } from '../../transport';
+import { check, checkAttributes, checkId, uuidRule } from '../../validation';
+
+export const customListIdProperty: INodeProperties = {
+	displayName: 'Custom List ID',
+	name: 'customListId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+	description:
+		'ID of the custom list (a UUID). Find it in the AML web UI under the custom list settings, or in the address bar when the list is open.',
+};
+
+export const recordIdProperty: INodeProperties = {
+	displayName: 'Record ID',
+	name: 'recordId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'blk-1001',
+	description: 'Your own, case-sensitive ID of the record in the list. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+};
+
+/** Typical record attributes. Which fields a list has is configured in the AML UI. */
+export const RECORD_ATTRIBUTES: KnownAttribute[] = [
+	{
+		name: 'name',
+		displayName: 'Name',
+		description: 'Name of the person or company on the list (usually the screened field)',
+		placeholder: 'Nordwind Shell Corp',
+	},
+	{
+		name: 'bank_account_numbers',
+		displayName: 'Bank Account Numbers (JSON)',
+		description:
+			'JSON array of account numbers (IBANs), e.g. ["DE89370400440532013000"]. A single number may be given as plain text.',
+		placeholder: '["DE89370400440532013000"]',
+	},
+	{
+		name: 'country',
+		displayName: 'Country',
+		description: 'ISO country code',
+		placeholder: 'DE',
+	},
+];
+
+const JSON_ATTRIBUTES = ['bank_account_numbers'];
+
+/** The attribute editor of records (fields / JSON / input item fields). */
+export function recordAttributeProperties(reservedInputFields: string[] = ['id']): INodeProperties[] {
+	return attributeProperties({
+		known: RECORD_ATTRIBUTES,
+		reservedInputFields,
+		hint: 'Which attributes a list has is set up in the AML UI. Values are text, arrays or objects (numbers are sent as text), nested at most 2 levels; keys must not contain ".".',
+	});
+}
+
+export const recordOptions: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [...requestOptions],
+};
+
+export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const raw = ctx.getNodeParameter('customListId', itemIndex) as unknown;
+	return check<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
+}
+
+export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const raw = ctx.getNodeParameter('recordId', itemIndex) as unknown;
+	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001".
+	const value = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
+	return checkId(ctx, itemIndex, 'Record ID', value);
+}
+
+/**
+ * The record's attributes as the user entered them. The named "(JSON)" fields are text inputs: a
+ * value written as a JSON array or object there is sent as that array or object.
+ */
+export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	const attributes = readAttributes(ctx, itemIndex);
+	let changed = false;
+	for (const key of JSON_ATTRIBUTES) {
+		const value = attributes[key];
+		if (typeof value !== 'string') continue;
+		const trimmed = value.trim();
+		if (!trimmed.startsWith('[') && !trimmed.startsWith('{')) continue;
+		const parsed = jsonParse<unknown>(trimmed, { fallbackValue: undefined });
+		if (parsed !== undefined) {
+			attributes[key] = parsed as IDataObject;
+			changed = true;
+		}
+	}
+	return changed ? (checkAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
+}
+
+export function recordsPath(customListId: string, recordId?: string): string {
+	const base = `/v1/custom-lists/${seg(customListId)}/records`;
+	return recordId === undefined ? base : `${base}/${seg(recordId)}`;
+}
+
+/** Whether a listed record is marked archived (the service may add such a flag to list answers). */
+export function isArchivedRecord(record: IDataObject): boolean {
+	if (record.archived === true || record.isArchived === true) return true;
+	for (const key of ['status', 'state']) {
+		const value = record[key];
+		if (typeof value === 'string' && value.toUpperCase() === 'ARCHIVED') return true;
+	}
+	for (const key of ['archivedTime', 'archivedAt', 'archivedDate']) {
+		if (record[key] !== undefined && record[key] !== null && record[key] !== '') return true;
+	}
+	return false;
+}
+
+/** The service's 409 on a record write: the record is archived and can no longer be changed. */
+export function archivedRecordError(
+	node: INode,
+	customListId: string,
+	recordId: string,
+	serviceText: string,
+	itemIndex?: number,
+): NodeApiError {
+	const message = `Record "${recordId}" is archived and cannot be updated`;
+	const description =
+		`The custom list ${customListId} keeps record "${recordId}" only as archived, and the service refuses changes to archived records (HTTP 409${serviceText ? `: ${serviceText}` : ''}). ` +
+		'To put it back on the list, add it again with Create Record (or use Upsert Record / Sync).';
+	return new NodeApiError(node, { message, description, httpCode: '409' }, { message, description, httpCode: '409', itemIndex });
+}
+
+/** Short text of a service error body (JSON `message` or plain text). */
+export function serviceText(body: unknown): string {
+	if (typeof body === 'string') return body.trim().slice(0, 300);
+	if (body && typeof body === 'object') {
+		const message = (body as IDataObject).message;
+		if (typeof message === 'string') return message.slice(0, 300);
+		return JSON.stringify(body).slice(0, 300);
+	}
+	return '';
+}
+
+/** Spec 19: the list's fields that a screening search can match against (`{id, name}`). */
+export async function fetchUsableFields(this: AmlContext, customListId: string, itemIndex?: number): Promise<IDataObject[]> {
+	const answer = await amlApiRequest.call(
+		this,
+		{
+			method: 'GET',
+			path: `/v1/custom-lists/${seg(customListId)}/screening-fields`,
+		},
+		itemIndex,
+	);
+	if (Array.isArray(answer)) return answer as IDataObject[];
+	const content = (answer as IDataObject | undefined)?.content;
+	return Array.isArray(content) ? (content as IDataObject[]) : [];
+}
+
+/**
+ * Create, or replace when the list already has an active record with this ID: POST (422 passed
+ * through) then PUT. Shared by Upsert Record and Sync (which creates a record it did not see listed,
+ * e.g. one added concurrently). A 409 on the PUT means the record is archived.
+ */
+export async function upsertRecord(
+	ctx: IExecuteFunctions,
+	customListId: string,
+	id: string,
+	attributes: IDataObject,
+	itemIndex?: number,
+): Promise<{ result: 'created' | 'updated'; body?: IDataObject }> {
+	const created = await amlRequest.call(
+		ctx,
+		{
+			method: 'POST',
+			path: recordsPath(customListId),
+			body: { id, attributes },
+			retry: 'create',
+			passStatuses: [422],
+		},
+		itemIndex,
+	);
+	if (created.status !== 422) return { result: 'created', body: asObject(created.body) };
+	return {
+		result: 'updated',
+		body: await updateRecord(ctx, customListId, id, attributes, itemIndex),
+	};
+}
+
+/** PUT a record; the service's 409 becomes an error saying the record is archived. */
+export async function updateRecord(
+	ctx: IExecuteFunctions,
+	customListId: string,
+	id: string,
+	attributes: IDataObject,
+	itemIndex?: number,
+): Promise<IDataObject | undefined> {
+	const response = await amlRequest.call(
+		ctx,
+		{
+			method: 'PUT',
+			path: recordsPath(customListId, id),
+			body: { id, attributes },
+			passStatuses: [409],
+		},
+		itemIndex,
+	);
+	if (response.status === 409) throw archivedRecordError(ctx.getNode(), customListId, id, serviceText(response.body), itemIndex);
+	return asObject(response.body);
+}
+
+function asObject(body: unknown): IDataObject | undefined {
+	return body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : undefined;
+}

@@ -1,0 +1,351 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { DEFAULT_PARALLEL_REQUESTS, requestOptions } from '../../helpers/items';
+import { mapBounded } from '../../helpers/parallel';
+import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
+import {
+	customListIdProperty,
+	isArchivedRecord,
+	readListId,
+	readRecordAttributes,
+	readRecordId,
+	recordAttributeProperties,
+	recordsPath,
+	serviceText,
+	updateRecord,
+	upsertRecord,
+} from './shared';
+import {
+	archiveSharePercent,
+	exceedsArchiveGuard,
+	findDuplicateId,
+	planSync,
+	type CurrentRecord,
+	type DesiredRecord,
+	type PlannedChange,
+} from './syncPlan';
+
+/** After this many failed writes in a row (and none succeeding in between), no further write is started. */
+const MAX_CONSECUTIVE_FAILURES = 20;
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'All incoming items together are the wanted content of the list: new IDs are created, changed records are updated, records missing from the input are archived. Unchanged records are not touched. Try it with Dry Run first.',
+		name: 'syncNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		...customListIdProperty,
+		description: `${customListIdProperty.description} Read from the first item.`,
+	},
+	{
+		displayName: 'Record ID',
+		name: 'recordId',
+		type: 'string',
+		required: true,
+		default: '={{ $json.id }}',
+		description: 'The ID of the record each item stands for, usually an expression that reads the ID column of your source',
+	},
+	...recordAttributeProperties(['id']).map((property) =>
+		property.name === 'attributesMode' ? { ...property, default: 'input' } : property,
+	),
+	{
+		displayName: 'Records Missing From Input',
+		name: 'onMissing',
+		type: 'options',
+		options: [
+			{
+				name: 'Archive',
+				value: 'archive',
+				description: 'Archive records of the list whose ID is not in the input (the list then equals the input)',
+			},
+			{
+				name: 'Leave Unchanged',
+				value: 'leave',
+				description: 'Only create and update; never archive anything',
+			},
+		],
+		default: 'archive',
+		description: 'What happens to records that are in the list but not in the incoming items',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Dry Run',
+				name: 'dryRun',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to only report what would change, without changing anything in the list',
+			},
+			{
+				displayName: 'Max Share to Archive (%)',
+				name: 'maxArchivePercent',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 100 },
+				default: 50,
+				description:
+					'Safety stop: the node refuses to run (before changing anything) when it would archive more than this share of the records in the list, e.g. because the source came back empty or broken. 100 turns the check off.',
+			},
+			{
+				displayName: 'Output',
+				name: 'output',
+				type: 'options',
+				options: [
+					{
+						name: 'Summary',
+						value: 'summary',
+						description: 'One item with the counts and the IDs per change',
+					},
+					{
+						name: 'Summary and One Item per Change',
+						value: 'changes',
+						description: 'The summary item followed by one item for every created, updated or archived record',
+					},
+				],
+				default: 'summary',
+				description: 'What the node outputs',
+			},
+			...requestOptions,
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['sync'] } }, properties);
+
+interface ChangeResult {
+	id: string;
+	change: 'create' | 'update' | 'archive';
+	status: 'done' | 'failed' | 'planned';
+	itemIndex?: number;
+	error?: string;
+	note?: string;
+}
+
+function isEmptyItem(item: INodeExecutionData): boolean {
+	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
+}
+
+/** Reads and validates every item before anything is sent. */
+function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[]): DesiredRecord[] {
+	// A single empty item is what n8n passes on when the previous node found nothing but has
+	// "Always Output Data" on: the source is empty (and the archive guard decides).
+	if (items.every(isEmptyItem)) return [];
+	const desired: DesiredRecord[] = [];
+	for (let i = 0; i < items.length; i++) {
+		desired.push({
+			id: readRecordId(ctx, i),
+			attributes: readRecordAttributes(ctx, i),
+			itemIndex: i,
+		});
+	}
+	const duplicate = findDuplicateId(desired);
+	if (duplicate) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Items ${duplicate.first} and ${duplicate.second} both have the record ID "${duplicate.id}"`,
+			{
+				itemIndex: duplicate.second,
+				description:
+					'Each record may appear only once in the input of a sync, otherwise it is unclear which attributes it should get. Nothing was sent to the AML service. Remove the duplicates (e.g. with a Remove Duplicates node) and run again.',
+			},
+		);
+	}
+	return desired;
+}
+
+async function readCurrent(ctx: IExecuteFunctions, customListId: string, parallel: number): Promise<CurrentRecord[]> {
+	const walk = await walkPages(
+		async (page, size) =>
+			(await amlApiRequest.call(ctx, {
+				method: 'GET',
+				path: recordsPath(customListId),
+				qs: { page, size },
+			})) as Paged<IDataObject>,
+		{ returnAll: true, concurrency: parallel, cap: Infinity },
+	);
+	const byId = new Map<string, IDataObject>();
+	for (const record of walk.items) byId.set(String(record.id), record);
+	if (byId.size !== walk.total) {
+		throw new NodeOperationError(ctx.getNode(), 'The custom list could not be read consistently, so nothing was changed', {
+			description: `The service reported ${walk.total} record(s) but paging returned ${byId.size} different one(s). The list was probably changed by someone else while it was read, or the service stops paging early. Run the sync again; if this repeats, check the list in the AML UI.`,
+		});
+	}
+	// Archived records are not part of the list. (The sandbox leaves them out of the listing; if the
+	// service returns them with a flag, they are treated the same: an ID in the input is created again.)
+	return [...byId.values()]
+		.filter((record) => !isArchivedRecord(record))
+		.map((record) => ({
+			id: String(record.id),
+			attributes: (record.attributes ?? {}) as IDataObject,
+		}));
+}
+
+function percent(value: number): string {
+	return `${Math.round(value * 10) / 10}%`;
+}
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	const customListId = readListId(this, 0);
+	const archiveMissing = (this.getNodeParameter('onMissing', 0, 'archive') as string) === 'archive';
+	const dryRun = this.getNodeParameter('options.dryRun', 0, false) as boolean;
+	const maxArchivePercent = this.getNodeParameter('options.maxArchivePercent', 0, 50) as number;
+	const outputChanges = (this.getNodeParameter('options.output', 0, 'summary') as string) === 'changes';
+	const parallel = Math.max(
+		1,
+		Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
+	);
+
+	const desired = readDesired(this, items);
+	const current = await readCurrent(this, customListId, parallel);
+	const plan = planSync(desired, current, archiveMissing);
+	const share = archiveSharePercent(plan);
+	const refused = exceedsArchiveGuard(plan, maxArchivePercent);
+
+	if (refused && !dryRun) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Sync stopped: it would archive ${plan.archives.length} of the ${plan.currentCount} records in the list (${percent(share)}), more than the allowed ${maxArchivePercent}%`,
+			{
+				description:
+					`Nothing was changed. This safety stop protects the list when the source comes back empty or incomplete (the input had ${desired.length} record(s)). ` +
+					'If the archiving is intended, raise "Max Share to Archive (%)" under Options (100 turns the check off), or set "Records Missing From Input" to "Leave Unchanged". Use the "Dry Run" option to see the plan first.',
+			},
+		);
+	}
+
+	const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
+	let results: ChangeResult[];
+	if (dryRun) {
+		results = changes.map(({ id, change, itemIndex }) => ({
+			id,
+			change,
+			status: 'planned',
+			itemIndex,
+		}));
+	} else {
+		let consecutiveFailures = 0;
+		const apply = async ({ id, change, attributes, itemIndex }: PlannedChange): Promise<ChangeResult> => {
+			const base = { id, change, itemIndex };
+			try {
+				if (change === 'create') {
+					// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
+					const { result } = await upsertRecord(this, customListId, id, attributes ?? {}, itemIndex);
+					consecutiveFailures = 0;
+					if (result === 'updated') {
+						return {
+							...base,
+							change: 'update',
+							status: 'done',
+							note: 'was not listed when the list was read, but existed: updated',
+						};
+					}
+					return { ...base, status: 'done' };
+				}
+				if (change === 'update') {
+					await updateRecord(this, customListId, id, attributes ?? {}, itemIndex);
+					consecutiveFailures = 0;
+					return { ...base, status: 'done' };
+				}
+				const response = await amlRequest.call(this, {
+					method: 'DELETE',
+					path: recordsPath(customListId, id),
+					passStatuses: [404, 409],
+				});
+				consecutiveFailures = 0;
+				if (response.status === 404 || response.status === 409) {
+					return {
+						...base,
+						status: 'done',
+						note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}`,
+					};
+				}
+				return { ...base, status: 'done' };
+			} catch (error) {
+				consecutiveFailures++;
+				return { ...base, status: 'failed', error: (error as Error).message };
+			}
+		};
+		const applied = await mapBounded(changes, parallel, apply, () => consecutiveFailures >= MAX_CONSECUTIVE_FAILURES);
+		results = applied.map(
+			(result, index) =>
+				result ?? {
+					id: changes[index].id,
+					change: changes[index].change,
+					itemIndex: changes[index].itemIndex,
+					status: 'failed',
+					error: `Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`,
+				},
+		);
+	}
+
+	const pick = (change: ChangeResult['change']) =>
+		results.filter((result) => result.change === change && result.status !== 'failed').map((result) => result.id);
+	const failures = results
+		.filter((result) => result.status === 'failed')
+		.map(({ id, change, error }) => ({
+			id,
+			operation: change,
+			error: error ?? 'failed',
+		}));
+	const createdIds = pick('create');
+	const updatedIds = pick('update');
+	const archivedIds = pick('archive');
+	const summary: IDataObject = {
+		customListId,
+		dryRun,
+		created: createdIds.length,
+		updated: updatedIds.length,
+		archived: archivedIds.length,
+		unchanged: plan.unchanged.length,
+		failed: failures.length,
+		recordsInInput: desired.length,
+		recordsInListBefore: plan.currentCount,
+		createdIds,
+		updatedIds,
+		archivedIds,
+		failures,
+	};
+	if (dryRun && refused) {
+		summary.wouldBeRefused = true;
+		summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
+	}
+
+	if (failures.length > 0 && !this.continueOnFail()) {
+		const lines = failures.slice(0, 20).map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
+		if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`Sync finished with ${failures.length} failed change(s): created ${createdIds.length}, updated ${updatedIds.length}, archived ${archivedIds.length}, unchanged ${plan.unchanged.length}, failed ${failures.length}`,
+			{
+				description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
+			},
+		);
+	}
+
+	const allItems: IPairedItemData[] = items.map((_, index) => ({
+		item: index,
+	}));
+	const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
+	if (outputChanges) {
+		for (const result of results) {
+			const json: IDataObject = {
+				customListId,
+				id: result.id,
+				change: result.change,
+				status: result.status,
+			};
+			if (result.error) json.error = result.error;
+			if (result.note) json.note = result.note;
+			output.push({ json, pairedItem: { item: result.itemIndex ?? 0 } });
+		}
+	}
+	return [output];
+}

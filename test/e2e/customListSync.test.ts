@@ -1,0 +1,278 @@
+import { parse } from 'csv-parse/sync';
+
+import type { Json, RunResult } from '../harness/client';
+import { control, runAml } from '../harness/context';
+
+/**
+ * Custom List → Sync (issue 8) in real n8n against the sandbox: a CSV-like source of 1,000 records over
+ * a list pre-filled through the API; only the difference is written; safety stops; figures for the
+ * benchmark table are printed (set AML_BENCH_10K=1 to add the 10,000-record run).
+ */
+
+type Stored = { id: string; attributes: Json; archived: boolean };
+
+async function newList(name: string): Promise<string> {
+	return (await control.post<{ id: string }>('/custom-lists', { name })).id;
+}
+
+async function active(listId: string): Promise<Map<string, Json>> {
+	const records = await control.get<Stored[]>(`/custom-lists/${listId}/records`);
+	return new Map(records.filter((r) => !r.archived).map((r) => [r.id, r.attributes]));
+}
+
+async function listRequests(since: number, listId: string) {
+	return (await control.requestsSince(since)).filter((r) => r.path.includes(listId));
+}
+
+function countBy(requests: Array<{ method: string }>): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const r of requests) counts[r.method] = (counts[r.method] ?? 0) + 1;
+	return counts;
+}
+
+/** Rows as a CSV export would give them: text columns, parsed by a CSV parser. */
+function csvItems(rows: Array<{ id: string; name: string; country: string }>): Json[] {
+	const text = ['id,country,name', ...rows.map((r) => `${r.id},${r.country},"${r.name.replace(/"/g, '""')}"`)].join('\n');
+	return parse(text, { columns: true, skip_empty_lines: true }) as Json[];
+}
+
+const id = (i: number) => `rec-${String(i).padStart(5, '0')}`;
+
+async function prefill(listId: string, count: number): Promise<void> {
+	const items = Array.from({ length: count }, (_, i) => ({ id: id(i), name: `Person ${i}`, country: 'DE' }));
+	const run = await runAml(
+		{ resource: 'customList', operation: 'create', customListId: listId, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id', options: { parallelRequests: 16 } },
+		items,
+	);
+	expect(run.status).toBe('success');
+	expect((await active(listId)).size).toBe(count);
+}
+
+/** 80% kept (of them an eighth changed), 20% dropped, 20% new. */
+function sourceFor(count: number) {
+	const rows: Array<{ id: string; name: string; country: string }> = [];
+	const changed = count / 10;
+	const kept = (count * 8) / 10;
+	for (let i = 0; i < kept; i++) rows.push({ id: id(i), country: 'DE', name: i < changed ? `Person ${i} (changed)` : `Person ${i}` });
+	for (let i = count; i < count + count / 5; i++) rows.push({ id: id(i), country: 'AT', name: `New "${i}"` });
+	return { rows, created: count / 5, updated: changed, archived: count - kept, unchanged: kept - changed };
+}
+
+const syncParams = (listId: string, options: Json = {}) => ({
+	resource: 'customList',
+	operation: 'sync',
+	customListId: listId,
+	recordId: '={{ $json.id }}',
+	attributesMode: 'input',
+	excludeInputFields: 'id',
+	onMissing: 'archive',
+	options: { parallelRequests: 8, ...options },
+});
+
+function nodeRun(run: RunResult): Json {
+	return run.execution.data.resultData.runData.AML[0];
+}
+
+const figures: string[] = [];
+
+async function fullSync(count: number, label: string) {
+	const listId = await newList(`sync ${label} ${Date.now()}`);
+	await prefill(listId, count);
+	const source = sourceFor(count);
+	const items = csvItems(source.rows);
+
+	const mark = await control.mark();
+	const started = Date.now();
+	const run = await runAml(syncParams(listId, { output: 'changes' }), items);
+	const wall = Date.now() - started;
+	expect(run.error).toBeUndefined();
+	expect(run.status).toBe('success');
+	const [summary, ...changes] = run.outputs[0];
+	expect(summary).toMatchObject({
+		customListId: listId,
+		dryRun: false,
+		created: source.created,
+		updated: source.updated,
+		archived: source.archived,
+		unchanged: source.unchanged,
+		failed: 0,
+		failures: [],
+	});
+	expect(summary.createdIds).toHaveLength(source.created);
+	expect(changes).toHaveLength(source.created + source.updated + source.archived);
+	expect(changes.every((c) => c.status === 'done')).toBe(true);
+
+	// The stored, non-archived list equals the source.
+	const after = await active(listId);
+	expect(after.size).toBe(source.rows.length);
+	for (const row of source.rows) expect(after.get(row.id)).toEqual({ country: row.country, name: row.name });
+
+	const requests = await listRequests(mark, listId);
+	const counts = countBy(requests);
+	const pages = Math.ceil(count / 50);
+	expect(counts).toEqual({ GET: pages, POST: source.created, PUT: source.updated, DELETE: source.archived });
+	figures.push(
+		`${label}: first sync ${count} listed / ${items.length} input → ${JSON.stringify(counts)} (${requests.length} requests), node ${nodeRun(run).executionTime} ms, workflow round trip ${wall} ms`,
+	);
+	return { listId, items, run };
+}
+
+describe('Custom List → Sync in real n8n', () => {
+	let listId: string;
+	let items: Json[];
+
+	afterAll(() => {
+		console.log(`[bench] custom list sync\n  ${figures.join('\n  ')}`);
+	});
+
+	test('1,000-record CSV source over a pre-filled list: only the difference is written, list equals the source', async () => {
+		const result = await fullSync(1000, '1k');
+		listId = result.listId;
+		items = result.items;
+		// Pairing: summary pairs with every input item, a change item with its source item.
+		const out = nodeRun(result.run).data.main[0];
+		expect(out[0].pairedItem).toHaveLength(items.length);
+		const created = out.find((o: Json) => o.json.change === 'create');
+		expect(items[created.pairedItem.item].id).toBe(created.json.id);
+	});
+
+	test('second run with the same source writes nothing (only the page reads)', async () => {
+		const mark = await control.mark();
+		const started = Date.now();
+		const run = await runAml(syncParams(listId), items);
+		const wall = Date.now() - started;
+		expect(run.status).toBe('success');
+		expect(run.outputs[0]).toHaveLength(1);
+		expect(run.outputs[0][0]).toMatchObject({ created: 0, updated: 0, archived: 0, unchanged: 1000, failed: 0 });
+		const requests = await listRequests(mark, listId);
+		expect(requests.every((r) => r.method === 'GET')).toBe(true);
+		expect(requests).toHaveLength(20);
+		figures.push(`1k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(run).executionTime} ms, round trip ${wall} ms`);
+	});
+
+	test('guard: an empty source (n8n empty item) stops before any write and archives nothing', async () => {
+		const before = await active(listId);
+		const mark = await control.mark();
+		const run = await runAml(syncParams(listId), [{}]);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/Sync stopped: it would archive 1000 of the 1000 records in the list \(100%\), more than the allowed 50%/);
+		expect(String(run.error?.description)).toMatch(/Max Share to Archive/);
+		const requests = await listRequests(mark, listId);
+		expect(requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
+		expect(await active(listId)).toEqual(before);
+	});
+
+	test('guard: an incomplete source (30% of the list) is refused; dry run reports it would be refused', async () => {
+		const partial = items.slice(0, 300);
+		const mark = await control.mark();
+		const run = await runAml(syncParams(listId), partial);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/archive 700 of the 1000 records in the list \(70%\)/);
+		const dry = await runAml(syncParams(listId, { dryRun: true }), partial);
+		expect(dry.status).toBe('success');
+		expect(dry.outputs[0][0]).toMatchObject({ dryRun: true, archived: 700, wouldBeRefused: true });
+		expect((await listRequests(mark, listId)).filter((r) => r.method !== 'GET')).toHaveLength(0);
+	});
+
+	test('dry run reports the plan and changes nothing', async () => {
+		const changedItems = items.map((item, i) => (i < 5 ? { ...item, name: `${item.name} v2` } : item)).slice(0, 990);
+		changedItems.push({ id: 'rec-new-1', country: 'FR', name: 'Dry' });
+		const before = await active(listId);
+		const mark = await control.mark();
+		const run = await runAml(syncParams(listId, { dryRun: true, output: 'changes' }), changedItems);
+		expect(run.status).toBe('success');
+		const [summary, ...changes] = run.outputs[0];
+		expect(summary).toMatchObject({ dryRun: true, created: 1, updated: 5, archived: 10, unchanged: 985, createdIds: ['rec-new-1'] });
+		expect(changes).toHaveLength(16);
+		expect(changes.every((c) => c.status === 'planned')).toBe(true);
+		expect((await listRequests(mark, listId)).filter((r) => r.method !== 'GET')).toHaveLength(0);
+		expect(await active(listId)).toEqual(before);
+	});
+
+	test('duplicate ids are an error naming both items; nothing is sent', async () => {
+		const mark = await control.mark();
+		const run = await runAml(syncParams(listId), [{ id: 'dup-a', name: 'A' }, { id: 'dup-b', name: 'B' }, { id: 'dup-a', name: 'A again' }]);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toBe('Items 0 and 2 both have the record ID "dup-a"');
+		expect(await listRequests(mark, listId)).toHaveLength(0);
+	});
+
+	test('an invalid item stops the sync before any request', async () => {
+		const mark = await control.mark();
+		const run = await runAml(syncParams(listId), [{ id: 'ok-1', name: 'A' }, { id: 'bad id', name: 'B' }]);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/Item 1: "Record ID" may only contain/);
+		expect(await listRequests(mark, listId)).toHaveLength(0);
+	});
+
+	test('a failed write is reported, the rest is applied, and the node fails afterwards (or reports with continue on fail)', async () => {
+		const small = await newList(`sync failures ${Date.now()}`);
+		const seed = [
+			{ id: 'f-1', name: 'One' },
+			{ id: 'f-2', name: 'Two' },
+			{ id: 'f-3', name: 'Three' },
+		];
+		const create = await runAml({ resource: 'customList', operation: 'create', customListId: small, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' }, seed);
+		expect(create.status).toBe('success');
+		await control.post('/faults', { rules: [{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 }] });
+		const source = [
+			{ id: 'f-1', name: 'One v2' },
+			{ id: 'f-2', name: 'Two v2' },
+			{ id: 'f-3', name: 'Three' },
+			{ id: 'f-4', name: 'Four' },
+		];
+		const run = await runAml(syncParams(small), source);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toBe('Sync finished with 1 failed change(s): created 1, updated 1, archived 0, unchanged 1, failed 1');
+		expect(String(run.error?.description)).toMatch(/update "f-1"/);
+		let stored = await active(small);
+		expect(stored.get('f-2')).toEqual({ name: 'Two v2' });
+		expect(stored.get('f-4')).toEqual({ name: 'Four' });
+		expect(stored.get('f-1')).toEqual({ name: 'One' });
+
+		await control.post('/faults', { rules: [{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 }] });
+		const tolerant = await runAml(syncParams(small, { output: 'changes' }), source, { continueOnFail: true });
+		expect(tolerant.status).toBe('success');
+		const [summary, ...changes] = tolerant.outputs[0];
+		expect(summary).toMatchObject({ updated: 0, failed: 1, unchanged: 3 });
+		expect(summary.failures[0]).toMatchObject({ id: 'f-1', operation: 'update' });
+		expect(changes).toEqual([expect.objectContaining({ id: 'f-1', change: 'update', status: 'failed' })]);
+		await control.del('/faults');
+		const last = await runAml(syncParams(small), source);
+		expect(last.outputs[0][0]).toMatchObject({ updated: 1, failed: 0, unchanged: 3 });
+		stored = await active(small);
+		expect(stored.get('f-1')).toEqual({ name: 'One v2' });
+	});
+
+	test('an archived id back in the source is created again; "Leave Unchanged" never archives', async () => {
+		const small = await newList(`sync archived ${Date.now()}`);
+		await runAml({ resource: 'customList', operation: 'create', customListId: small, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' }, [
+			{ id: 'a-1', name: 'One' },
+			{ id: 'a-2', name: 'Two' },
+			{ id: 'a-3', name: 'Three' },
+		]);
+		await runAml({ resource: 'customList', operation: 'archive', customListId: small, recordId: 'a-1' });
+		const run = await runAml({ ...syncParams(small), onMissing: 'leave' }, [{ id: 'a-1', name: 'One again' }]);
+		expect(run.status).toBe('success');
+		expect(run.outputs[0][0]).toMatchObject({ created: 1, archived: 0, createdIds: ['a-1'] });
+		const stored = await active(small);
+		expect([...stored.keys()].sort()).toEqual(['a-1', 'a-2', 'a-3']);
+		expect(stored.get('a-1')).toEqual({ name: 'One again' });
+	});
+
+	(process.env.AML_BENCH_10K === '1' ? test : test.skip)(
+		'benchmark: 10,000 records',
+		async () => {
+			const { listId: bigList, items: bigItems } = await fullSync(10_000, '10k');
+			const mark = await control.mark();
+			const started = Date.now();
+			const again = await runAml(syncParams(bigList), bigItems);
+			const wall = Date.now() - started;
+			expect(again.outputs[0][0]).toMatchObject({ created: 0, updated: 0, archived: 0, unchanged: 10_000 });
+			const requests = await listRequests(mark, bigList);
+			expect(requests.every((r) => r.method === 'GET')).toBe(true);
+			figures.push(`10k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(again).executionTime} ms, round trip ${wall} ms`);
+		},
+		600_000,
+	);
+});
