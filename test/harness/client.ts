@@ -1,22 +1,44 @@
 import type { AxiosInstance } from 'axios';
 import axios from 'axios';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 export type Json = Record<string, any>;
+export type CredentialRef = { id: string; name: string };
 
 export interface NodeSpec {
 	type?: string;
 	typeVersion?: number;
 	parameters: Json;
-	/** Credential type → id (defaults to the AML credential of the context). */
-	credentials?: Record<string, { id: string; name: string }>;
+	/** Credential type → { id, name } (defaults to the ones passed to runNode). */
+	credentials?: Record<string, CredentialRef>;
+	/** Node setting "On Error: Continue" (regular output). */
 	continueOnFail?: boolean;
+	/** Node setting "On Error: Continue (using error output)". */
+	continueErrorOutput?: boolean;
+	/** Other node settings (retryOnFail, maxTries, …) merged into the node. */
+	settings?: Json;
 	name?: string;
+}
+
+export interface RunOptions {
+	credentials?: Record<string, CredentialRef>;
+	/** More nodes after the node under test: each is a full n8n node JSON (name, type, typeVersion, parameters…). */
+	extraNodes?: Json[];
+	/** Connections of the extra nodes, in n8n's format ({ [from]: { main: [[{ node, type, index }]] } }). */
+	extraConnections?: Json;
+	/** Keep the workflow for later runs of the same spec (default true); false deletes it after the run. */
+	reuse?: boolean;
+	/** Milliseconds to wait for the execution (default 10 min). */
+	timeoutMs?: number;
+	/** Extra workflow settings. */
+	workflowSettings?: Json;
 }
 
 export interface RunResult {
 	status: string;
 	execution: Json;
+	executionId: string;
+	workflowId: string;
 	/** Items per output branch of the node under test (json only). */
 	outputs: Json[][];
 	/** The node's error, when it failed. */
@@ -24,33 +46,137 @@ export interface RunResult {
 	hints: Json[];
 	/** HTTP answer of the webhook that started the run. */
 	httpStatus: number;
+	ms: number;
 }
 
-/** A small API over n8n's public REST API for tests and the demo. */
+/**
+ * Execution data as n8n stores it is "flatted" (https://github.com/WebReflection/flatted): a JSON array whose
+ * first entry is the root and where every string is an index into the array. The public API usually answers
+ * with parsed objects; this accepts either.
+ */
+export function unflatten(value: unknown): any {
+	if (typeof value !== 'string') return value;
+	const input = JSON.parse(value);
+	if (!Array.isArray(input)) return input;
+	const seen = new Set<object>();
+	const revive = (target: any): any => {
+		if (seen.has(target)) return target;
+		seen.add(target);
+		for (const key of Object.keys(target)) {
+			const v = target[key];
+			if (typeof v === 'string') {
+				const resolved = input[Number(v)];
+				target[key] = resolved !== null && typeof resolved === 'object' ? revive(resolved) : resolved;
+			}
+		}
+		return target;
+	};
+	const root = input[0];
+	return root !== null && typeof root === 'object' ? revive(root) : root;
+}
+
+function runDataOf(execution: Json): Json {
+	const data = unflatten(execution?.data);
+	return data?.resultData?.runData ?? {};
+}
+
+/** The last run of a node (a node runs more than once in loops). */
+function lastRun(execution: Json, nodeName: string, runIndex?: number): Json | undefined {
+	const runs = runDataOf(execution)[nodeName] as Json[] | undefined;
+	if (!runs?.length) return undefined;
+	return runs[runIndex ?? runs.length - 1];
+}
+
+/** json items of one output branch of one node of an execution. */
+export function nodeOutput(execution: Json, nodeName: string, outputIndex = 0, runIndex?: number): Json[] {
+	return (lastRun(execution, nodeName, runIndex)?.data?.main?.[outputIndex] ?? []).map((item: Json) => item.json);
+}
+
+/** json items of every output branch of one node. */
+export function nodeOutputs(execution: Json, nodeName: string, runIndex?: number): Json[][] {
+	return (lastRun(execution, nodeName, runIndex)?.data?.main ?? []).map((branch: Json[] | null) => (branch ?? []).map((item) => item.json));
+}
+
+/** Full items (json, binary, pairedItem, error) of one output branch. */
+export function nodeItems(execution: Json, nodeName: string, outputIndex = 0, runIndex?: number): Json[] {
+	return lastRun(execution, nodeName, runIndex)?.data?.main?.[outputIndex] ?? [];
+}
+
+export function nodeError(execution: Json, nodeName: string, runIndex?: number): Json | undefined {
+	return lastRun(execution, nodeName, runIndex)?.error;
+}
+
+/** The execution's error (workflow level), if any. */
+export function executionError(execution: Json): Json | undefined {
+	return unflatten(execution?.data)?.resultData?.error;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A small API over n8n's public REST API (`/api/v1`) for tests and the demo. */
 export class N8nClient {
 	readonly api: AxiosInstance;
+	/** Workflows built by runNode, by spec hash, reused across runs of this client. */
+	private readonly runners = new Map<string, { id: string; path: string; nodeName: string }>();
 
 	constructor(
 		readonly baseUrl: string,
 		apiKey: string,
 	) {
-		this.api = axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': apiKey }, validateStatus: () => true });
+		this.api = axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': apiKey }, validateStatus: () => true, timeout: 120_000 });
 	}
 
-	private ok<T>(response: { status: number; data: T }, what: string): T {
+	private ok<T = any>(response: { status: number; data: T }, what: string): T {
 		if (response.status >= 300) throw new Error(`${what} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 		return response.data;
 	}
 
-	async createCredential(name: string, type: string, data: Json): Promise<{ id: string; name: string }> {
-		const created = this.ok(await this.api.post('/credentials', { name, type, data }), 'create credential');
+	async createCredential(name: string, type: string, data: Json): Promise<CredentialRef> {
+		const created = this.ok(await this.api.post('/credentials', { name, type, data }), `create credential ${type}`);
 		return { id: created.id, name: created.name };
 	}
 
-	async createWorkflow(workflow: Json): Promise<Json> {
-		return this.ok(await this.api.post('/workflows', { settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveManualExecutions: true }, ...workflow }), 'create workflow');
+	/** Replaces a credential's data (the public API merges nothing: send every field). */
+	async updateCredential(id: string, data: Json, name?: string): Promise<CredentialRef> {
+		const updated = this.ok(await this.api.patch(`/credentials/${id}`, { ...(name ? { name } : {}), data }), 'update credential');
+		return { id: updated.id ?? id, name: updated.name ?? name ?? '' };
 	}
 
+	async getCredential(id: string): Promise<Json> {
+		return this.ok(await this.api.get(`/credentials/${id}`), 'get credential');
+	}
+
+	/** n8n's credential test (the credential type's `test` request), as the editor's "Retry"/save does. */
+	async testCredential(id: string): Promise<{ status: string; message?: string }> {
+		return this.ok(await this.api.post(`/credentials/${id}/test`, {}), 'test credential');
+	}
+
+	async deleteCredential(id: string): Promise<void> {
+		await this.api.delete(`/credentials/${id}`);
+	}
+
+	async createWorkflow(workflow: Json): Promise<Json> {
+		const { name, nodes, connections, settings } = workflow;
+		// the public API accepts only these fields (plus staticData); drop the rest of an exported workflow
+		const body: Json = {
+			name: name ?? 'workflow',
+			nodes: nodes ?? [],
+			connections: connections ?? {},
+			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all', saveManualExecutions: true, ...(settings ?? {}) },
+		};
+		if (workflow.staticData) body.staticData = workflow.staticData;
+		return this.ok(await this.api.post('/workflows', body), 'create workflow');
+	}
+
+	async getWorkflow(id: string): Promise<Json> {
+		return this.ok(await this.api.get(`/workflows/${id}`), 'get workflow');
+	}
+
+	async listWorkflows(): Promise<Json[]> {
+		return this.ok(await this.api.get('/workflows', { params: { limit: 250 } }), 'list workflows').data;
+	}
+
+	/** Publishes (activates) a workflow; with N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false its webhooks answer at once. */
 	async activate(id: string): Promise<void> {
 		this.ok(await this.api.post(`/workflows/${id}/activate`, {}), 'activate workflow');
 	}
@@ -60,99 +186,207 @@ export class N8nClient {
 	}
 
 	async deleteWorkflow(id: string): Promise<void> {
-		await this.api.delete(`/workflows/${id}`);
+		const response = await this.api.delete(`/workflows/${id}`);
+		if (response.status >= 300 && response.status !== 404) this.ok(response, 'delete workflow');
+	}
+
+	/** Executions of a workflow, newest first (finished ones; `status: 'running'` lists running ones). */
+	async listExecutions(workflowId: string, opts: { limit?: number; includeData?: boolean; status?: string } = {}): Promise<Json[]> {
+		const params: Json = { workflowId, limit: opts.limit ?? 20, includeData: opts.includeData ?? false };
+		if (opts.status) params.status = opts.status;
+		return this.ok(await this.api.get('/executions', { params }), 'list executions').data;
+	}
+
+	async getExecution(id: string, includeData = true): Promise<Json> {
+		const execution = this.ok(await this.api.get(`/executions/${id}`, { params: { includeData, ignoreDataSizeLimit: true } }), 'get execution');
+		if (execution.data) execution.data = unflatten(execution.data);
+		return execution;
+	}
+
+	/** Kept for older callers: getExecution with data. */
+	async execution(id: string): Promise<Json> {
+		return await this.getExecution(id, true);
 	}
 
 	async executions(workflowId: string, limit = 50): Promise<Json[]> {
-		return this.ok(await this.api.get('/executions', { params: { workflowId, limit, includeData: true } }), 'list executions').data;
+		return await this.listExecutions(workflowId, { limit, includeData: true });
 	}
 
-	async execution(id: string): Promise<Json> {
-		return this.ok(await this.api.get(`/executions/${id}`, { params: { includeData: true } }), 'get execution');
-	}
-
-	/** json items of one output branch of one node of an execution. */
-	static nodeOutput(execution: Json, nodeName: string, outputIndex = 0): Json[] {
-		const run = execution.data?.resultData?.runData?.[nodeName]?.[0];
-		return (run?.data?.main?.[outputIndex] ?? []).map((item: Json) => item.json);
-	}
-
-	static nodeOutputs(execution: Json, nodeName: string): Json[][] {
-		const run = execution.data?.resultData?.runData?.[nodeName]?.[0];
-		return (run?.data?.main ?? []).map((branch: Json[] | null) => (branch ?? []).map((item) => item.json));
-	}
-
-	static nodeError(execution: Json, nodeName: string): Json | undefined {
-		return execution.data?.resultData?.runData?.[nodeName]?.[0]?.error;
-	}
+	static nodeOutput = nodeOutput;
+	static nodeOutputs = nodeOutputs;
+	static nodeError = nodeError;
 
 	/**
-	 * Builds `Webhook → Split Out → <node under test>`, publishes it, posts the items, waits for the
-	 * execution and returns the node's outputs per branch. The workflow is deleted afterwards.
+	 * Calls a production webhook, retrying while n8n still answers 404 "not registered" (briefly after
+	 * activation). Returns the HTTP answer.
 	 */
-	async runNode(node: NodeSpec, items: Json[], defaults: { credentials: Record<string, { id: string; name: string }> }): Promise<RunResult> {
-		const path = `aml-test-${randomUUID()}`;
+	async callWebhook(path: string, body: unknown, opts: { method?: string; headers?: Json; timeoutMs?: number } = {}): Promise<{ status: number; data: any; headers: Json }> {
+		const started = Date.now();
+		for (;;) {
+			const response = await axios.request({
+				method: opts.method ?? 'POST',
+				url: `${this.baseUrl}/webhook/${path}`,
+				data: body,
+				headers: opts.headers,
+				validateStatus: () => true,
+				timeout: opts.timeoutMs ?? 600_000,
+				maxContentLength: Infinity,
+				maxBodyLength: Infinity,
+			});
+			const notRegistered = response.status === 404 && /not registered/.test(JSON.stringify(response.data));
+			if (!notRegistered || Date.now() - started > 20_000) return { status: response.status, data: response.data, headers: response.headers as Json };
+			await sleep(100);
+		}
+	}
+
+	/** Waits for the execution of `workflowId` (newer than `afterId`) whose Webhook body carries `marker`. */
+	async waitForExecution(workflowId: string, opts: { marker?: string; afterId?: number; timeoutMs?: number } | number = {}): Promise<Json> {
+		const o = typeof opts === 'number' ? { timeoutMs: opts } : opts;
+		const timeoutMs = o.timeoutMs ?? 600_000;
+		const started = Date.now();
+		const checked = new Set<string>();
+		let delay = 50;
+		while (Date.now() - started < timeoutMs) {
+			const list = await this.listExecutions(workflowId, { limit: 10 });
+			for (const entry of list) {
+				if (checked.has(entry.id) || (o.afterId !== undefined && Number(entry.id) <= o.afterId)) continue;
+				if (['new', 'running', 'waiting'].includes(entry.status) && entry.finished === false && !entry.stoppedAt) continue;
+				checked.add(entry.id);
+				const execution = await this.getExecution(entry.id, true);
+				if (!o.marker) return execution;
+				const webhook = nodeOutput(execution, 'Webhook')[0];
+				if (webhook?.body?.__amlRun === o.marker) return execution;
+			}
+			await sleep(delay);
+			delay = Math.min(delay * 2, 500);
+		}
+		throw new Error(`no finished execution of workflow ${workflowId}${o.marker ? ` with marker ${o.marker}` : ''} within ${timeoutMs} ms`);
+	}
+
+	/** The workflow runNode builds: Webhook (POST, answers when done) → Split Out body.items → node under test → extras. */
+	runnerWorkflow(node: NodeSpec, opts: RunOptions, path: string): Json {
 		const name = node.name ?? 'AML';
-		const workflow = await this.createWorkflow({
-			name: `test ${path}`,
+		const settings: Json = { ...(node.settings ?? {}) };
+		if (node.continueOnFail) settings.onError = 'continueRegularOutput';
+		if (node.continueErrorOutput) settings.onError = 'continueErrorOutput';
+		const credentials = node.credentials ?? opts.credentials;
+		return {
+			name: `test ${name} ${path.slice(-8)}`,
 			nodes: [
-				{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} } },
-				{ id: randomUUID(), name: 'Items', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.items', options: {} } },
+				{
+					id: randomUUID(),
+					name: 'Webhook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: randomUUID(),
+					parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+				},
+				{
+					id: randomUUID(),
+					name: 'Items',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					position: [220, 0],
+					parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+				},
 				{
 					id: randomUUID(),
 					name,
 					type: node.type ?? 'n8n-nodes-aml.aml',
 					typeVersion: node.typeVersion ?? 1,
-					position: [400, 0],
+					position: [440, 0],
 					parameters: node.parameters,
-					credentials: node.credentials ?? defaults.credentials,
-					...(node.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+					...(credentials && Object.keys(credentials).length ? { credentials } : {}),
+					...settings,
 				},
+				...(opts.extraNodes ?? []).map((n, i) => ({ id: randomUUID(), position: [660 + 220 * i, 0], typeVersion: 1, ...n })),
 			],
 			connections: {
 				Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
 				Items: { main: [[{ node: name, type: 'main', index: 0 }]] },
+				...(opts.extraConnections ?? {}),
 			},
-		});
+			settings: opts.workflowSettings ?? {},
+		};
+	}
+
+	/**
+	 * Runs one node in real n8n with the given input items: builds (once per distinct spec, then reuses)
+	 * `Webhook → Split Out → <node>`, activates it, posts `{ items }`, waits for the execution and returns the
+	 * node's outputs per branch and its error. Items must be JSON objects; an empty list runs nothing.
+	 */
+	async runNode(node: NodeSpec, items: Json[] = [{}], opts: RunOptions = {}): Promise<RunResult> {
+		const started = Date.now();
+		const name = node.name ?? 'AML';
+		const reuse = opts.reuse !== false;
+		const key = createHash('sha256')
+			.update(JSON.stringify({ node, credentials: opts.credentials, extraNodes: opts.extraNodes, extraConnections: opts.extraConnections, ws: opts.workflowSettings }))
+			.digest('hex');
+		let runner = reuse ? this.runners.get(key) : undefined;
+		if (!runner) {
+			const path = `aml-test-${randomUUID()}`;
+			const workflow = await this.createWorkflow(this.runnerWorkflow(node, opts, path));
+			try {
+				await this.activate(workflow.id);
+			} catch (error) {
+				await this.deleteWorkflow(workflow.id).catch(() => undefined);
+				throw error;
+			}
+			runner = { id: workflow.id, path, nodeName: name };
+			if (reuse) this.runners.set(key, runner);
+		}
 		try {
-			await this.activate(workflow.id);
-			const response = await this.callWebhook(path, { items });
-			const execution = await this.waitForExecution(workflow.id);
-			const run = execution.data?.resultData?.runData?.[name]?.[0];
+			const marker = randomUUID();
+			const response = await this.callWebhook(runner.path, { __amlRun: marker, items }, { timeoutMs: opts.timeoutMs });
+			if (response.status === 404) throw new Error(`webhook of workflow ${runner.id} not registered: ${JSON.stringify(response.data)}`);
+			const execution = await this.waitForExecution(runner.id, { marker, timeoutMs: opts.timeoutMs });
+			const run = lastRun(execution, name);
 			return {
 				status: execution.status,
 				execution,
-				outputs: N8nClient.nodeOutputs(execution, name),
+				executionId: String(execution.id),
+				workflowId: runner.id,
+				outputs: nodeOutputs(execution, name),
 				error: run?.error,
 				hints: run?.hints ?? [],
 				httpStatus: response.status,
+				ms: Date.now() - started,
 			};
 		} finally {
-			await this.deleteWorkflow(workflow.id);
+			if (!reuse) await this.deleteWorkflow(runner.id).catch(() => undefined);
 		}
 	}
 
-	/** POSTs to a production webhook; n8n registers it a moment after activation, so 404 is retried briefly. */
-	async callWebhook(path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; data: unknown }> {
-		const started = Date.now();
-		for (;;) {
-			const response = await axios.post(`${this.baseUrl}/webhook/${path}`, body, { headers, validateStatus: () => true, timeout: 600_000 });
-			if (response.status !== 404 || Date.now() - started > 15_000) return response;
-			await new Promise((r) => setTimeout(r, 100));
+	/** Deletes the workflows runNode kept for reuse (call in afterAll). */
+	async cleanup(): Promise<void> {
+		const ids = [...this.runners.values()].map((r) => r.id);
+		this.runners.clear();
+		for (const id of ids) {
+			await this.deactivate(id).catch(() => undefined);
+			await this.deleteWorkflow(id).catch(() => undefined);
 		}
 	}
 
-	async waitForExecution(workflowId: string, timeoutMs = 600_000): Promise<Json> {
-		const started = Date.now();
-		while (Date.now() - started < timeoutMs) {
-			const list = await this.executions(workflowId, 1);
-			const latest = list[0];
-			if (latest && latest.finished !== false && latest.status !== 'running' && latest.status !== 'new') {
-				return latest.data ? latest : await this.execution(latest.id);
+	/**
+	 * Runs a whole workflow that starts with a Webhook node (POST, path `path`): creates it, activates it,
+	 * posts `body`, waits for the execution and deletes the workflow unless `keep`.
+	 */
+	async runWorkflow(workflow: Json, body: Json = {}, opts: { keep?: boolean; timeoutMs?: number } = {}): Promise<{ execution: Json; workflowId: string; httpStatus: number; response: any }> {
+		const webhook = (workflow.nodes as Json[]).find((n) => n.type === 'n8n-nodes-base.webhook');
+		if (!webhook) throw new Error('runWorkflow needs a workflow with a Webhook node');
+		const created = await this.createWorkflow(workflow);
+		try {
+			await this.activate(created.id);
+			const before = await this.listExecutions(created.id, { limit: 1 });
+			const response = await this.callWebhook(webhook.parameters.path, body, { method: webhook.parameters.httpMethod ?? 'GET', timeoutMs: opts.timeoutMs });
+			const execution = await this.waitForExecution(created.id, { afterId: before[0] ? Number(before[0].id) : 0, timeoutMs: opts.timeoutMs });
+			return { execution, workflowId: created.id, httpStatus: response.status, response: response.data };
+		} finally {
+			if (!opts.keep) {
+				await this.deactivate(created.id).catch(() => undefined);
+				await this.deleteWorkflow(created.id).catch(() => undefined);
 			}
-			if (latest && ['error', 'crashed', 'success', 'canceled'].includes(latest.status)) return await this.execution(latest.id);
-			await new Promise((r) => setTimeout(r, 100));
 		}
-		throw new Error(`no finished execution of workflow ${workflowId} within ${timeoutMs} ms`);
 	}
 }

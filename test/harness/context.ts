@@ -1,10 +1,15 @@
 import axios from 'axios';
 import * as fs from 'node:fs';
 
-import { N8nClient, type Json, type NodeSpec, type RunResult } from './client';
+import type { AxiosInstance } from 'axios';
+
+import { DEFAULT_OWNER, login } from './n8n';
+import { N8nClient, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
+
+export { nodeError, nodeItems, nodeOutput, nodeOutputs, N8nClient, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
 
 export interface E2EContext {
-	n8n: { baseUrl: string; apiKey: string; logFile: string; userFolder: string };
+	n8n: { baseUrl: string; apiKey: string; logFile: string; userFolder: string; owner?: { email: string; password: string } };
 	sandbox: { baseUrl: string; tokenUrl: string; controlUrl: string; clientId: string; clientSecret: string };
 	credential: { id: string; name: string };
 }
@@ -16,9 +21,31 @@ export function context(): E2EContext {
 	return JSON.parse(fs.readFileSync(file, 'utf8')) as E2EContext;
 }
 
+let shared: N8nClient | undefined;
+
+/** The n8n client of this test file (one per jest worker module registry, so runNode reuses its workflows). */
 export function n8n(): N8nClient {
+	if (!shared) {
+		const c = context();
+		shared = new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
+	}
+	return shared;
+}
+
+/** n8n's internal REST API (`/rest`, and `/types/*.json` with `{ baseURL: '' }` and a full URL) as the owner. */
+export async function ownerRest(): Promise<AxiosInstance> {
 	const c = context();
-	return new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
+	return await login(c.n8n.baseUrl, c.n8n.owner ?? DEFAULT_OWNER);
+}
+
+/** Node types (`/types/nodes.json`) and credential types (`/types/credentials.json`) n8n has loaded. */
+export async function loadedTypes(): Promise<{ nodes: Json[]; credentials: Json[] }> {
+	const rest = await ownerRest();
+	const base = context().n8n.baseUrl;
+	const nodes = await rest.get(`${base}/types/nodes.json`, { baseURL: '' });
+	const credentials = await rest.get(`${base}/types/credentials.json`, { baseURL: '' });
+	if (nodes.status !== 200 || credentials.status !== 200) throw new Error(`types: HTTP ${nodes.status}/${credentials.status}`);
+	return { nodes: nodes.data, credentials: credentials.data };
 }
 
 /** The sandbox's control API. */
@@ -43,9 +70,14 @@ export const control = {
 };
 
 /** Runs the AML node (or another node) in real n8n with the given input items. */
-export async function runAml(parameters: Json, items: Json[] = [{}], extra: Partial<NodeSpec> = {}): Promise<RunResult> {
+export async function runAml(parameters: Json, items: Json[] = [{}], extra: Partial<NodeSpec> = {}, opts: RunOptions = {}): Promise<RunResult> {
 	const c = context();
-	return await n8n().runNode({ parameters, ...extra }, items, { credentials: { amlOAuth2Api: c.credential } });
+	return await n8n().runNode({ parameters, ...extra }, items, { credentials: { amlOAuth2Api: c.credential }, ...opts });
+}
+
+/** Runs any node spec with the context's AML credential as default credentials. */
+export async function runNode(node: NodeSpec, items: Json[] = [{}], opts: RunOptions = {}): Promise<RunResult> {
+	return await n8n().runNode(node, items, { credentials: { amlOAuth2Api: context().credential }, ...opts });
 }
 
 export function amlCredentialData(overrides: Json = {}): Json {

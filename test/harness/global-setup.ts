@@ -5,14 +5,29 @@ import * as path from 'node:path';
 
 import { startSandbox } from '../sandbox';
 import { N8nClient } from './client';
-import { REPO_ROOT, startN8n } from './n8n';
+import { REPO_ROOT, ensureN8nInstalled, startN8n } from './n8n';
 
-/** jest global set-up of the e2e project: build, sandbox, real n8n with the package, AML credential. */
+/**
+ * jest global set-up of the e2e project: build, n8n installed (cached), sandbox in-process, real n8n with the
+ * package linked, AML credential pointing at the sandbox. Connection facts go to a JSON file whose path is
+ * AML_E2E_CONTEXT (read by test/harness/context.ts in the test workers).
+ *
+ *   AML_E2E_SKIP_BUILD=1  do not run `npm run build` (scripts/test.sh builds once before the suites)
+ *   AML_KEEP_N8N=1        keep n8n's user folder (database, log) after the run
+ */
 export default async function globalSetup(): Promise<void> {
 	const started = Date.now();
 	if (process.env.AML_E2E_SKIP_BUILD !== '1') execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
+	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'Aml.node.js'))) throw new Error('dist/ is missing: run npm run build');
+	ensureN8nInstalled();
 	const sandbox = await startSandbox({ quiet: true, webhookRetryScale: 0.001 });
-	const instance = await startN8n();
+	let instance;
+	try {
+		instance = await startN8n();
+	} catch (error) {
+		await sandbox.close();
+		throw error;
+	}
 	const client = new N8nClient(instance.baseUrl, instance.apiKey);
 	const credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', {
 		baseUrl: sandbox.baseUrl,
@@ -26,13 +41,17 @@ export default async function globalSetup(): Promise<void> {
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
 		file,
-		JSON.stringify({
-			n8n: { baseUrl: instance.baseUrl, apiKey: instance.apiKey, logFile: instance.logFile, userFolder: instance.userFolder },
-			sandbox: { baseUrl: sandbox.baseUrl, tokenUrl: sandbox.tokenUrl, controlUrl: sandbox.controlUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret },
-			credential,
-		}),
+		JSON.stringify(
+			{
+				n8n: { baseUrl: instance.baseUrl, apiKey: instance.apiKey, logFile: instance.logFile, userFolder: instance.userFolder, owner: instance.owner },
+				sandbox: { baseUrl: sandbox.baseUrl, tokenUrl: sandbox.tokenUrl, controlUrl: sandbox.controlUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret },
+				credential,
+			},
+			null,
+			2,
+		),
 	);
 	process.env.AML_E2E_CONTEXT = file;
 	(globalThis as Record<string, unknown>).__AML_E2E__ = { sandbox, instance, dir };
-	console.log(`\n[e2e] sandbox ${sandbox.baseUrl}, n8n ${instance.baseUrl} ready in ${Date.now() - started} ms`);
+	console.log(`\n[e2e] sandbox ${sandbox.baseUrl}, n8n ${instance.baseUrl} (started in ${instance.startMs} ms), ready in ${Date.now() - started} ms; n8n log ${instance.logFile}`);
 }

@@ -5,23 +5,39 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * Starts a real n8n (the version scripts/install-n8n.sh installs, on Node 24) with this package installed the
+ * way users install community nodes, and prepares it for API use: owner account, API key.
+ */
 
-/** Runs scripts/install-n8n.sh (cached) and returns the Node 24 binary and the n8n entry script. */
-export function ensureN8nInstalled(): { node: string; n8n: string } {
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const PACKAGE_NAME = 'n8n-nodes-aml';
+export const DEFAULT_OWNER = { email: 'owner@aml-demo.test', password: 'AmlDemo-Passw0rd' };
+
+export interface N8nInstall {
+	/** Node 24 binary. */
+	node: string;
+	/** n8n's entry script (run it with `node`). */
+	n8n: string;
+	version: string;
+}
+
+/** Runs scripts/install-n8n.sh (cached, quick when installed) and returns the Node 24 binary and the n8n entry script. */
+export function ensureN8nInstalled(): N8nInstall {
 	const out = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-n8n.sh')], {
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});
-	const vars = Object.fromEntries(
-		out
-			.split('\n')
-			.filter((line) => line.includes('='))
-			.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-	);
-	return { node: vars.AML_NODE24, n8n: vars.AML_N8N_BIN };
+	const vars: Record<string, string> = {};
+	for (const line of out.split('\n')) {
+		const at = line.indexOf('=');
+		if (/^AML_[A-Z0-9_]+=/.test(line)) vars[line.slice(0, at)] = line.slice(at + 1);
+	}
+	if (!vars.AML_NODE24 || !vars.AML_N8N_BIN) throw new Error(`scripts/install-n8n.sh printed no paths:\n${out}`);
+	return { node: vars.AML_NODE24, n8n: vars.AML_N8N_BIN, version: vars.AML_N8N_VERSION ?? '' };
 }
 
+/** A free TCP port on 127.0.0.1 (bind port 0, read it, close). */
 export async function freePort(): Promise<number> {
 	return await new Promise((resolve, reject) => {
 		const server = net.createServer();
@@ -36,77 +52,141 @@ export async function freePort(): Promise<number> {
 
 export interface N8nInstance {
 	baseUrl: string;
+	port: number;
 	apiKey: string;
 	owner: { email: string; password: string };
 	userFolder: string;
+	/** n8n's stdout and stderr. */
 	logFile: string;
+	/** Public API (`/api/v1`), authenticated with the API key; never throws on HTTP status. */
 	api: AxiosInstance;
+	/** Internal REST API (`/rest`), authenticated with the owner's session cookie; never throws on HTTP status. */
 	rest: AxiosInstance;
+	/** Milliseconds from spawn to ready (healthz + owner + API key). */
+	startMs: number;
+	pid: number;
 	stop(): Promise<void>;
 }
 
 export interface StartOptions {
+	/** n8n's user folder (N8N_USER_FOLDER); a fresh temp dir by default. Reusing one keeps workflows, owner, key. */
 	userFolder?: string;
 	port?: number;
+	/** Extra environment for n8n (wins over the defaults). */
 	env?: Record<string, string>;
-	/** Link this package into the user folder the way users install community nodes. */
+	/** Install this package into the user folder the way users install community nodes (default true). */
 	linkPackage?: boolean;
+	/** 'copy' (default: package.json + dist/ copied) or 'symlink' (link to the repo). See linkPackage. */
+	linkMode?: 'symlink' | 'copy';
 	owner?: { email: string; password: string };
+	/** An API key from an earlier start with the same user folder: reused when it still works, else a new one is made. */
+	apiKey?: string;
+	/** Label of a new API key (default `tests-<time>`). */
+	apiKeyLabel?: string;
+	/** Milliseconds to wait for n8n to be ready (default 180 s). */
+	readyTimeoutMs?: number;
 }
 
-/** Installs the package as a community node: `<user folder>/.n8n/nodes/node_modules/n8n-nodes-aml`. */
-export function linkPackage(userFolder: string): void {
+/** Files package.json lists under `n8n.nodes` / `n8n.credentials` that are missing below `root`. */
+function missingEntryFiles(root: string): string[] {
+	const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+	const files: string[] = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])];
+	return files.filter((f) => !fs.existsSync(path.join(root, f)));
+}
+
+/**
+ * Installs the package as a community node: `<user folder>/.n8n/nodes/node_modules/n8n-nodes-aml`, plus
+ * `<user folder>/.n8n/nodes/package.json` listing it, as `npm install n8n-nodes-aml` in `~/.n8n/nodes` leaves it.
+ * n8n reads `package.json` → `n8n.nodes` / `n8n.credentials` (files under dist/).
+ *
+ * - 'copy' (default): package.json + dist/ copied, like the published package (`files: ["dist"]`). The copy
+ *   resolves `n8n-workflow` through n8n's own NODE_PATH (n8n's copy, as in a real install without peer deps)
+ *   and is immune to `npm run build` wiping dist/ while n8n runs.
+ * - 'symlink': a link to the repo (n8n follows it; `n8n-workflow` then resolves to the repo's devDependency).
+ */
+export function linkPackage(userFolder: string, mode: 'symlink' | 'copy' = 'copy'): string {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	const target = path.join(nodesDir, 'node_modules', 'n8n-nodes-aml');
+	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 	fs.mkdirSync(path.dirname(target), { recursive: true });
-	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
-		fs.writeFileSync(
-			path.join(nodesDir, 'package.json'),
-			JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-aml': `file:${REPO_ROOT}` } }, null, 2),
-		);
+	const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+	fs.writeFileSync(
+		path.join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } }, null, 2),
+	);
+	// dist/ may be rebuilt right now by someone else (rimraf dist && tsc): wait until it is complete
+	const deadline = Date.now() + 120_000;
+	for (;;) {
+		const missing = missingEntryFiles(REPO_ROOT);
+		if (!missing.length) break;
+		if (Date.now() > deadline) throw new Error(`package not built, missing: ${missing.join(', ')} (run npm run build)`);
+		execFileSync('sleep', ['1']);
 	}
 	fs.rmSync(target, { recursive: true, force: true });
-	fs.symlinkSync(REPO_ROOT, target, 'dir');
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-	const started = Date.now();
-	while (Date.now() - started < timeoutMs) {
-		if (await check().catch(() => false)) return;
-		await new Promise((r) => setTimeout(r, 250));
+	if (mode === 'symlink') {
+		fs.symlinkSync(REPO_ROOT, target, 'dir');
+		return target;
 	}
-	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+	for (let attempt = 0; ; attempt++) {
+		fs.rmSync(target, { recursive: true, force: true });
+		fs.mkdirSync(target, { recursive: true });
+		try {
+			fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
+			fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
+			if (!missingEntryFiles(target).length) return target;
+		} catch (error) {
+			if (attempt >= 30) throw error;
+		}
+		if (attempt >= 30) throw new Error(`copying dist/ into ${target} kept failing (concurrent build?)`);
+		execFileSync('sleep', ['1']);
+	}
 }
 
-export async function startN8n(options: StartOptions = {}): Promise<N8nInstance> {
-	const { node, n8n } = ensureN8nInstalled();
-	const userFolder = options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aml-n8n-'));
-	fs.mkdirSync(userFolder, { recursive: true });
-	if (options.linkPackage !== false) linkPackage(userFolder);
-	const port = options.port ?? (await freePort());
-	const brokerPort = await freePort();
-	const logFile = path.join(userFolder, 'n8n.log');
-	const log = fs.openSync(logFile, 'a');
-	// jest sets NODE_ENV=test, which changes how n8n starts: pass a clean environment.
+export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 200): Promise<void> {
+	const started = Date.now();
+	let lastError: unknown;
+	while (Date.now() - started < timeoutMs) {
+		try {
+			if (await check()) return;
+		} catch (error) {
+			if ((error as { fatal?: boolean }).fatal) throw error;
+			lastError = error;
+		}
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+}
+
+/** The environment n8n runs with: isolated, local only, quiet, synchronous workflow activation. */
+export function n8nEnv(opts: { node: string; userFolder: string; port: number; brokerPort: number; extra?: Record<string, string> }): Record<string, string> {
+	// jest sets NODE_ENV=test and the caller may have N8N_* settings of its own: pass a clean environment.
 	const inherited = Object.fromEntries(
-		Object.entries(process.env).filter(([key]) => !/^(NODE_ENV|JEST_|N8N_|DB_|EXECUTIONS_|WEBHOOK_URL)/.test(key)),
+		Object.entries(process.env).filter(
+			([key, value]) => value !== undefined && !/^(NODE_ENV|NODE_OPTIONS|JEST_|N8N_|DB_|EXECUTIONS_|WEBHOOK_URL|GENERIC_TIMEZONE|npm_)/.test(key),
+		),
 	) as Record<string, string>;
-	const env: Record<string, string> = {
+	const baseUrl = `http://127.0.0.1:${opts.port}`;
+	return {
 		...inherited,
 		NODE_ENV: 'production',
-		PATH: `${path.dirname(node)}:${process.env.PATH}`,
-		N8N_USER_FOLDER: userFolder,
-		N8N_PORT: String(port),
+		PATH: `${path.dirname(opts.node)}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+		N8N_USER_FOLDER: opts.userFolder,
+		N8N_PORT: String(opts.port),
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
-		N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+		N8N_EDITOR_BASE_URL: `${baseUrl}/`,
+		N8N_WEBHOOK_URL: `${baseUrl}/`,
+		// The task runner broker defaults to 5679 for every instance: give each one its own port.
+		N8N_RUNNERS_BROKER_PORT: String(opts.brokerPort),
 		N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+		// Since 2.x activation goes through an outbox polled every 15 s: activate synchronously instead, so a
+		// webhook answers as soon as the activate call returns.
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'false',
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_SECURE_COOKIE: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
@@ -115,63 +195,132 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+		EXECUTIONS_DATA_PRUNE: 'false',
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
 		DB_SQLITE_POOL_SIZE: '4',
-		...(options.env ?? {}),
+		...(opts.extra ?? {}),
 	};
-	const child: ChildProcess = spawn(node, [n8n, 'start'], {
-		env,
-		stdio: ['ignore', log, log],
-		detached: true,
-	});
-	const baseUrl = `http://127.0.0.1:${port}`;
-	let exited = false;
-	child.on('exit', () => (exited = true));
-	const stop = async () => {
-		if (exited || child.pid === undefined) return;
-		try {
-			process.kill(-child.pid, 'SIGTERM');
-		} catch {
-			/* already gone */
-		}
-		const started = Date.now();
-		while (!exited && Date.now() - started < 15_000) await new Promise((r) => setTimeout(r, 100));
-		if (!exited) {
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+	if (exitHookInstalled) return;
+	exitHookInstalled = true;
+	// If the parent dies without stop() (crash, Ctrl-C), do not leave n8n behind.
+	process.on('exit', () => {
+		for (const child of running) {
 			try {
-				process.kill(-child.pid, 'SIGKILL');
+				if (child.pid) process.kill(-child.pid, 'SIGKILL');
 			} catch {
 				/* gone */
 			}
 		}
-		fs.closeSync(log);
+	});
+}
+
+/** Logs in (or sets up the owner on a fresh instance) and returns a REST client carrying the session cookie. */
+export async function ownerSession(baseUrl: string, owner: { email: string; password: string }): Promise<AxiosInstance> {
+	const rest = axios.create({ baseURL: `${baseUrl}/rest`, validateStatus: () => true, timeout: 60_000 });
+	const setup = await rest.post('/owner/setup', { email: owner.email, firstName: 'AML', lastName: 'Owner', password: owner.password });
+	let response = setup;
+	if (setup.status !== 200) {
+		response = await rest.post('/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		if (response.status !== 200) {
+			throw new Error(`n8n owner setup (${setup.status} ${JSON.stringify(setup.data)}) and login (${response.status} ${JSON.stringify(response.data)}) failed`);
+		}
+	}
+	const cookie = (response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+	rest.defaults.headers.common.Cookie = cookie;
+	return rest;
+}
+
+/** Logs in as an existing user; returns a REST client (`/rest`) carrying the session cookie. */
+export async function login(baseUrl: string, user: { email: string; password: string }): Promise<AxiosInstance> {
+	const rest = axios.create({ baseURL: `${baseUrl}/rest`, validateStatus: () => true, timeout: 60_000 });
+	const response = await rest.post('/login', { emailOrLdapLoginId: user.email, password: user.password });
+	if (response.status !== 200) throw new Error(`n8n login failed: ${response.status} ${JSON.stringify(response.data)}`);
+	rest.defaults.headers.common.Cookie = (response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+	return rest;
+}
+
+/** Creates an API key with every scope the owner may have, no expiry. */
+export async function createApiKey(rest: AxiosInstance, label = `tests-${Date.now()}`): Promise<string> {
+	const scopes = await rest.get('/api-keys/scopes');
+	if (scopes.status !== 200) throw new Error(`GET /rest/api-keys/scopes: ${scopes.status} ${JSON.stringify(scopes.data)}`);
+	const created = await rest.post('/api-keys', { label, scopes: scopes.data.data, expiresAt: null });
+	if (created.status !== 200) throw new Error(`POST /rest/api-keys: ${created.status} ${JSON.stringify(created.data)}`);
+	return created.data.data.rawApiKey as string;
+}
+
+export async function startN8n(options: StartOptions = {}): Promise<N8nInstance> {
+	const spawnedAt = Date.now();
+	const { node, n8n } = ensureN8nInstalled();
+	const userFolder = options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'aml-n8n-'));
+	fs.mkdirSync(userFolder, { recursive: true });
+	if (options.linkPackage !== false) linkPackage(userFolder, options.linkMode);
+	const port = options.port ?? (await freePort());
+	const brokerPort = await freePort();
+	const logFile = path.join(userFolder, 'n8n.log');
+	const log = fs.openSync(logFile, 'a');
+	const env = n8nEnv({ node, userFolder, port, brokerPort, extra: options.env });
+	const child: ChildProcess = spawn(node, [n8n, 'start'], { env, cwd: userFolder, stdio: ['ignore', log, log], detached: true });
+	installExitHook();
+	running.add(child);
+	const baseUrl = `http://127.0.0.1:${port}`;
+	let exited = false;
+	const exitPromise = new Promise<void>((resolve) =>
+		child.on('exit', () => {
+			exited = true;
+			running.delete(child);
+			resolve();
+		}),
+	);
+	let logClosed = false;
+	const stop = async () => {
+		if (!exited && child.pid !== undefined) {
+			try {
+				process.kill(-child.pid, 'SIGTERM');
+			} catch {
+				/* already gone */
+			}
+			const killer = setTimeout(() => {
+				try {
+					process.kill(-child.pid!, 'SIGKILL');
+				} catch {
+					/* gone */
+				}
+			}, 20_000);
+			await exitPromise;
+			clearTimeout(killer);
+		}
+		// the task runner is in the same process group; make sure nothing of it is left
+		try {
+			if (child.pid) process.kill(-child.pid, 'SIGKILL');
+		} catch {
+			/* gone */
+		}
+		if (!logClosed) {
+			logClosed = true;
+			fs.closeSync(log);
+		}
 	};
 	try {
 		await waitFor(
 			async () => {
-				if (exited) throw new Error(`n8n exited during start; see ${logFile}`);
-				return (await axios.get(`${baseUrl}/healthz/readiness`, { validateStatus: () => true })).status === 200;
+				if (exited) throw Object.assign(new Error(`n8n exited during start; see ${logFile}`), { fatal: true });
+				return (await axios.get(`${baseUrl}/healthz/readiness`, { validateStatus: () => true, timeout: 5000 })).status === 200;
 			},
-			120_000,
-			'n8n readiness',
+			options.readyTimeoutMs ?? 180_000,
+			`n8n readiness at ${baseUrl} (log: ${logFile})`,
 		);
-		const owner = options.owner ?? { email: 'owner@aml-demo.test', password: 'AmlDemo-Passw0rd' };
-		const rest = axios.create({ baseURL: `${baseUrl}/rest`, validateStatus: () => true });
-		let cookie = '';
-		const setup = await rest.post('/owner/setup', { email: owner.email, firstName: 'AML', lastName: 'Owner', password: owner.password });
-		if (setup.status === 200) {
-			cookie = String(setup.headers['set-cookie']?.[0] ?? '').split(';')[0];
-		} else {
-			const login = await rest.post('/login', { emailOrLdapLoginId: owner.email, password: owner.password });
-			if (login.status !== 200) throw new Error(`n8n owner setup/login failed: ${setup.status} ${JSON.stringify(login.data)}`);
-			cookie = String(login.headers['set-cookie']?.[0] ?? '').split(';')[0];
-		}
-		rest.defaults.headers.common.Cookie = cookie;
-		const scopes = (await rest.get('/api-keys/scopes')).data.data;
-		const created = await rest.post('/api-keys', { label: `tests-${Date.now()}`, scopes, expiresAt: null });
-		if (created.status !== 200) throw new Error(`API key creation failed: ${JSON.stringify(created.data)}`);
-		const apiKey = created.data.data.rawApiKey as string;
-		const api = axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': apiKey }, validateStatus: () => true });
-		return { baseUrl, apiKey, owner, userFolder, logFile, api, rest, stop };
+		const owner = options.owner ?? DEFAULT_OWNER;
+		const rest = await ownerSession(baseUrl, owner);
+		const apiFor = (key: string) => axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': key }, validateStatus: () => true, timeout: 60_000 });
+		let apiKey = options.apiKey;
+		if (!apiKey || (await apiFor(apiKey).get('/workflows', { params: { limit: 1 } })).status !== 200) apiKey = await createApiKey(rest, options.apiKeyLabel);
+		const api = apiFor(apiKey);
+		return { baseUrl, port, apiKey, owner, userFolder, logFile, api, rest, startMs: Date.now() - spawnedAt, pid: child.pid!, stop };
 	} catch (error) {
 		await stop();
 		throw error;

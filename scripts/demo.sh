@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `npm run demo`: installs what is missing (npm packages; Node 24 + n8n, cached), builds, then starts the AML
+# sandbox and a real n8n with this package and the example workflows (scripts/demo.ts). Ctrl-C stops everything.
+# Settings: AML_DEMO_DIR (n8n user folder, default .n8n-demo/), AML_DEMO_PORT (default 5678), AML_DEMO_SANDBOX_PORT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund
+fi
+echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
+bash scripts/install-n8n.sh >/dev/null
+echo "== build"
+npm run -s build
+exec node_modules/.bin/tsx scripts/demo.ts
