@@ -195,7 +195,7 @@ export class SandboxServer {
 			if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
 			if (fault && (fault.when ?? 'before') === 'before') {
 				const injected = this.inject(fault, req, res);
-				if (injected) {
+				if (injected !== undefined) {
 					this.record(req, path, url.search, injected, started, `${routeName} (fault)`);
 					return;
 				}
@@ -243,7 +243,7 @@ export class SandboxServer {
 					reply = await route.handler({ params, query: url.searchParams, body });
 				}
 			}
-			if (fault && fault.when === 'after' && this.inject(fault, req, res)) {
+			if (fault && fault.when === "after" && this.inject(fault, req, res) !== undefined) {
 				this.record(req, path, url.search, 599, started, `${routeName} (fault after)`);
 				return;
 			}

@@ -1,10 +1,35 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../types';
+import * as addNote from './addNote.operation';
 import * as create from './create.operation';
+import * as deletePerson from './delete.operation';
 import * as get from './get.operation';
+import * as getRisk from './getRisk.operation';
+import * as getStatusHistory from './getStatusHistory.operation';
+import * as hasUnresolvedAlerts from './hasUnresolvedAlerts.operation';
+import * as patch from './patch.operation';
+import * as runMonitoringCheck from './runMonitoringCheck.operation';
+import * as runScreeningCheck from './runScreeningCheck.operation';
+import * as search from './search.operation';
+import * as setStatus from './setStatus.operation';
+import * as update from './update.operation';
 
-export const operations: Record<string, OperationModule> = { create, get };
+export const operations: Record<string, OperationModule> = {
+	addNote,
+	create,
+	delete: deletePerson,
+	get,
+	getRisk,
+	getStatusHistory,
+	hasUnresolvedAlerts,
+	patch,
+	runMonitoringCheck,
+	runScreeningCheck,
+	search,
+	setStatus,
+	update,
+};
 
 export const description: INodeProperties[] = [
 	{
@@ -14,11 +39,88 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['person'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Create a person (v2)', action: 'Create a person' },
+			{ name: 'Add Note', value: 'addNote', description: 'Add a note to a person', action: 'Add a note to a person' },
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Store a new person (customer or counterparty) with type and attributes',
+				action: 'Create a person',
+			},
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Queue a person for deletion (asynchronous; must be enabled for your organisation)',
+				action: 'Delete a person',
+			},
 			{ name: 'Get', value: 'get', description: 'Get a person by ID', action: 'Get a person' },
+			{
+				name: 'Get Risk',
+				value: 'getRisk',
+				description: 'Get the final risk level, score and risk factors of a person',
+				action: 'Get the risk of a person',
+			},
+			{
+				name: 'Get Status History',
+				value: 'getStatusHistory',
+				description: 'Get the past statuses of a person with start and end times',
+				action: 'Get the status history of a person',
+			},
+			{
+				name: 'Has Unresolved Alerts (Deprecated)',
+				value: 'hasUnresolvedAlerts',
+				description: 'Deprecated: whether a person has open alerts. Decision rules replace it.',
+				action: 'Check a person for unresolved alerts via the deprecated check',
+			},
+			{
+				name: 'Patch',
+				value: 'patch',
+				description: 'Add or change only the given attributes of a person; all others stay',
+				action: 'Patch a person',
+			},
+			{
+				name: 'Run Monitoring Check',
+				value: 'runMonitoringCheck',
+				description: 'Run the real-time (online) monitoring scenarios on a person',
+				action: 'Run a monitoring check on a person',
+			},
+			{
+				name: 'Run Screening Check',
+				value: 'runScreeningCheck',
+				description: 'Screen a person against sanctions, PEP, adverse-media and custom lists',
+				action: 'Run a screening check on a person',
+			},
+			{
+				name: 'Search',
+				value: 'search',
+				description: 'Find persons of a category by up to 5 attribute filters',
+				action: 'Search persons',
+			},
+			{
+				name: 'Set Status or Category (Deprecated)',
+				value: 'setStatus',
+				description: 'Set status, category or snoozes of a person through the deprecated v1 update (the only way the service offers)',
+				action: 'Set the status or category of a person via the deprecated update',
+			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: 'Replace the type and all attributes of a person',
+				action: 'Update a person',
+			},
 		],
 		default: 'create',
 	},
+	...addNote.description,
 	...create.description,
+	...deletePerson.description,
 	...get.description,
+	...getRisk.description,
+	...getStatusHistory.description,
+	...hasUnresolvedAlerts.description,
+	...patch.description,
+	...runMonitoringCheck.description,
+	...runScreeningCheck.description,
+	...search.description,
+	...setStatus.description,
+	...update.description,
 ];

@@ -1,6 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
+import { requestOptions } from '../../helpers/items';
+import { checkId } from '../../validation';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
@@ -54,3 +56,85 @@ export const PERSON_ATTRIBUTES: KnownAttribute[] = [
 		placeholder: '[{"id":"sh-1","name":"Jane Doe"}]',
 	},
 ];
+
+/** Person statuses (returned on reads; settable only through the deprecated v1 patch). */
+export const PERSON_STATUSES = ['NEW', 'REVIEWED', 'MONITORING', 'SUSPENDED', 'TERMINATED', 'TERMINATED_AND_REPORTED'] as const;
+
+export const PERSON_CATEGORIES = ['CUSTOMER', 'COUNTERPARTY'] as const;
+
+export const categoryOptions = [
+	{ name: 'Counterparty', value: 'COUNTERPARTY', description: 'Someone your customers deal with, not your own customer' },
+	{ name: 'Customer', value: 'CUSTOMER', description: 'One of your own customers' },
+];
+
+/** The Options collection of a person operation: request options plus extra ones. */
+export function personOptions(extra: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...extra, ...requestOptions],
+	};
+}
+
+export const simplifyProperty = (description: string): INodeProperties => ({
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description,
+});
+
+/** Reads and checks the Person ID parameter of an item. */
+export function readPersonId(ctx: IExecuteFunctions, itemIndex: number): string {
+	return checkId(ctx, itemIndex, 'Person ID', ctx.getNodeParameter('personId', itemIndex));
+}
+
+/** Display name of a person: first and last name of an individual, else the company name. */
+export function personName(attributes: IDataObject | undefined): string | null {
+	if (!attributes) return null;
+	const full = [attributes.first_name, attributes.last_name].filter((part) => typeof part === 'string' && part !== '').join(' ');
+	if (full) return full;
+	return typeof attributes.company_name === 'string' ? attributes.company_name : null;
+}
+
+/** The key fields of a person (search results). */
+export function simplifyPerson(person: IDataObject): IDataObject {
+	const attributes = (person.attributes ?? {}) as IDataObject;
+	return {
+		id: person.id,
+		type: person.type,
+		name: personName(attributes),
+		status: person.status ?? null,
+		category: person.category ?? null,
+		country: attributes.country ?? null,
+		createdTime: person.createdTime ?? null,
+	};
+}
+
+/** The key fields of a person's risk. */
+export function simplifyRisk(personId: string, risk: IDataObject): IDataObject {
+	const risks = Array.isArray(risk.risks) ? (risk.risks as IDataObject[]) : [];
+	return {
+		personId,
+		finalRisk: risk.finalRisk ?? null,
+		finalRiskScore: risk.finalRiskScore ?? null,
+		overrideLevel: risk.activeOverrideLevel ?? null,
+		riskFactors: risks.map((entry) => ({ factor: entry.factor, level: entry.level, details: entry.details })),
+		finalRiskCreatedTime: risk.finalRiskCreatedTime ?? null,
+	};
+}
+
+/** The key fields of a status history: current status and the list of statuses with their times. */
+export function simplifyStatusHistory(personId: string, history: IDataObject): IDataObject {
+	const statuses = Array.isArray(history.statuses) ? (history.statuses as IDataObject[]) : [];
+	const current = statuses.find((entry) => entry.endTime === null || entry.endTime === undefined) ?? statuses[statuses.length - 1];
+	return {
+		personId,
+		currentStatus: current?.status ?? null,
+		statuses: statuses.map((entry) => ({ status: entry.status, startTime: entry.startTime ?? null, endTime: entry.endTime ?? null })),
+		latestSanctionCheck: history.latestSanctionCheck ?? null,
+	};
+}

@@ -1,7 +1,77 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../types';
+import * as create from './create.operation';
+import * as get from './get.operation';
+import * as getAll from './getAll.operation';
+import * as hasUnresolvedAlerts from './hasUnresolvedAlerts.operation';
+import * as runMonitoringCheck from './runMonitoringCheck.operation';
+import * as runScreeningCheck from './runScreeningCheck.operation';
+import * as update from './update.operation';
 
-export const operations: Record<string, OperationModule> = {};
+export const operations: Record<string, OperationModule> = {
+	create,
+	get,
+	getAll,
+	hasUnresolvedAlerts,
+	runMonitoringCheck,
+	runScreeningCheck,
+	update,
+};
 
-export const description: INodeProperties[] = [];
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['transaction'] } },
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Store a transaction of a person (amount, type, direction, timestamp and more)',
+				action: 'Create a transaction',
+			},
+			{ name: 'Get', value: 'get', description: 'Get a transaction of a person by ID', action: 'Get a transaction' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'Get the transactions of a person',
+				action: 'Get many transactions',
+			},
+			{
+				name: 'Has Unresolved Alerts (Deprecated)',
+				value: 'hasUnresolvedAlerts',
+				description: 'Deprecated: whether a transaction has open alerts. Decision rules replace it.',
+				action: 'Check a transaction for unresolved alerts via the deprecated check',
+			},
+			{
+				name: 'Run Monitoring Check',
+				value: 'runMonitoringCheck',
+				description: 'Run real-time monitoring scenarios on a transaction and route it to Clear or Block',
+				action: 'Run a monitoring check on a transaction',
+			},
+			{
+				name: 'Run Screening Check',
+				value: 'runScreeningCheck',
+				description: 'Screen a transaction against screening lists and route it to Clear or Block',
+				action: 'Run a screening check on a transaction',
+			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: 'Add new attributes to a transaction or change its status',
+				action: 'Update a transaction',
+			},
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+	...getAll.description,
+	...hasUnresolvedAlerts.description,
+	...runMonitoringCheck.description,
+	...runScreeningCheck.description,
+	...update.description,
+];

@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import { check, nonEmptyRule, positiveIntegerRule, timestampRule } from '../../validation';
+import { personIdProperty, personOptions, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	{
+		displayName: 'Content',
+		name: 'content',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		required: true,
+		default: '',
+		placeholder: 'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
+		description: 'Text of the note, shown on the person in the AML web UI',
+	},
+	personOptions([
+		{
+			displayName: 'Note ID',
+			name: 'noteId',
+			type: 'string',
+			default: '',
+			placeholder: '2024050101',
+			description:
+				'Your own numeric ID for the note (whole number, 1 or more). With an ID the node can safely repeat the request after a timeout; without it, a timed-out note is not re-sent, to avoid a duplicate.',
+		},
+		{
+			displayName: 'Created Time',
+			name: 'createdTime',
+			type: 'string',
+			default: '',
+			placeholder: '2024-05-01T12:30:00Z',
+			description: 'When the note was written, as an ISO-8601 timestamp (at most 6 fractional-second digits). Leave empty for now.',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['addNote'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const personId = readPersonId(this, i);
+			const content = check<string>(this, i, 'Content', this.getNodeParameter('content', i, ''), nonEmptyRule);
+			const body: IDataObject = { content };
+			const noteId = this.getNodeParameter('options.noteId', i, '') as unknown;
+			if (noteId !== '' && noteId !== undefined && noteId !== null) {
+				const text = typeof noteId === 'string' ? noteId.trim() : noteId;
+				check(this, i, 'Note ID', text, (value) =>
+					typeof value === 'string' && !/^\d+$/.test(value) ? 'must be a whole number of at least 1' : positiveIntegerRule(value),
+				);
+				body.id = Number(text);
+			}
+			const createdTime = this.getNodeParameter('options.createdTime', i, '') as unknown;
+			if (createdTime !== '' && createdTime !== undefined && createdTime !== null) {
+				body.createdTime = check<string>(this, i, 'Created Time', typeof createdTime === 'string' ? createdTime.trim() : createdTime, timestampRule);
+			}
+			return { personId, body };
+		},
+		send: async ({ personId, body }, i) => {
+			// Without an ID a repeated POST would store a second note: not repeated. With an ID a repeat
+			// answered "already exists" means the first attempt stored it.
+			const response = await amlRequest.call(
+				this,
+				{ method: 'POST', path: `/v1/persons/${seg(personId)}/notes`, body, retry: body.id !== undefined ? 'create' : 'none' },
+				i,
+			);
+			const answer = response.body as IDataObject | undefined;
+			if (answer && typeof answer === 'object' && Object.keys(answer).length > 0) return { personId, ...answer };
+			return { personId, ...body };
+		},
+	});
+}

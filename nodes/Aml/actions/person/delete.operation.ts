@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import { personIdProperty, personOptions, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Deletion is asynchronous: the person is queued for deletion and may still be returned for a short while. It works only if person deletion through the API is enabled for your organisation (otherwise the service answers 403).',
+		name: 'deleteNotice',
+		type: 'notice',
+		default: '',
+	},
+	personIdProperty,
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => readPersonId(this, i),
+		send: async (id, i) => {
+			await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${seg(id)}`, retry: 'safe' }, i);
+			return { id, deleted: 'queued' };
+		},
+	});
+}

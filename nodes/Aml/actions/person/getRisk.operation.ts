@@ -1,0 +1,34 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyRisk } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Risk is recalculated by the service in the background (after a person or transaction change, a new alert or a status change), so a just-made change may not be reflected yet',
+		name: 'riskNotice',
+		type: 'notice',
+		default: '',
+	},
+	personIdProperty,
+	simplifyProperty(
+		'Whether to return only the final risk level and score, the override level and each risk factor with its level, instead of the full answer',
+	),
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getRisk'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ personId: readPersonId(this, i), simplify: this.getNodeParameter('simplify', i, false) as boolean }),
+		send: async ({ personId, simplify }, i) => {
+			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}/risks` }, i)) ??
+				{}) as IDataObject;
+			return simplify ? simplifyRisk(personId, risk) : { personId, ...risk };
+		},
+	});
+}

@@ -1,0 +1,27 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	simplifyProperty(
+		'Whether to return only the current status and each status with its start and end time, instead of the full history with assigners and snooze records',
+	),
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getStatusHistory'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ personId: readPersonId(this, i), simplify: this.getNodeParameter('simplify', i, false) as boolean }),
+		send: async ({ personId, simplify }, i) => {
+			const history = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}/statuses` }, i)) ??
+				{}) as IDataObject;
+			return simplify ? simplifyStatusHistory(personId, history) : { personId, ...history };
+		},
+	});
+}

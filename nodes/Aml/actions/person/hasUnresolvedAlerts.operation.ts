@@ -1,0 +1,10 @@
+import { unresolvedAlertsOperation } from '../../helpers/checks';
+import { personIdProperty } from './shared';
+
+export const { description, execute } = unresolvedAlertsOperation({
+	resource: 'person',
+	idProperty: personIdProperty,
+	idLabel: 'Person ID',
+	collectionPath: '/v1/persons',
+	outputKey: 'personId',
+});

@@ -1,0 +1,48 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import { invalid } from '../../validation';
+import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	{
+		...personTypeProperty,
+		required: false,
+		options: [{ name: 'Keep Current Type', value: '' }, ...(personTypeProperty.options ?? [])],
+		default: '',
+		description: 'New type of the person, or keep the stored one',
+	},
+	...attributeProperties({
+		known: PERSON_ATTRIBUTES,
+		reservedInputFields: ['id', 'type'],
+		hint: 'Only the attributes given here are added or changed; all others stay as stored. Array items are matched by their "id" key. Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
+	}),
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['patch'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const id = readPersonId(this, i);
+			const type = this.getNodeParameter('personType', i, '') as string;
+			const attributes = readAttributes(this, i);
+			if (!type && Object.keys(attributes).length === 0) {
+				throw invalid(this, i, 'Attributes', attributes, 'must name at least one attribute to add or change (or choose a new type)');
+			}
+			const body: IDataObject = { attributes };
+			if (type) body.type = type;
+			return { id, body };
+		},
+		send: async ({ id, body }, i) => {
+			// Setting the same attributes again gives the same stored person: safe to repeat.
+			await amlRequest.call(this, { method: 'PATCH', path: `/v2/persons/${seg(id)}`, body, retry: 'safe' }, i);
+			return { id, ...body, result: 'patched' };
+		},
+	});
+}

@@ -1,0 +1,44 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { alertIdsOf, listOf } from '../../helpers/checks';
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { personIdProperty, personOptions, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	personIdProperty,
+	{
+		displayName: 'All Results',
+		name: 'allResults',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to return every triggered scenario regardless of its score. Off: only results that created an alert.',
+	},
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runMonitoringCheck'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ personId: readPersonId(this, i), allResults: this.getNodeParameter('allResults', i, false) as boolean }),
+		send: async ({ personId, allResults }, i) => {
+			const answer = await amlApiRequest.call(
+				this,
+				{
+					method: 'POST',
+					path: `/v1/persons/${seg(personId)}/monitoring-checks`,
+					qs: { 'all-results': allResults },
+					// Checks may be repeated (the service treats a check as a query of the current state).
+					retry: 'safe',
+				},
+				i,
+			);
+			const results = listOf(answer, 'results');
+			const alertIds = alertIdsOf(results);
+			return { personId, alertCreated: alertIds.length > 0, alertIds, results };
+		},
+	});
+}

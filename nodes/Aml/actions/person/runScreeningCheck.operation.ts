@@ -1,0 +1,37 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { alertIdsOf, listOf } from '../../helpers/checks';
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { personIdProperty, personOptions, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Screens the stored person (names, shareholders and the other fields configured in the AML web UI) against sanctions, PEP, adverse-media and custom lists. Matches create a screening alert.',
+		name: 'screeningNotice',
+		type: 'notice',
+		default: '',
+	},
+	personIdProperty,
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runScreeningCheck'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => readPersonId(this, i),
+		send: async (personId, i) => {
+			const answer = await amlApiRequest.call(
+				this,
+				{ method: 'POST', path: `/v1/persons/${seg(personId)}/screening-checks`, retry: 'safe' },
+				i,
+			);
+			const matches = listOf(answer, 'matches');
+			const alertIds = alertIdsOf(matches);
+			return { personId, matched: matches.length > 0, alertIds, matches };
+		},
+	});
+}

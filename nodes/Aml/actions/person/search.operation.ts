@@ -1,0 +1,92 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { amlApiRequest, type Paged } from '../../transport';
+import { check, invalid } from '../../validation';
+import { categoryOptions, personOptions, simplifyPerson, simplifyProperty } from './shared';
+import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Category',
+		name: 'category',
+		type: 'options',
+		required: true,
+		options: categoryOptions,
+		default: 'CUSTOMER',
+		description: 'The service searches one category at a time',
+	},
+	filtersProperty,
+	{
+		displayName: 'Combine Filters',
+		name: 'logicalOperator',
+		type: 'options',
+		options: [
+			{ name: 'All Filters Must Match (AND)', value: 'AND' },
+			{ name: 'Any Filter Must Match (OR)', value: 'OR' },
+		],
+		default: 'AND',
+		description: 'Whether a person must meet every filter or at least one',
+	},
+	...pagingProperties,
+	simplifyProperty(
+		'Whether to return only ID, type, name, status, category, country and creation time of each person instead of the full person with all attributes',
+	),
+	personOptions([
+		{
+			displayName: 'Order By',
+			name: 'orderBy',
+			type: 'string',
+			default: '',
+			placeholder: 'last_name',
+			description: `Attribute or field to sort by, 1 to ${MAX_QUERY_LENGTH} characters`,
+		},
+		{
+			displayName: 'Direction',
+			name: 'direction',
+			type: 'options',
+			options: [
+				{ name: 'Ascending', value: 'ASC' },
+				{ name: 'Descending', value: 'DESC' },
+			],
+			default: 'ASC',
+			description: 'Sort direction (used with Order By)',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['search'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const rows = this.getNodeParameter('filters.filter', i, []) as FilterRow[];
+			const { filters, problem } = buildSearchFilters(rows);
+			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
+			const body: IDataObject = {
+				filters,
+				logicalOperator: this.getNodeParameter('logicalOperator', i, 'AND') as string,
+				category: this.getNodeParameter('category', i) as string,
+			};
+			const orderBy = check<string>(this, i, 'Order By', this.getNodeParameter('options.orderBy', i, ''), orderByRule);
+			if (orderBy) {
+				body.orderBy = orderBy;
+				body.direction = this.getNodeParameter('options.direction', i, 'ASC') as string;
+			}
+			return { body, simplify: this.getNodeParameter('simplify', i, false) as boolean };
+		},
+		send: async ({ body, simplify }, i) => {
+			const persons = await readAllPages(this, i, async (page, size) => {
+				// A search stores nothing: safe to repeat after a timeout or 5xx.
+				return (await amlApiRequest.call(
+					this,
+					{ method: 'POST', path: '/v2/persons/search', body: { ...body, page, size }, retry: 'safe' },
+					i,
+				)) as Paged<IDataObject>;
+			});
+			return simplify ? persons.map(simplifyPerson) : persons;
+		},
+	});
+}

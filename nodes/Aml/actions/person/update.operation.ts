@@ -1,0 +1,38 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Replaces the stored type and ALL attributes with the ones given here: attributes left out are removed. To change only some attributes, use Patch.',
+		name: 'replaceNotice',
+		type: 'notice',
+		default: '',
+	},
+	personIdProperty,
+	personTypeProperty,
+	...attributeProperties({ known: PERSON_ATTRIBUTES, reservedInputFields: ['id', 'type'] }),
+	personOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['update'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({
+			id: readPersonId(this, i),
+			type: this.getNodeParameter('personType', i) as string,
+			attributes: readAttributes(this, i),
+		}),
+		send: async ({ id, type, attributes }, i) => {
+			// PUT replaces: repeating it after a lost answer stores the same result.
+			await amlRequest.call(this, { method: 'PUT', path: `/v2/persons/${seg(id)}`, body: { type, attributes }, retry: 'safe' }, i);
+			return { id, type, attributes, result: 'updated' };
+		},
+	});
+}

@@ -1,0 +1,86 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { runItems } from '../../helpers/items';
+import { amlRequest, seg } from '../../transport';
+import {
+	answerOrSent,
+	checkTransactionAttributes,
+	CORE_ATTRIBUTE,
+	CORE_FIELDS,
+	readOwnerId,
+	readTransactionId,
+	TRANSACTION_ATTRIBUTES,
+	transactionIdProperty,
+	transactionOptions,
+	transactionPersonIdProperty,
+} from './shared';
+
+const [modeProperty, ...otherAttributeProperties] = attributeProperties({
+	known: TRANSACTION_ATTRIBUTES,
+	reservedInputFields: ['id', 'personId', 'transactionId'],
+	hint: 'Every transaction needs "amount" (decimal as text, e.g. "1250.00"); "type", "direction" and "timestamp" (ISO-8601, at most 6 fractional-second digits) are expected by typical scenarios. Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
+});
+
+const properties: INodeProperties[] = [
+	transactionPersonIdProperty,
+	transactionIdProperty,
+	modeProperty,
+	...CORE_FIELDS.map((field) => ({ ...field, displayOptions: { show: { attributesMode: ['fields'] } } })),
+	...otherAttributeProperties.map((property) =>
+		property.name === 'attributeFields' ? { ...property, displayName: 'Other Attributes' } : property,
+	),
+	{
+		displayName: 'If Transaction Already Exists',
+		name: 'onExisting',
+		type: 'options',
+		options: [
+			{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
+			{ name: 'Skip', value: 'skip', description: 'Leave the stored transaction unchanged and output it as skipped' },
+		],
+		default: 'error',
+		description:
+			'What to do when a transaction with this ID is already stored; Skip makes re-running an import safe. A stored transaction cannot be replaced (use Update to add keys or change its status).',
+	},
+	transactionOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const personId = readOwnerId(this, i);
+			const id = readTransactionId(this, i);
+			const fromFields = (this.getNodeParameter('attributesMode', i, 'fields') as string) === 'fields';
+			const attributes = readAttributes(this, i);
+			if (fromFields) {
+				for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
+					const value = this.getNodeParameter(parameter, i, '') as unknown;
+					if (value === '' || value === undefined || value === null) continue;
+					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
+				}
+			}
+			checkTransactionAttributes(this, i, attributes, fromFields);
+			return { personId, id, attributes, onExisting: this.getNodeParameter('onExisting', i, 'error') as string };
+		},
+		send: async ({ personId, id, attributes, onExisting }, i) => {
+			const response = await amlRequest.call(
+				this,
+				{
+					method: 'POST',
+					path: `/v1/persons/${seg(personId)}/transactions`,
+					body: { id, attributes },
+					// Keyed by your ID: a repeat after a lost answer that finds it stored counts as created.
+					retry: 'create',
+					passStatuses: onExisting === 'skip' ? [422] : [],
+				},
+				i,
+			);
+			const sent: IDataObject = { id, personId, attributes };
+			if (response.status === 422) return { ...sent, result: 'skipped' };
+			return { ...answerOrSent(response.body, sent), result: 'created' };
+		},
+	});
+}

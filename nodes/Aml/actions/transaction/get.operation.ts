@@ -1,0 +1,23 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { readOwnerId, readTransactionId, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
+
+const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, transactionOptions()];
+
+export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => ({ personId: readOwnerId(this, i), id: readTransactionId(this, i) }),
+		send: async ({ personId, id }, i) => {
+			return (await amlApiRequest.call(
+				this,
+				{ method: 'GET', path: `/v1/persons/${seg(personId)}/transactions/${seg(id)}` },
+				i,
+			)) as IDataObject;
+		},
+	});
+}

@@ -1,0 +1,74 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { runItems } from '../../helpers/items';
+import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { amlApiRequest, seg, type Paged } from '../../transport';
+import { check, lengthRule } from '../../validation';
+import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
+
+const MAX_TEXT = 200;
+
+const optionalText = (value: unknown) => (value === '' || value === undefined ? undefined : lengthRule(value, 1, MAX_TEXT));
+
+const properties: INodeProperties[] = [
+	transactionPersonIdProperty,
+	...pagingProperties,
+	transactionOptions([
+		{
+			displayName: 'Search Text',
+			name: 'query',
+			type: 'string',
+			default: '',
+			placeholder: 'wire_transfer',
+			description: `Only transactions matching this text (1 to ${MAX_TEXT} characters). Leave empty for all.`,
+		},
+		{
+			displayName: 'Order By',
+			name: 'orderBy',
+			type: 'string',
+			default: '',
+			placeholder: 'timestamp',
+			description: `Attribute to sort by, e.g. timestamp or amount (1 to ${MAX_TEXT} characters)`,
+		},
+		{
+			displayName: 'Direction',
+			name: 'direction',
+			type: 'options',
+			options: [
+				{ name: 'Ascending', value: 'ASC' },
+				{ name: 'Descending', value: 'DESC' },
+			],
+			default: 'ASC',
+			description: 'Sort direction (used with Order By)',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const personId = readOwnerId(this, i);
+			const qs: IDataObject = {};
+			const query = check<string>(this, i, 'Search Text', this.getNodeParameter('options.query', i, ''), optionalText);
+			if (query) qs.query = query;
+			const orderBy = check<string>(this, i, 'Order By', this.getNodeParameter('options.orderBy', i, ''), optionalText);
+			if (orderBy) {
+				qs.orderBy = orderBy;
+				qs.direction = this.getNodeParameter('options.direction', i, 'ASC') as string;
+			}
+			return { personId, qs };
+		},
+		send: async ({ personId, qs }, i) => {
+			return await readAllPages(this, i, async (page, size) => {
+				return (await amlApiRequest.call(
+					this,
+					{ method: 'GET', path: `/v1/persons/${seg(personId)}/transactions`, qs: { ...qs, page, size } },
+					i,
+				)) as Paged<IDataObject>;
+			});
+		},
+	});
+}

@@ -1,0 +1,10 @@
+import { unresolvedAlertsOperation } from '../../helpers/checks';
+import { transactionIdProperty } from './shared';
+
+export const { description, execute } = unresolvedAlertsOperation({
+	resource: 'transaction',
+	idProperty: transactionIdProperty,
+	idLabel: 'Transaction ID',
+	collectionPath: '/v1/transactions',
+	outputKey: 'transactionId',
+});

@@ -1,0 +1,76 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { alertIdsOf, decisionOf, failClosedOrThrow, listOf } from '../../helpers/checks';
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { BLOCK_OUTPUT, CLEAR_OUTPUT } from '../outputs';
+import type { OperationModule } from '../types';
+import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
+
+/**
+ * A real-time check of a stored transaction (monitoring: operation 21, screening: 23) whose items go
+ * to Clear (output 0) or Block (output 1). Fail-closed: a check that could not be completed blocks.
+ */
+export function routedCheckOperation(options: {
+	operation: 'runMonitoringCheck' | 'runScreeningCheck';
+	pathSegment: 'monitoring-checks' | 'screening-checks';
+	key: 'results' | 'matches';
+	notice: string;
+}): OperationModule {
+	const properties: INodeProperties[] = [
+		{ displayName: options.notice, name: 'checkNotice', type: 'notice', default: '' },
+		{
+			...transactionIdProperty,
+			description: 'ID of the stored transaction to check (create it first). Case-sensitive; allowed characters: a-z, A-Z, 0-9, - _ : .',
+		},
+		{
+			displayName: 'Route to Clear/Block Outputs',
+			name: 'routeOutputs',
+			type: 'boolean',
+			noDataExpression: true,
+			default: true,
+			description:
+				'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
+		},
+		transactionOptions(),
+	];
+
+	return {
+		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
+		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+			const routed = this.getNodeParameter('routeOutputs', 0, true) !== false;
+			return await runItems(this, items, {
+				prepare: (i) => readTransactionId(this, i),
+				send: async (transactionId, i) => {
+					try {
+						const answer = await amlApiRequest.call(
+							this,
+							// Checks may be repeated after a timeout or 5xx.
+							{ method: 'POST', path: `/v1/transactions/${seg(transactionId)}/${options.pathSegment}`, retry: 'safe' },
+							i,
+						);
+						const list = listOf(answer, options.key);
+						const decision = decisionOf(list);
+						const json: IDataObject = { transactionId, decision };
+						if (decision === 'block') {
+							json.reason =
+								options.key === 'results'
+									? `${list.length} monitoring scenario(s) triggered`
+									: `${list.length} screening match(es)`;
+						}
+						json[options.key] = list;
+						json.alertIds = alertIdsOf(list);
+						return json;
+					} catch (error) {
+						return failClosedOrThrow(error, options.key, transactionId);
+					}
+				},
+				outputs: routed ? 2 : 1,
+				route: routed ? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT) : undefined,
+				// Continue-on-fail error items are never cleared.
+				errorOutput: routed ? BLOCK_OUTPUT : 0,
+			});
+		},
+	};
+}

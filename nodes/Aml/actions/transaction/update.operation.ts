@@ -1,0 +1,59 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { runItems } from '../../helpers/items';
+import { amlApiRequest, seg } from '../../transport';
+import { invalid } from '../../validation';
+import {
+	answerOrSent,
+	readOwnerId,
+	readTransactionId,
+	TRANSACTION_ATTRIBUTES,
+	transactionIdProperty,
+	transactionOptions,
+	transactionPersonIdProperty,
+} from './shared';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'The service only adds attributes the transaction does not have yet and changes "status". Other attributes sent here (e.g. a new amount) are ignored by the service without an error.',
+		name: 'updateNotice',
+		type: 'notice',
+		default: '',
+	},
+	transactionPersonIdProperty,
+	transactionIdProperty,
+	...attributeProperties({
+		known: TRANSACTION_ATTRIBUTES,
+		reservedInputFields: ['id', 'personId', 'transactionId'],
+		hint: 'Give new attribute keys, or "status". Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
+	}),
+	transactionOptions(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['update'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, {
+		prepare: (i) => {
+			const personId = readOwnerId(this, i);
+			const id = readTransactionId(this, i);
+			const attributes = readAttributes(this, i);
+			if (Object.keys(attributes).length === 0) {
+				throw invalid(this, i, 'Attributes', attributes, 'must contain at least one new attribute or "status"');
+			}
+			return { personId, id, attributes };
+		},
+		send: async ({ personId, id, attributes }, i) => {
+			// Adding the same keys again or setting the same status gives the same result: safe to repeat.
+			const answer = await amlApiRequest.call(
+				this,
+				{ method: 'PATCH', path: `/v1/persons/${seg(personId)}/transactions/${seg(id)}`, body: { id, attributes }, retry: 'safe' },
+				i,
+			);
+			return answerOrSent(answer, { id, personId, attributes });
+		},
+	});
+}

@@ -1,0 +1,55 @@
+import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
+
+import { transactionAttributesProblem } from '../../nodes/Aml/actions/transaction/shared';
+import { alertIdsOf, decisionOf, failClosed, failClosedOrThrow, listOf } from '../../nodes/Aml/helpers/checks';
+import { networkError, serviceError } from '../../nodes/Aml/transport';
+
+const node: INode = { id: '1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
+const names = { amount: 'Amount', timestamp: 'Timestamp' };
+
+describe('transaction attributes on create', () => {
+	test.each([
+		[{ amount: '1250.00' }, undefined],
+		[{ amount: '-3.5', timestamp: '2024-05-01T12:30:00.123456Z' }, undefined],
+		[{ amount: '1000', timestamp: '2024-05-01' }, undefined],
+		[{}, /Amount.*is required/],
+		[{ amount: '' }, /Amount.*is required/],
+		[{ amount: '1,250.00' }, /Amount.*decimal number written as text/],
+		[{ amount: '1e3' }, /Amount.*decimal number/],
+		[{ amount: '12.00', timestamp: '2024-05-01T12:30:00.1234567Z' }, /Timestamp.*at most 6 fractional-second digits \(has 7\)/],
+		[{ amount: '12.00', timestamp: '01.05.2024' }, /Timestamp.*ISO-8601/],
+	])('%j → %s', (attributes, expected) => {
+		const problem = transactionAttributesProblem(attributes, names);
+		if (expected === undefined) expect(problem).toBeUndefined();
+		else expect(`${problem?.field} ${problem?.rule}`).toMatch(expected);
+	});
+});
+
+describe('check decisions', () => {
+	test('non-empty results or matches block; empty or missing lists clear', () => {
+		expect(decisionOf(listOf({ results: [{ reason: 'x', alertId: 5 }] }, 'results'))).toBe('block');
+		expect(decisionOf(listOf({ results: [] }, 'results'))).toBe('clear');
+		expect(decisionOf(listOf({ matches: [{ alertId: 1 }] }, 'matches'))).toBe('block');
+		expect(listOf(undefined, 'matches')).toEqual([]);
+		expect(alertIdsOf([{ alertId: 7 }, { alertId: 7 }, { alertId: null }, { alertId: 9 }])).toEqual([7, 9]);
+	});
+
+	test('fail-closed: 5xx, 429 and network failures block with the reason', () => {
+		const five = serviceError(node, { status: 500, body: { message: 'boom' }, method: 'POST', path: '/v1/transactions/t1/monitoring-checks', attempts: 6 });
+		expect(failClosed(five, 'results', 't1')).toMatchObject({ transactionId: 't1', decision: 'block', results: [], httpCode: '500', reason: expect.stringMatching(/^check failed: Service error \(500\)/) });
+		const limited = serviceError(node, { status: 429, body: '', method: 'POST', path: '/x', attempts: 6 });
+		expect(failClosed(limited, 'matches', 't2')).toMatchObject({ decision: 'block', matches: [] });
+		const dropped = networkError(node, 'ECONNRESET', 'POST', '/x', 6);
+		expect(failClosed(dropped, 'results', 't3')?.reason).toMatch(/could not be reached \(connection dropped\)/);
+		const timeout = networkError(node, 'ETIMEDOUT', 'POST', '/x', 6);
+		expect(failClosed(timeout, 'results', 't4')?.decision).toBe('block');
+	});
+
+	test('client errors are not decisions: they are thrown', () => {
+		const notFound = serviceError(node, { status: 404, body: 'no', method: 'POST', path: '/x', attempts: 1 });
+		expect(failClosed(notFound, 'results', 't1')).toBeUndefined();
+		expect(() => failClosedOrThrow(notFound, 'results', 't1')).toThrow(NodeApiError);
+		const bad = new NodeOperationError(node, 'bad input');
+		expect(() => failClosedOrThrow(bad, 'results', 't1')).toThrow('bad input');
+	});
+});
