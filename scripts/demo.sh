@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== npm ci"
-  npm ci --no-audit --no-fund
+  echo "== npm install"
+  npm install --no-audit --no-fund
 fi
 echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
 bash scripts/install-n8n.sh >/dev/null

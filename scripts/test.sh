@@ -32,8 +32,8 @@ step_failed() { # a step before the suites failed: count it as one failed test a
 
 # npm packages: on a fresh clone, or when package-lock.json changed since the last install
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "== npm ci"
-  npm ci --no-audit --no-fund </dev/null || step_failed "npm ci"
+  echo "== npm install"
+  npm install --no-audit --no-fund </dev/null || step_failed "npm install"
 fi
 
 echo "== build"
