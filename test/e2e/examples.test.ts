@@ -130,3 +130,28 @@ describe('example 01: transaction gate', () => {
 		}
 	});
 });
+
+describe('example 04: nightly CSV upload', () => {
+	test('a clean export is stored (COMPLETED, no report); a re-upload of the same file is reported as partial with the first id not saved', async () => {
+		await control.post('/reset');
+		const { workflow, path: hookPath } = scheduleToWebhook(loadExample('04-nightly-csv-upload.json'));
+		const wf = await n8n().createWorkflow(workflow);
+		await n8n().activate(wf.id);
+		try {
+			await n8n().callWebhook(hookPath, {});
+			const first = await n8n().waitForExecution(wf.id);
+			expect(first.data.resultData.runData['Upload to AML'][0].data.main[0][0].json).toMatchObject({ status: 'COMPLETED', success: true });
+			expect((await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith('nightly-'))).toHaveLength(500);
+			expect(await control.get<Json[]>('/slack')).toHaveLength(0);
+			// The same file again: every id exists, so the first batch fails → PARTIALLY_COMPLETED → a report.
+			await n8n().callWebhook(hookPath, {});
+			for (let i = 0; i < 100 && (await control.get<Json[]>('/slack')).length === 0; i++) await new Promise((r) => setTimeout(r, 200));
+			const messages = await control.get<Json[]>('/slack');
+			expect(messages).toHaveLength(1);
+			expect(messages[0].body.text).toMatch(/PARTIALLY_COMPLETED/);
+			expect(messages[0].body.text).toMatch(/First id not saved: nightly-0001/);
+		} finally {
+			await n8n().deleteWorkflow(wf.id);
+		}
+	});
+});
