@@ -115,7 +115,7 @@ describe('Alert resource in real n8n', () => {
 		});
 		expect(unknown.status).toBe('error');
 		expect(unknown.error?.message).toMatch(/Not found/);
-		expect(unknown.error?.message).toContain('Status NO SUCH CODE not found');
+		expect(unknown.error?.message).toMatch(/status NO SUCH CODE not found/i);
 		expect(unknown.error?.description).toMatch(/status code "NO SUCH CODE" is not configured for your organisation/);
 		stored = (await control.get<any[]>('/alerts')).find((a) => a.id === monitoringAlertId);
 		expect(stored.status).toBe('CLOSED AS FALSE POSITIVE');

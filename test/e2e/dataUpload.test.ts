@@ -1,85 +1,285 @@
-import { control, n8n, context } from '../harness/context';
-import type { Json } from '../harness/client';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
-/** CSV upload in real n8n: a Code-free chain Webhook → Convert to File (CSV) → AML Data Upload. */
-async function upload(rows: Json[], parameters: Json, opts: { continueOnFail?: boolean } = {}) {
+import type { Json } from '../harness/client';
+import { context, control, n8n } from '../harness/context';
+
+/**
+ * Data Upload in real n8n against the sandbox. The CSV binary is made by n8n itself: Webhook → Split Out
+ * rows → Convert to File (CSV) → AML, or Read/Write Files from Disk for the 100 MB file. Files run one after
+ * another (--runInBand), so the sandbox's request log and upload list are this file's own.
+ */
+const suffix = randomUUID().slice(0, 6);
+
+type Source = { rows: Json[]; csvOptions?: Json } | { filePath: string };
+interface UploadRun {
+	status: string;
+	output: Json[];
+	error?: Json;
+	binaryFields: string[];
+}
+
+function sourceNodes(source: Source): Json[] {
+	if ('filePath' in source) {
+		return [{ id: randomUUID(), name: 'Source', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [300, 0], parameters: { operation: 'read', fileSelector: source.filePath, options: {} } }];
+	}
+	return [
+		{ id: randomUUID(), name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
+		{ id: randomUUID(), name: 'Source', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, position: [400, 0], parameters: { operation: 'csv', options: { fileName: 'data.csv', ...(source.csvOptions ?? {}) } } },
+	];
+}
+
+async function upload(source: Source, parameters: Json, opts: { continueOnFail?: boolean } = {}): Promise<UploadRun> {
 	const client = n8n();
-	const path = `upload-${randomUUID()}`;
-	const wf = await client.createWorkflow({
-		name: `upload ${path}`,
+	const webhookPath = `upload-${randomUUID()}`;
+	const nodes = sourceNodes(source);
+	const first = nodes[0].name;
+	const connections: Json = { Webhook: { main: [[{ node: first, type: 'main', index: 0 }]] }, Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } };
+	if (first === 'Rows') connections.Rows = { main: [[{ node: 'Source', type: 'main', index: 0 }]] };
+	const workflow = await client.createWorkflow({
+		name: `upload ${webhookPath}`,
 		nodes: [
-			{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} } },
-			{ id: randomUUID(), name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
-			{ id: randomUUID(), name: 'CSV', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, position: [400, 0], parameters: { operation: 'csv', options: { fileName: 'data.csv' } } },
+			{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'noData', options: {} } },
+			...nodes,
 			{
-				id: randomUUID(), name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [600, 0], parameters: { resource: 'dataUpload', operation: 'upload', ...parameters },
-				credentials: { amlOAuth2Api: context().credential }, ...(opts.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+				id: randomUUID(),
+				name: 'AML',
+				type: 'n8n-nodes-aml.aml',
+				typeVersion: 1,
+				position: [600, 0],
+				parameters: { resource: 'dataUpload', operation: 'upload', ...parameters },
+				credentials: { amlOAuth2Api: context().credential },
+				...(opts.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
 			},
 		],
-		connections: { Webhook: { main: [[{ node: 'Rows', type: 'main', index: 0 }]] }, Rows: { main: [[{ node: 'CSV', type: 'main', index: 0 }]] }, CSV: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } },
+		connections,
 	});
 	try {
-		await client.activate(wf.id);
-		await client.callWebhook(path, { rows });
-		const execution = await client.waitForExecution(wf.id);
-		const run = execution.data.resultData.runData.AML?.[0];
-		return { status: execution.status, output: (run?.data?.main?.[0] ?? []).map((i: Json) => i.json), error: run?.error };
+		await client.activate(workflow.id);
+		await client.callWebhook(webhookPath, 'rows' in source ? { rows: source.rows } : {});
+		const execution = await client.waitForExecution(workflow.id);
+		const runData = execution.data.resultData.runData;
+		const run = runData.AML?.[0];
+		const sourceItem = runData.Source?.[0]?.data?.main?.[0]?.[0];
+		return {
+			status: execution.status,
+			output: (run?.data?.main?.[0] ?? []).map((item: Json) => item.json),
+			error: run?.error,
+			binaryFields: Object.keys(sourceItem?.binary ?? {}),
+		};
 	} finally {
-		await client.deleteWorkflow(wf.id);
+		await client.deactivate(workflow.id).catch(() => undefined);
+		await client.deleteWorkflow(workflow.id);
 	}
 }
 
-describe('Data Upload in real n8n', () => {
-	beforeAll(async () => {
-		await control.post('/reset');
-	});
+type Logged = { seq: number; method: string; path: string; status: number };
+const apiSince = async (mark: number): Promise<Logged[]> => (await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api'));
+const uploadsSince = async (mark: number) => (await apiSince(mark)).filter((r) => r.method === 'POST' && r.path.startsWith('/api/v1/data-upload'));
 
-	test('persons CSV → COMPLETED after waiting; the sandbox stores them', async () => {
-		const rows = Array.from({ length: 30 }, (_, i) => ({ id: `csv-${i}`, type: 'INDIVIDUAL', first_name: `F${i}` }));
-		const run = await upload(rows, { uploadType: 'PERSON', waitForCompletion: true });
-		expect(run.status).toBe('success');
-		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'PERSON' });
-		const stored = await control.get<Json[]>('/persons');
-		expect(stored.filter((p) => p.id.startsWith('csv-'))).toHaveLength(30);
-	});
+const persons = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${i}`, type: 'INDIVIDUAL', first_name: `F${i}`, last_name: 'Csv' }));
 
-	test('a duplicate id after the first 1000 rows → PARTIALLY_COMPLETED is an error naming the first id not saved', async () => {
-		const rows = Array.from({ length: 1200 }, (_, i) => ({ id: `pp-${i}`, type: 'INDIVIDUAL' }));
-		rows[1100] = { id: 'pp-3', type: 'INDIVIDUAL' };
-		const run = await upload(rows, { uploadType: 'PERSON' });
-		expect(run.status).toBe('error');
-		expect(run.error.message).toMatch(/PARTIALLY_COMPLETED/);
-		expect(run.error.description).toMatch(/firstIdNotSaved: pp-1000/);
-		const cof = await upload(rows.map((r) => ({ ...r, id: `q${r.id}` })), { uploadType: 'PERSON' }, { continueOnFail: true });
-		expect(cof.output[0]).toMatchObject({ status: 'PARTIALLY_COMPLETED', success: false, firstIdNotSaved: 'qpp-1000', lastSavedId: 'qpp-999' });
-	});
+afterAll(async () => {
+	await control.post('/config', { tokenLifetimeSeconds: 3600 }).catch(() => undefined);
+	await n8n().cleanup();
+});
 
-	test('a bad timestamp → FAILED with the reason; nothing stored', async () => {
-		const rows = [
-			{ id: 'ft-1', person_id: 'cust-1001', timestamp: '2026-01-01T00:00:00Z', amount: '1.00', direction: 'I' },
-			{ id: 'ft-2', person_id: 'cust-1001', timestamp: 'yesterday', amount: '2.00', direction: 'O' },
-		];
-		const run = await upload(rows, { uploadType: 'TRANSACTION' }, { continueOnFail: true });
-		expect(run.output[0]).toMatchObject({ status: 'FAILED', success: false });
-		expect(String(run.output[0].reason)).toMatch(/timestamp/);
-		expect((await control.get<Json[]>('/transactions')).some((t) => t.id === 'ft-1')).toBe(false);
-	});
-
-	test('missing required columns and a wrong binary field fail before any request', async () => {
+describe('Data Upload → Upload CSV in real n8n', () => {
+	test('persons CSV → COMPLETED after waiting; the sandbox stores every row', async () => {
+		const prefix = `csv-${suffix}`;
 		const mark = await control.mark();
-		const missing = await upload([{ id: 'x', first_name: 'no type' }], { uploadType: 'PERSON' });
-		expect(missing.error.message).toMatch(/Item 0: "CSV header" misses the required column\(s\) type/);
-		const wrong = await upload([{ id: 'x', type: 'INDIVIDUAL' }], { uploadType: 'PERSON', binaryPropertyName: 'file' });
-		expect(wrong.error.message).toMatch(/Item 0: "Input Binary Field" names no binary data of the item \(it has: data\)/);
-		expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api'))).toHaveLength(0);
+		const run = await upload({ rows: persons(prefix, 30) }, { uploadType: 'PERSON', waitForCompletion: true });
+		expect(run.status).toBe('success');
+		expect(run.output).toHaveLength(1);
+		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'PERSON', fileName: 'data.csv', reason: null });
+		expect(typeof run.output[0].uploadId).toBe('number');
+		const stored = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
+		expect(stored).toHaveLength(30);
+		expect(stored.find((p) => p.id === `${prefix}-7`)).toMatchObject({ type: 'INDIVIDUAL', attributes: { first_name: 'F7', last_name: 'Csv' } });
+		// Exactly one upload, then status polls.
+		const log = await apiSince(mark);
+		// A 401 (token reset by an earlier suite) is answered before the service reads the file; n8n then re-sends it once.
+		expect(log.filter((r) => r.method === 'POST' && r.status !== 401)).toHaveLength(1);
+		expect(log.filter((r) => r.method === 'GET').every((r) => r.path === `/api/v1/data-upload/${run.output[0].uploadId}/status`)).toBe(true);
 	});
 
-	test('a token expired right before the upload: the file still arrives exactly once', async () => {
+	test('transactions CSV → COMPLETED; stored under their persons', async () => {
+		const rows = [1, 2, 3].map((n) => ({ id: `csvtx-${suffix}-${n}`, person_id: 'cust-1001', timestamp: `2026-01-0${n}T10:00:00.123456Z`, amount: `${n}00.50`, direction: 'O', type: 'wire_transfer' }));
+		const run = await upload({ rows }, { uploadType: 'TRANSACTION', options: { fileName: 'transactions.csv' } });
+		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'TRANSACTION', fileName: 'transactions.csv' });
+		const stored = (await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).filter((t) => t.id.startsWith(`csvtx-${suffix}`));
+		expect(stored.map((t) => t.id).sort()).toEqual(rows.map((r) => r.id));
+		expect(stored[0].attributes).toMatchObject({ amount: '100.50', direction: 'O' });
+	});
+
+	test('a duplicate id after the first 1000 rows → PARTIALLY_COMPLETED is an error with the reason and the first id not saved', async () => {
+		const prefix = `pp-${suffix}`;
+		const rows = persons(prefix, 1200);
+		rows[1100] = { ...rows[3] };
+		const run = await upload({ rows }, { uploadType: 'PERSON' });
+		expect(run.status).toBe('error');
+		expect(run.output).toHaveLength(0);
+		expect(run.error?.message).toMatch(new RegExp(`ended with status PARTIALLY_COMPLETED: .*${prefix}-3\\b`));
+		expect(run.error?.message).toMatch(new RegExp(`First id not saved: ${prefix}-1000`));
+		expect(run.error?.description).toMatch(new RegExp(`offendingId: ${prefix}-3, lastSavedId: ${prefix}-999, firstIdNotSaved: ${prefix}-1000`));
+		const stored = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
+		expect(stored).toHaveLength(1000);
+	});
+
+	test('PARTIALLY_COMPLETED with Continue On Fail: an item with success false and the ids as fields', async () => {
+		const prefix = `pq-${suffix}`;
+		const rows = persons(prefix, 1200);
+		rows[1100] = { ...rows[3] };
+		const run = await upload({ rows }, { uploadType: 'PERSON' }, { continueOnFail: true });
+		expect(run.status).toBe('success');
+		expect(run.output[0]).toMatchObject({
+			status: 'PARTIALLY_COMPLETED',
+			success: false,
+			offendingId: `${prefix}-3`,
+			lastSavedId: `${prefix}-999`,
+			firstIdNotSaved: `${prefix}-1000`,
+		});
+		expect(run.output[0].reason).toMatch(/Last saved id/);
+		expect(run.output[0].error).toMatch(/PARTIALLY_COMPLETED/);
+	});
+
+	test('a bad timestamp → FAILED with the reason as an error; nothing stored; with Continue On Fail an item', async () => {
+		const rows = [
+			{ id: `ft-${suffix}-1`, person_id: 'cust-1001', timestamp: '2026-01-01T00:00:00Z', amount: '1.00', direction: 'I' },
+			{ id: `ft-${suffix}-2`, person_id: 'cust-1001', timestamp: 'yesterday', amount: '2.00', direction: 'O' },
+		];
+		const run = await upload({ rows }, { uploadType: 'TRANSACTION' });
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/ended with status FAILED: line 3: .*timestamp/i);
+		expect(run.error?.description).toMatch(/none of its rows were stored/);
+		const cof = await upload({ rows }, { uploadType: 'TRANSACTION' }, { continueOnFail: true });
+		expect(cof.output[0]).toMatchObject({ status: 'FAILED', success: false, line: 3 });
+		expect(String(cof.output[0].reason)).toMatch(/timestamp/);
+		const stored = await control.get<Json[]>('/transactions', { personId: 'cust-1001' });
+		expect(stored.some((t) => String(t.id).startsWith(`ft-${suffix}`))).toBe(false);
+	});
+
+	test('wrong binary field, missing columns, wrong separator, wrong file name: errors before any request', async () => {
+		const mark = await control.mark();
+		const wrong = await upload({ rows: persons(`wb-${suffix}`, 2) }, { uploadType: 'PERSON', binaryPropertyName: 'file' });
+		expect(wrong.binaryFields).toEqual(['data']);
+		expect(wrong.error?.message).toMatch(/^Item 0: "Input Binary Field" names no binary data of the item \(the item's binary fields are: data\) \(value: "file"\)/);
+		const missing = await upload({ rows: [{ id: 'x', first_name: 'no type' }] }, { uploadType: 'PERSON' });
+		expect(missing.error?.message).toMatch(/Item 0: "CSV header" lacks the required column\(s\) type for type PERSON/);
+		const semicolon = await upload({ rows: [{ id: 'x', type: 'INDIVIDUAL' }], csvOptions: { delimiter: ';' } }, { uploadType: 'PERSON' });
+		expect(semicolon.error?.message).toMatch(/uses ";" as column separator/);
+		const txColumns = await upload({ rows: [{ id: 'x', personId: 'cust-1001', timestamp: '2026-01-01', amount: '1', direction: 'I' }] }, { uploadType: 'TRANSACTION' });
+		expect(txColumns.error?.message).toMatch(/lacks the required column\(s\) person_id/);
+		const name = await upload({ rows: [{ id: 'x', type: 'INDIVIDUAL' }] }, { uploadType: 'PERSON', options: { fileName: 'persons.xlsx' } });
+		expect(name.error?.message).toMatch(/"File Name" must end with \.csv/);
+		expect(await apiSince(mark)).toHaveLength(0);
+	});
+
+	test('a token expired right before the upload: n8n renews it and re-sends the file; it arrives exactly once', async () => {
+		const prefix = `tok-${suffix}`;
+		await upload({ rows: persons(`${prefix}-warm`, 1) }, { uploadType: 'PERSON' });
 		await control.post('/tokens/expire');
-		const before = (await control.get<Json[]>('/uploads')).length;
-		const run = await upload([{ id: 'tok-up-1', type: 'INDIVIDUAL' }], { uploadType: 'PERSON' });
+		const mark = await control.mark();
+		const uploadsBefore = (await control.get<Json[]>('/uploads')).length;
+		const run = await upload({ rows: persons(prefix, 3) }, { uploadType: 'PERSON' });
 		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true });
-		expect((await control.get<Json[]>('/uploads')).length - before).toBe(1);
+		expect((await control.get<Json[]>('/uploads')).length - uploadsBefore).toBe(1);
+		// The first attempt was refused (401, nothing stored), the re-sent Buffer accepted once.
+		expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([401, 202]);
+		expect((await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`) && !p.id.includes('warm'))).toHaveLength(3);
+	});
+
+	test('a token n8n knows to be expired is renewed before the upload: the file is sent once, no 401', async () => {
+		await control.post('/config', { tokenLifetimeSeconds: 5 });
+		try {
+			// This run's 401 makes n8n fetch a token that lives 5 s (and store its expiry).
+			await control.post('/tokens/expire');
+			await upload({ rows: persons(`ren-${suffix}-a`, 1) }, { uploadType: 'PERSON', waitForCompletion: false });
+			await new Promise((resolve) => setTimeout(resolve, 6000));
+			const mark = await control.mark();
+			const run = await upload({ rows: persons(`ren-${suffix}-b`, 2) }, { uploadType: 'PERSON', waitForCompletion: false });
+			expect(run.output[0]).toMatchObject({ status: 'ACCEPTED', success: null });
+			expect(run.output[0].note).toMatch(/Get Status/);
+			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
+		} finally {
+			await control.post('/config', { tokenLifetimeSeconds: 3600 });
+		}
+	});
+
+	test('100 MB file from disk: one request, peak memory of n8n grows by about one file size', async () => {
+		const dir = path.join(os.homedir(), '.n8n-files');
+		fs.mkdirSync(dir, { recursive: true });
+		const filePath = path.join(dir, `aml-upload-${suffix}.csv`);
+		// 1,000 persons of about 100 KB each; the first row's type is invalid so the sandbox stores nothing.
+		const filler = 'x'.repeat(100 * 1024 - 40);
+		const size = 100 * 1024 * 1024 - 1024;
+		const fd = fs.openSync(filePath, 'w');
+		fs.writeSync(fd, 'id,type,note\n');
+		let written = 13;
+		for (let i = 0; written < size; i++) {
+			const line = `big-${suffix}-${i},${i === 0 ? 'ALIEN' : 'INDIVIDUAL'},${filler}\n`.slice(0, Math.max(0, size - written));
+			fs.writeSync(fd, line);
+			written += line.length;
+		}
+		fs.closeSync(fd);
+		const pid = n8nPid();
+		const stopSampling = sampleRss(pid);
+		try {
+			const mark = await control.mark();
+			const run = await upload({ filePath }, { uploadType: 'PERSON', waitForCompletion: false });
+			const { baseline, peak } = stopSampling();
+			expect(run.status).toBe('success');
+			expect(run.output[0]).toMatchObject({ status: 'ACCEPTED', type: 'PERSON' });
+			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
+			const added = peak - baseline;
+			console.log(`100 MB upload: n8n RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB, added ${(added / 2 ** 20).toFixed(0)} MB = ${(added / size).toFixed(2)}× file size`);
+			expect(added / size).toBeLessThan(1.5);
+		} finally {
+			stopSampling();
+			fs.rmSync(filePath, { force: true });
+		}
 	});
 });
+
+describe('Data Upload → Get Status in real n8n', () => {
+	test('status of a finished upload; an unknown id is a 404 error; a non-number is refused before any request', async () => {
+		const done = await upload({ rows: persons(`gs-${suffix}`, 2) }, { uploadType: 'PERSON' });
+		const uploadId = done.output[0].uploadId;
+		const run = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: '={{ $json.uploadId }}' } }, [{ uploadId }], { credentials: { amlOAuth2Api: context().credential } });
+		expect(run.outputs[0]).toEqual([{ uploadId, status: 'COMPLETED', reason: null, success: true }]);
+		const unknown = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: '999999' } }, [{}], { credentials: { amlOAuth2Api: context().credential } });
+		expect(unknown.error?.message).toMatch(/Not found/);
+		const mark = await control.mark();
+		const bad = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: 'abc' } }, [{}], { credentials: { amlOAuth2Api: context().credential } });
+		expect(bad.error?.message).toMatch(/"Upload ID" must be a whole number of at least 1/);
+		expect(await apiSince(mark)).toHaveLength(0);
+	});
+});
+
+/** Process id of the n8n the harness started (the one listening on its port). */
+function n8nPid(): number {
+	const port = new URL(context().n8n.baseUrl).port;
+	const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
+	const pid = /pid=(\d+)/.exec(out)?.[1];
+	if (!pid) throw new Error(`no process listens on port ${port}: ${out}`);
+	return Number(pid);
+}
+
+/** Samples a process's resident memory every 20 ms; returns a stop function giving baseline and peak. */
+function sampleRss(pid: number): () => { baseline: number; peak: number } {
+	const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+	const baseline = rss();
+	let peak = baseline;
+	const timer = setInterval(() => {
+		peak = Math.max(peak, rss());
+	}, 20);
+	let result: { baseline: number; peak: number } | undefined;
+	return () => {
+		clearInterval(timer);
+		result ??= { baseline, peak: Math.max(peak, rss()) };
+		return result;
+	};
+}

@@ -1,4 +1,4 @@
-import { State, type ListRecord, type Person } from './state';
+import { Store, type ListRecord, type Person } from './store';
 
 export const DEMO_CUSTOM_LIST_ID = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
 export const DEMO_GOODLIST_ID = '7a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6';
@@ -61,26 +61,23 @@ function generatedList(): ListRecord[] {
 	return records;
 }
 
+let store: Store;
+const SEED_TIME = '2026-01-15T09:00:00.000000Z';
 function person(id: string, type: string, attributes: Record<string, unknown>, category = 'CUSTOMER'): Person {
-	const created = '2026-01-15T09:00:00.000000Z';
-	return {
-		id,
-		type,
-		attributes,
-		status: 'NEW',
-		category,
-		createdTime: created,
-		snoozeConfiguration: null,
-		scenarioSnoozeConfigurations: [],
-		statuses: [{ id: 1, assigner: null, status: 'NEW', startTime: created, endTime: null, createdTime: created }],
-		finalRisk: 'LOW',
-		finalRiskScore: 10,
-		finalRiskCreatedTime: created,
-		risks: [],
-	};
+	return store.newPerson(id, type, attributes, category, SEED_TIME);
 }
 
-export function seed(state: State): void {
+export function seed(state: Store): void {
+	store = state;
+	state.riskRules = [
+		{ id: 1, factor: 'HIGH_RISK_COUNTRY', level: 'HIGH', weight: 1, rule: { kind: 'countryIn', countries: ['IR', 'KP', 'SY'] } },
+		{ id: 2, factor: 'ELEVATED_RISK_COUNTRY', level: 'MEDIUM', weight: 0.5, rule: { kind: 'countryIn', countries: ['RU', 'BY', 'MM', 'AF', 'VE'] } },
+		{ id: 3, factor: 'UNDEFINED_PERSON_TYPE', level: 'LOW_TO_MEDIUM', weight: 0.2, rule: { kind: 'typeIn', types: ['UNDEFINED'] } },
+		{ id: 4, factor: 'OPEN_MONITORING_ALERTS', level: 'MEDIUM', weight: 0.5, rule: { kind: 'openAlerts', min: 1 } },
+		{ id: 5, factor: 'MANY_OPEN_MONITORING_ALERTS', level: 'MEDIUM_TO_HIGH', weight: 0.7, rule: { kind: 'openAlerts', min: 3 } },
+		{ id: 6, factor: 'TRANSACTION_VOLUME', level: 'MEDIUM_TO_HIGH', weight: 0.7, rule: { kind: 'transactionVolumeOver', amount: 100000 } },
+		{ id: 7, factor: 'CONFIRMED_SCREENING_MATCH', level: 'UNACCEPTABLE', weight: 1, rule: { kind: 'screeningTruePositive' } },
+	];
 	state.scenarios = [
 		{ handle: '0b6f1c1e-2d7a-4c55-9a43-7f3e2d1c0a11', name: 'Large transaction', type: 'ONLINE', entity: 'TRANSACTION', rule: { kind: 'amountOver', threshold: 10000 }, score: 80, weight: 1 },
 		{ handle: '1c7a2d2f-3e8b-4d66-8b54-8a4f3e2d1b22', name: 'Transaction velocity', type: 'ONLINE', entity: 'TRANSACTION', rule: { kind: 'velocity', count: 5, windowMinutes: 60 }, score: 60, weight: 1 },
@@ -104,6 +101,9 @@ export function seed(state: State): void {
 		person('cust-1005', 'PRIVATE', { first_name: 'Jonas', last_name: 'Brandt', country: 'DE' }),
 		person('cp-2001', 'INDIVIDUAL', { first_name: 'Elif', last_name: 'Silva', country: 'PT' }, 'COUNTERPARTY'),
 		person('cust-1006', 'INDIVIDUAL', { first_name: 'Wiktor', last_name: 'Drabienko', country: 'PL' }),
+		person('cust-1007', 'INDIVIDUAL', { first_name: 'Pelin', last_name: 'Ostrander', country: 'IR', city: 'Tabriz' }),
+		person('cust-1008', 'LEGAL', { company_name: 'Harbor Light Imports Ltd', country: 'GB', shareholders: [{ id: 'sh-1', name: 'Ivana Petrenkova', share: '40' }, { id: 'sh-2', name: 'Tomas Weber', share: '60' }] }),
+		person('cust-1009', 'BUSINESS', { company_name: 'Old Style Business GmbH', country: 'DE' }),
 	];
 	for (let i = 0; i < 60; i++) {
 		persons.push(
@@ -126,6 +126,20 @@ export function seed(state: State): void {
 				createdTime: txTimes[i],
 			});
 		}
+	});
+
+	// cust-1007 (IR): a large transaction (ONLINE amount > 10000) to a sanctioned entity (screening hit).
+	state.addTransaction({
+		id: 'tx-cust-1007-1',
+		personId: 'cust-1007',
+		attributes: { amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: '2026-03-04T09:30:00Z', receiver_name: 'Sokol Trading LLC', receiver_account: 'RU0204452560040702810412345678901', reference: 'invoice 77' },
+		createdTime: '2026-03-04T09:30:00Z',
+	});
+	state.addTransaction({
+		id: 'tx-cust-1007-2',
+		personId: 'cust-1007',
+		attributes: { amount: '120.00', type: 'payment', direction: 'O', timestamp: '2026-03-04T10:00:00Z', receiver_name: 'Corner Bakery', receiver_account: 'CY17002001280000001200527600' },
+		createdTime: '2026-03-04T10:00:00Z',
 	});
 
 	state.customLists.set(DEMO_CUSTOM_LIST_ID, {

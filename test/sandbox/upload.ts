@@ -1,15 +1,20 @@
 import Busboy from 'busboy';
 import { parse } from 'csv-parse';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
-import { fail, ok, type Reply } from './api';
-import * as rules from './rules';
-import type { Person, State, Transaction } from './state';
-import { now } from './state';
+import type { Ctx } from './context';
+import { fail, ok, type Reply } from './http';
+import { now, type Json, type Upload } from './store';
+import * as v from './validation';
 
-const MAX_BYTES = 100 * 1024 * 1024;
-const BATCH = 1000;
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const BATCH_SIZE = 1000;
+
 const REQUIRED: Record<string, string[]> = {
 	PERSON: ['id', 'type'],
 	TRANSACTION: ['id', 'person_id', 'timestamp', 'amount', 'direction'],
@@ -17,148 +22,304 @@ const REQUIRED: Record<string, string[]> = {
 	PERSON_RELATION: ['person_id', 'related_person_id', 'relation_type'],
 };
 
+const camel = (s: string) => s.replace(/_(\w)/g, (_, x: string) => x.toUpperCase());
+
 type Row = Record<string, string>;
 
-/** Receives the multipart file as a stream; rows are kept (not the raw bytes) for asynchronous processing. */
-export async function receiveUpload(state: State, req: IncomingMessage, type: string | null): Promise<Reply> {
-	if (!type || !rules.UPLOAD_TYPES.includes(type)) return fail(400, 'type must be PERSON, PERSON_RELATION, TRANSACTION or TRANSACTION_UPDATE');
-	if (!String(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return fail(400, 'multipart/form-data with a file part is required');
-	if (Number(req.headers['content-length'] ?? 0) > MAX_BYTES + 64 * 1024) return fail(413, 'file exceeds 100M');
-	return await new Promise<Reply>((resolve) => {
-		const bb = Busboy({ headers: req.headers, limits: { fileSize: MAX_BYTES, files: 1 } });
-		let fileName = '';
-		let parsed: Promise<{ rows: Row[]; header: string[]; error?: string }> | undefined;
-		let tooLarge = false;
-		bb.on('file', (name, stream, info) => {
-			if (name !== 'file') {
-				stream.resume();
-				return;
+/**
+ * CSV upload (operation 1) and its status (operation 2). The multipart `file` part is streamed to a temporary file
+ * (never held in memory); 202 `{id, fileName, type}` answers once it is received. Processing is asynchronous:
+ * PROCESSING → validation pass (streamed; first error → FAILED, nothing stored) → upload pass in batches of 1000
+ * (an error in a batch → PARTIALLY_COMPLETED; earlier batches stay stored) → COMPLETED.
+ */
+export class Uploads {
+	private temp = new Set<string>();
+	private closed = false;
+
+	constructor(private ctx: () => Ctx) {}
+
+	close(): void {
+		this.closed = true;
+		for (const f of this.temp) fs.rmSync(f, { force: true });
+		this.temp.clear();
+	}
+
+	reset(): void {
+		this.close();
+		this.closed = false;
+	}
+
+	async receive(req: IncomingMessage, type: string | null): Promise<Reply> {
+		if (!type || !v.UPLOAD_TYPES.includes(type)) return drained(req, fail(400, `type is required and must be one of ${v.UPLOAD_TYPES.join(', ')}`));
+		if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) return drained(req, fail(400, 'the body must be multipart/form-data with a "file" part'));
+		if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES + 1024 * 1024) return drained(req, fail(413, 'the file exceeds the 100M upload limit'));
+		const file = path.join(os.tmpdir(), `aml-sandbox-upload-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
+		this.temp.add(file);
+		let bb: ReturnType<typeof Busboy>;
+		try {
+			bb = Busboy({ headers: req.headers, limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
+		} catch {
+			return drained(req, fail(400, 'malformed multipart body'));
+		}
+		const result = await new Promise<{ error?: Reply; fileName?: string; bytes: number }>((resolve) => {
+			let fileName: string | undefined;
+			let writing: Promise<void> | undefined;
+			let tooLarge = false;
+			let bytes = 0;
+			bb.on('file', (name, stream, info) => {
+				if (name !== 'file' || writing) {
+					stream.resume();
+					return;
+				}
+				fileName = info.filename || 'upload.csv';
+				stream.on('data', (c: Buffer) => (bytes += c.length));
+				stream.on('limit', () => (tooLarge = true));
+				writing = pipeline(stream, fs.createWriteStream(file));
+			});
+			bb.on('close', () => {
+				void (async () => {
+					try {
+						await writing;
+					} catch {
+						return resolve({ error: fail(400, 'the file part could not be read'), bytes });
+					}
+					if (!writing) return resolve({ error: fail(400, 'the multipart field "file" is required'), bytes });
+					if (tooLarge) return resolve({ error: fail(413, 'the file exceeds the 100M upload limit'), bytes });
+					resolve({ fileName, bytes });
+				})();
+			});
+			bb.on('error', () => resolve({ error: fail(400, 'malformed multipart body'), bytes }));
+			req.pipe(bb);
+		});
+		if (result.error) {
+			this.discard(file);
+			return result.error;
+		}
+		const { store } = this.ctx();
+		const upload: Upload = { id: store.nextId('upload'), fileName: result.fileName!, type, status: 'PROCESSING', reason: null, bytes: result.bytes, rows: 0, stored: 0, createdTime: now() };
+		store.uploads.set(upload.id, upload);
+		setTimeout(() => void this.process(upload, file).finally(() => this.discard(file)), 20).unref();
+		return ok({ id: upload.id, fileName: upload.fileName, type }, 202);
+	}
+
+	status(id: string): Reply {
+		const e = v.intIdError(id, 'uploadId');
+		if (e) return fail(400, e);
+		const u = this.ctx().store.uploads.get(Number(id));
+		if (!u) return fail(404, `Upload ${id} not found`);
+		return ok({ status: u.status, reason: u.reason });
+	}
+
+	private discard(file: string): void {
+		fs.rmSync(file, { force: true });
+		this.temp.delete(file);
+	}
+
+	/** Streams the rows of the file (header first) to `onRow`; `onRow` returning false stops early. */
+	private async rows(file: string, onHeader: (h: string[]) => string | undefined, onRow: (row: Row, line: number) => Promise<boolean> | boolean): Promise<string | undefined> {
+		const parser = fs.createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false, trim: false }));
+		let header: string[] | undefined;
+		let line = 1;
+		try {
+			for await (const record of parser as AsyncIterable<string[]>) {
+				if (!header) {
+					header = record.map((h) => h.trim());
+					const e = onHeader(header);
+					if (e) return e;
+					continue;
+				}
+				line++;
+				const row: Row = {};
+				for (let i = 0; i < header.length; i++) row[header[i]] = record[i];
+				if (!(await onRow(row, line))) return undefined;
 			}
-			fileName = info.filename ?? "upload.csv";
-			stream.on('limit', () => (tooLarge = true));
-			parsed = parseCsv(stream);
+		} catch (error) {
+			return `malformed CSV at line ${line + 1}: ${(error as Error).message}`;
+		} finally {
+			parser.destroy();
+		}
+		if (!header) return 'the file is empty: a header row is required';
+		return undefined;
+	}
+
+	private async process(upload: Upload, file: string): Promise<void> {
+		const failWith = (reason: string) => {
+			upload.status = 'FAILED';
+			upload.reason = reason;
+		};
+		if (!/\.csv$/i.test(upload.fileName)) return failWith(`file name ${upload.fileName} must end with .csv`);
+		const type = upload.type;
+		let get: (row: Row, key: string) => string = (row, key) => row[key];
+		const headerError = (header: string[]): string | undefined => {
+			if (header.some((h) => !h)) return 'bad header: empty column name';
+			const dup = header.find((h, i) => header.indexOf(h) !== i);
+			if (dup) return `bad header: duplicate column ${dup}`;
+			const styled = header.filter((h) => h !== 'person_id');
+			if (styled.some((h) => h.includes('_')) && styled.some((h) => /[A-Z]/.test(h))) return 'bad header: column names must be all snake_case or all camelCase, not mixed';
+			const useCamel = styled.some((h) => /[A-Z]/.test(h));
+			const name = (k: string) => (k === 'person_id' && type === 'TRANSACTION' ? k : useCamel ? camel(k) : k);
+			const missing = REQUIRED[type].filter((k) => !header.includes(name(k)));
+			if (missing.length) return `missing required column(s): ${missing.map(name).join(', ')}`;
+			get = (row, key) => row[name(key)];
+			return undefined;
+		};
+		// Validation pass: the first error fails the whole file; nothing is stored.
+		let validation: string | undefined;
+		let rows = 0;
+		const scan = await this.rows(file, headerError, (row, line) => {
+			rows++;
+			validation = this.rowError(type, row, get, line);
+			return !validation;
 		});
-		bb.on('close', async () => {
-			if (!parsed) return resolve(fail(400, 'the multipart field "file" is required'));
-			const result = await parsed;
-			if (tooLarge) return resolve(fail(413, 'file exceeds 100M'));
-			const upload = { id: state.nextId('upload'), fileName, type, status: 'PROCESSING', reason: null as string | null };
-			state.uploads.set(upload.id, upload);
-			setTimeout(() => process(state, upload, result), 50).unref();
-			resolve(ok({ id: upload.id, fileName, type }, 202));
+		if (scan ?? validation) return failWith((scan ?? validation)!);
+		upload.rows = rows;
+		if (this.closed) return;
+		// Upload pass: batches of 1000.
+		const { store } = this.ctx();
+		const idOf = (row: Row) => (type === 'PERSON_RELATION' ? get(row, 'person_id') : get(row, 'id'));
+		let lastSaved: string | null = null;
+		let batch: Row[] = [];
+		let stopped = false;
+		const flush = async (): Promise<boolean> => {
+			if (!batch.length) return true;
+			const problem = this.batchProblem(type, batch, get);
+			if (problem) {
+				upload.status = 'PARTIALLY_COMPLETED';
+				upload.reason = `${problem.why} (id ${problem.id}). Last saved id: ${lastSaved ?? 'none'}. First id not saved: ${idOf(batch[0])}`;
+				return false;
+			}
+			this.storeBatch(type, batch, get);
+			upload.stored += batch.length;
+			lastSaved = idOf(batch[batch.length - 1]);
+			batch = [];
+			await new Promise((r) => setImmediate(r));
+			return !this.closed;
+		};
+		await this.rows(file, headerError, async (row) => {
+			batch.push(row);
+			if (batch.length < BATCH_SIZE) return true;
+			const okBatch = await flush();
+			stopped = !okBatch;
+			return okBatch;
 		});
-		bb.on('error', () => resolve(fail(400, 'malformed multipart body')));
-		req.pipe(bb);
-	});
+		if (stopped || !(await flush())) return;
+		upload.status = 'COMPLETED';
+		upload.reason = null;
+		void store;
+	}
+
+	private rowError(type: string, row: Row, get: (r: Row, k: string) => string, line: number): string | undefined {
+		const at = `line ${line}`;
+		for (const k of REQUIRED[type]) if (!get(row, k)?.trim()) return `${at}: required column ${k} is empty`;
+		if (type !== 'PERSON_RELATION') {
+			const e = v.idError(get(row, 'id'));
+			if (e) return `${at}: ${e}`;
+		}
+		if (type !== 'PERSON') {
+			const e = v.idError(get(row, 'person_id'), 'person_id');
+			if (e) return `${at}: ${e}`;
+		}
+		if (type === 'PERSON_RELATION') {
+			const e = v.idError(get(row, 'related_person_id'), 'related_person_id');
+			if (e) return `${at}: ${e}`;
+			return undefined;
+		}
+		if (type === 'PERSON' && !v.PERSON_TYPES.includes(get(row, 'type'))) return `${at}: invalid type "${get(row, 'type')}" (expected INDIVIDUAL, LEGAL or UNDEFINED)`;
+		const attributes: Json = {};
+		for (const [k, raw] of Object.entries(row)) {
+			if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k)) continue;
+			const value = cell(raw);
+			if (value === INVALID) return `${at}: column ${k} holds invalid JSON`;
+			attributes[k] = value;
+			if (/timestamp/i.test(k) || /(_time|Time)$/.test(k)) {
+				const e = v.timestampError(raw, k);
+				if (e) return `${at}: ${e} (value "${raw}")`;
+			}
+			if ((type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE') && /amount|total|rate/i.test(k) && !/^-?\d+(\.\d+)?$/.test(raw.trim())) {
+				return `${at}: column ${k} must be a decimal number (value "${raw}")`;
+			}
+		}
+		const e = v.attributesError(attributes);
+		if (e) return `${at}: ${e}`;
+		return undefined;
+	}
+
+	private batchProblem(type: string, batch: Row[], get: (r: Row, k: string) => string): { id: string; why: string } | undefined {
+		const { store } = this.ctx();
+		const seen = new Set<string>();
+		for (const row of batch) {
+			const id = get(row, 'id');
+			if (type === 'PERSON') {
+				if (store.persons.has(id) || seen.has(id)) return { id, why: `Duplicate person id ${id}` };
+			} else if (type === 'TRANSACTION') {
+				if (store.transactions.has(id) || seen.has(id)) return { id, why: `Duplicate transaction id ${id}` };
+				if (!store.personVisible(get(row, 'person_id'))) return { id, why: `Person ${get(row, 'person_id')} of transaction ${id} does not exist` };
+			} else if (type === 'TRANSACTION_UPDATE') {
+				const tx = store.transactions.get(id);
+				if (!tx || tx.personId !== get(row, 'person_id')) return { id, why: `Transaction ${id} of person ${get(row, 'person_id')} does not exist` };
+			} else {
+				const pid = get(row, 'person_id');
+				const rid = get(row, 'related_person_id');
+				if (!store.personVisible(pid)) return { id: pid, why: `Person ${pid} does not exist` };
+				if (!store.personVisible(rid)) return { id: pid, why: `Related person ${rid} does not exist` };
+			}
+			seen.add(id);
+		}
+		return undefined;
+	}
+
+	private storeBatch(type: string, batch: Row[], get: (r: Row, k: string) => string): void {
+		const { store, monitoring, risk } = this.ctx();
+		const touched = new Set<string>();
+		for (const row of batch) {
+			const attributes: Json = {};
+			for (const [k, raw] of Object.entries(row)) {
+				if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k)) continue;
+				attributes[k] = cell(raw);
+			}
+			if (type === 'PERSON') {
+				const category = attributes.category === 'COUNTERPARTY' ? 'COUNTERPARTY' : 'CUSTOMER';
+				delete attributes.category;
+				const p = store.newPerson(get(row, 'id'), get(row, 'type'), attributes, category);
+				store.persons.set(p.id, p);
+				monitoring.run('OFFLINE', p, undefined, false);
+				touched.add(p.id);
+			} else if (type === 'TRANSACTION') {
+				const p = store.personVisible(get(row, 'person_id'))!;
+				const tx = { id: get(row, 'id'), personId: p.id, attributes, createdTime: now() };
+				store.addTransaction(tx);
+				monitoring.run('OFFLINE', p, tx, false);
+				touched.add(p.id);
+			} else if (type === 'TRANSACTION_UPDATE') {
+				const tx = store.transactions.get(get(row, 'id'))!;
+				for (const [k, value] of Object.entries(attributes)) if (k === 'status' || !(k in tx.attributes)) tx.attributes[k] = value;
+			} else {
+				store.relations.push({ personId: get(row, 'person_id'), relatedPersonId: get(row, 'related_person_id'), relationType: get(row, 'relation_type') });
+			}
+		}
+		for (const id of touched) {
+			const p = store.persons.get(id);
+			if (p) risk.rescore(p);
+		}
+	}
 }
 
-function parseCsv(stream: Readable): Promise<{ rows: Row[]; header: string[]; error?: string }> {
-	return new Promise((resolve) => {
-		const rows: Row[] = [];
-		let header: string[] = [];
-		const parser = parse({ columns: (h: string[]) => ((header = h.map((x) => x.trim())), header), skip_empty_lines: true, bom: true, relax_column_count: false });
-		parser.on('data', (row: Row) => rows.push(row));
-		parser.on('error', (e) => {
-			stream.resume();
-			resolve({ rows, header, error: `malformed CSV: ${e.message}` });
-		});
-		parser.on('end', () => resolve({ rows, header }));
-		stream.pipe(parser);
-	});
-}
+const INVALID = Symbol('invalid JSON');
 
-function cell(value: string): unknown {
-	const t = value.trim();
+/** A cell: JSON for nested values (arrays, objects), otherwise the string. */
+function cell(raw: string): unknown {
+	const t = raw.trim();
 	if ((t.startsWith('[') && t.endsWith(']')) || (t.startsWith('{') && t.endsWith('}'))) {
 		try {
 			return JSON.parse(t);
 		} catch {
-			return value;
+			return INVALID;
 		}
 	}
-	return value;
+	return raw;
 }
 
-function process(state: State, upload: { status: string; reason: string | null; type: string }, file: { rows: Row[]; header: string[]; error?: string }): void {
-	const failWith = (reason: string) => {
-		upload.status = 'FAILED';
-		upload.reason = reason;
-	};
-	if (file.error) return failWith(file.error);
-	const missing = REQUIRED[upload.type].filter((c) => !file.header.includes(c) && !file.header.includes(c.replace(/_(\w)/g, (_, x) => x.toUpperCase())));
-	if (missing.length) return failWith(`missing required column(s): ${missing.join(', ')}`);
-	const get = (row: Row, key: string) => row[key] ?? row[key.replace(/_(\w)/g, (_, x) => x.toUpperCase())];
-	// Validation: the first error fails the whole file, nothing stored.
-	for (let i = 0; i < file.rows.length; i++) {
-		const row = file.rows[i];
-		const line = i + 2;
-		if (upload.type !== 'PERSON_RELATION' && rules.idError(get(row, 'id'))) return failWith(`line ${line}: invalid id "${get(row, 'id')}"`);
-		if (upload.type === 'PERSON' && !rules.PERSON_TYPES.includes(get(row, 'type'))) return failWith(`line ${line}: invalid type "${get(row, 'type')}"`);
-		if (upload.type === 'TRANSACTION') {
-			const ts = rules.timestampError(get(row, 'timestamp'));
-			if (ts) return failWith(`line ${line}: ${ts}`);
-			if (rules.amountError(get(row, 'amount'))) return failWith(`line ${line}: amount must be a decimal number`);
-		}
-	}
-	// Upload phase, batches of 1000: an error in a batch stops the upload; earlier batches stay stored.
-	let lastSaved: string | null = null;
-	for (let start = 0; start < file.rows.length; start += BATCH) {
-		const batch = file.rows.slice(start, start + BATCH);
-		const problem = batchProblem(state, upload.type, batch, get);
-		if (problem) {
-			upload.status = 'PARTIALLY_COMPLETED';
-			upload.reason = `Duplicate or invalid entity with id ${problem.id}: ${problem.why}. Last saved id: ${lastSaved ?? 'none'}. First id not saved: ${get(batch[0], 'id') ?? get(batch[0], 'person_id')}`;
-			return;
-		}
-		for (const row of batch) store(state, upload.type, row, get);
-		lastSaved = get(batch[batch.length - 1], 'id') ?? get(batch[batch.length - 1], 'person_id');
-	}
-	upload.status = 'COMPLETED';
-	upload.reason = null;
-}
-
-function batchProblem(state: State, type: string, batch: Row[], get: (r: Row, k: string) => string): { id: string; why: string } | undefined {
-	const seen = new Set<string>();
-	for (const row of batch) {
-		const id = get(row, 'id');
-		if (type === 'PERSON') {
-			if (state.persons.has(id) || seen.has(id)) return { id, why: 'duplicate id' };
-		} else if (type === 'TRANSACTION') {
-			if (state.transactions.has(id) || seen.has(id)) return { id, why: 'duplicate id' };
-			if (!state.persons.has(get(row, 'person_id'))) return { id, why: `person ${get(row, 'person_id')} does not exist` };
-		} else if (type === 'TRANSACTION_UPDATE') {
-			const tx = state.transactions.get(id);
-			if (!tx || tx.personId !== get(row, 'person_id')) return { id, why: 'transaction does not exist' };
-		} else if (type === 'PERSON_RELATION') {
-			const pid = get(row, 'person_id');
-			if (!state.persons.has(pid) || !state.persons.has(get(row, 'related_person_id'))) return { id: pid, why: 'person does not exist' };
-		}
-		seen.add(id);
-	}
-	return undefined;
-}
-
-function store(state: State, type: string, row: Row, get: (r: Row, k: string) => string): void {
-	const reserved = new Set(['id', 'type', 'person_id', 'personId']);
-	const attributes = Object.fromEntries(Object.entries(row).filter(([k]) => !reserved.has(k)).map(([k, v]) => [k, cell(v)]));
-	if (type === 'PERSON') {
-		const p: Person = {
-			id: get(row, 'id'), type: get(row, 'type'), attributes, status: 'NEW', category: 'CUSTOMER', createdTime: now(), snoozeConfiguration: null,
-			scenarioSnoozeConfigurations: [], statuses: [], finalRisk: 'LOW', finalRiskScore: 10, finalRiskCreatedTime: now(), risks: [],
-		};
-		state.persons.set(p.id, p);
-	} else if (type === 'TRANSACTION') {
-		const tx: Transaction = { id: get(row, 'id'), personId: get(row, 'person_id'), attributes, createdTime: now() };
-		state.addTransaction(tx);
-	} else if (type === 'TRANSACTION_UPDATE') {
-		const tx = state.transactions.get(get(row, 'id'));
-		if (tx) for (const [k, v] of Object.entries(attributes)) if (k === 'status' || !(k in tx.attributes)) tx.attributes[k] = v;
-	}
-}
-
-export function uploadStatus(state: State, id: string): Reply {
-	if (!/^\d+$/.test(id) || Number(id) < 1) return fail(400, 'uploadId must be an integer >= 1');
-	const u = state.uploads.get(Number(id));
-	if (!u) return fail(404, `Upload ${id} not found`);
-	return ok({ status: u.status, reason: u.reason });
+function drained(req: IncomingMessage, reply: Reply): Reply {
+	req.resume();
+	return reply;
 }

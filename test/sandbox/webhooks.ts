@@ -23,7 +23,7 @@ export interface DeliveryAttempt {
 const SCHEDULE_MIN = [2, 5, 10, 15, 30, 60, 120, 240];
 const QUICK_RETRIES = 3;
 
-function retryDelayMs(retryIndex: number): number | undefined {
+export function retryDelayMs(retryIndex: number): number | undefined {
 	if (retryIndex < SCHEDULE_MIN.length) return SCHEDULE_MIN[retryIndex] * 60_000;
 	const extra = retryIndex - SCHEDULE_MIN.length;
 	return extra < 21 ? 8 * 3600_000 : undefined;
@@ -37,7 +37,11 @@ interface Pending {
 	attempt: number;
 	retryIndex: number;
 	dueAt: number;
+	timer?: NodeJS.Timeout;
+	inFlight: boolean;
 }
+
+/** Metadata of the emitted events (README lists them per action). */
 
 export class Webhooks {
 	targets: WebhookTarget[] = [];
@@ -51,9 +55,29 @@ export class Webhooks {
 	reset(): void {
 		this.targets = [];
 		this.log = [];
+		this.events = [];
 		this.pending.clear();
 		for (const t of this.timers) clearTimeout(t);
 		this.timers.clear();
+	}
+
+	/** Every emitted event (also without targets), newest last; capped. */
+	events: Array<{ action: string; createdTime: string; metadata: Record<string, unknown> }> = [];
+
+	remove(id: string): boolean {
+		const before = this.targets.length;
+		this.targets = this.targets.filter((t) => t.id !== id);
+		for (const p of this.pending) {
+			if (p.target.id === id) {
+				if (p.timer) clearTimeout(p.timer);
+				this.pending.delete(p);
+			}
+		}
+		return this.targets.length < before;
+	}
+
+	pendingCount(): number {
+		return this.pending.size;
 	}
 
 	close(): void {
@@ -62,6 +86,9 @@ export class Webhooks {
 	}
 
 	add(target: Omit<WebhookTarget, 'id'>): WebhookTarget {
+		if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url)) throw new Error('url must be an http(s) URL');
+		const mode = target.verification?.mode ?? 'none';
+		if (!['none', 'header', 'basic', 'hmac'].includes(mode)) throw new Error('verification.mode must be none, header, basic or hmac');
 		const full = { ...target, id: randomUUID() };
 		this.targets.push(full);
 		return full;
@@ -69,33 +96,51 @@ export class Webhooks {
 
 	emit(action: string, metadata: Record<string, unknown>): void {
 		const payload = { action, createdTime: new Date().toISOString(), metadata };
+		this.events.push(payload);
+		if (this.events.length > 20_000) this.events.splice(0, 5_000);
 		const body = Buffer.from(JSON.stringify(payload));
 		for (const target of this.targets) {
 			if (target.events && target.events.length && !target.events.includes(action) && !target.events.includes('*')) continue;
-			const pending: Pending = { eventId: randomUUID(), action, target, body, attempt: 0, retryIndex: 0, dueAt: Date.now() };
+			const pending: Pending = { eventId: randomUUID(), action, target, body, attempt: 0, retryIndex: 0, dueAt: Date.now(), inFlight: false };
 			this.pending.add(pending);
 			void this.deliver(pending, 0);
 		}
 	}
 
-	/** Runs every due retry now (tests). */
-	flush(): void {
-		for (const p of this.pending) void this.deliver(p, 0);
+	/** Runs every waiting retry now, whatever its due time (tests); returns how many were started. */
+	flush(): number {
+		let n = 0;
+		for (const p of this.pending) {
+			if (p.inFlight) continue;
+			if (p.timer) {
+				clearTimeout(p.timer);
+				this.timers.delete(p.timer);
+				p.timer = undefined;
+			}
+			n++;
+			void this.deliver(p, 0);
+		}
+		return n;
 	}
 
 	private schedule(p: Pending, delayMs: number): void {
 		p.dueAt = Date.now() + delayMs;
 		const timer = setTimeout(() => {
 			this.timers.delete(timer);
+			p.timer = undefined;
 			if (this.pending.has(p)) void this.deliver(p, 0);
 		}, Math.max(0, Math.round(delayMs)));
 		timer.unref();
+		p.timer = timer;
 		this.timers.add(timer);
 	}
 
 	private async deliver(p: Pending, quick: number): Promise<void> {
 		p.attempt++;
+		p.inFlight = true;
 		const result = await this.send(p);
+		p.inFlight = false;
+		if (!this.pending.has(p)) return;
 		this.log.push({
 			eventId: p.eventId,
 			action: p.action,
@@ -112,9 +157,19 @@ export class Webhooks {
 			return;
 		}
 		const scale = this.scale();
-		const transient = result.status === null || result.status >= 500;
+		// Transient: no answer (connect/read timeout, reset), 5xx, 408, 429.
+		const transient = result.status === null || result.status >= 500 || result.status === 408 || result.status === 429;
 		if (transient && quick < QUICK_RETRIES) {
-			await new Promise((r) => setTimeout(r, 1000 * scale).unref());
+			p.inFlight = true;
+			await new Promise<void>((r) => {
+				const t = setTimeout(() => {
+					this.timers.delete(t);
+					r();
+				}, 1000 * scale);
+				t.unref();
+				this.timers.add(t);
+			});
+			p.inFlight = false;
 			if (this.pending.has(p)) return this.deliver(p, quick + 1);
 			return;
 		}

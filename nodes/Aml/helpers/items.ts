@@ -36,6 +36,8 @@ export interface ItemOperation<P> {
 	route?: (json: IDataObject) => number;
 	/** Output that continue-on-fail error items go to (checks: Block, fail-closed). */
 	errorOutput?: number;
+	/** Parallel Requests when the option is not set (default 8; uploads of large files use 1). */
+	defaultParallel?: number;
 }
 
 type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
@@ -81,7 +83,7 @@ export async function runItems<P>(
 		}
 	}
 
-	const parallel = Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number));
+	const parallel = Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, operation.defaultParallel ?? DEFAULT_PARALLEL_REQUESTS) as number));
 	const results: Array<{ json?: ItemJson; error?: Error }> = new Array(items.length);
 	let firstFailure: number | undefined;
 	let next = 0;

@@ -13,7 +13,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: '42',
-		description: 'ID the service returned when the file was uploaded',
+		description: 'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
+		hint: 'Status is COMPLETED, FAILED, PARTIALLY_COMPLETED or still processing; success is true only for COMPLETED',
 	},
 	{ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [...requestOptions] },
 ];
@@ -22,7 +23,11 @@ export const description = updateDisplayOptions({ show: { resource: ['dataUpload
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
-		prepare: (i) => Number(check<string>(this, i, 'Upload ID', String(this.getNodeParameter('uploadId', i)).trim(), (v) => positiveIntegerRule(v, 1))),
+		prepare: (i) => {
+			const raw = this.getNodeParameter('uploadId', i);
+			return Number(check(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
+		},
+		// PROCESSING and the other states are answers, not errors: `success` tells COMPLETED apart.
 		send: async (uploadId, i) => await fetchStatus(this, uploadId, i),
 	});
 }

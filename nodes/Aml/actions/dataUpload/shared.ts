@@ -1,88 +1,108 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { amlApiRequest } from '../../transport';
+import { amlApiRequest, CREDENTIAL_TYPE, seg } from '../../transport';
+import { parseReason } from './csv';
 
-export const UPLOAD_TYPES = ['PERSON', 'PERSON_RELATION', 'TRANSACTION', 'TRANSACTION_UPDATE'] as const;
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
-export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 
-/** Required CSV columns per upload type (decisions.md: CSV layout). */
-export const REQUIRED_COLUMNS: Record<string, string[]> = {
-	PERSON: ['id', 'type'],
-	TRANSACTION: ['id', 'person_id', 'timestamp', 'amount', 'direction'],
-	TRANSACTION_UPDATE: ['id', 'person_id'],
-	PERSON_RELATION: ['person_id', 'related_person_id', 'relation_type'],
-};
-
-const camel = (name: string) => name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
-
-/** The header row's problem for this upload type, or undefined. Reads only the first line. */
-export function headerProblem(file: Buffer, type: string): string | undefined {
-	const end = file.indexOf(0x0a);
-	const first = file
-		.subarray(0, end === -1 ? Math.min(file.length, 65536) : end)
-		.toString('utf8')
-		.replace(/^\uFEFF/, '')
-		.replace(/\r$/, '');
-	const columns = first.split(',').map((c) => c.trim().replace(/^"|"$/g, ''));
-	if (columns.length < 2 || columns.some((c) => c === '')) return `has no valid comma-separated header row (first line: ${JSON.stringify(first.slice(0, 80))})`;
-	const missing = (REQUIRED_COLUMNS[type] ?? []).filter((c) => !columns.includes(c) && !columns.includes(camel(c)) && c !== 'person_id');
-	if ((REQUIRED_COLUMNS[type] ?? []).includes('person_id') && !columns.includes('person_id')) missing.unshift('person_id');
-	return missing.length ? `misses the required column(s) ${missing.join(', ')} for a ${type} upload` : undefined;
-}
-
-/** Picks the ids out of a PARTIALLY_COMPLETED reason when it has the usual wording. */
-export function reasonIds(reason: string | null | undefined): IDataObject {
-	const text = reason ?? '';
-	const id = '([A-Za-z0-9\\-_:.]+)';
-	const pick = (pattern: string) => new RegExp(pattern, 'i').exec(text)?.[1];
-	const result: IDataObject = {};
-	const offending = pick(`with id\\s+${id}`) ?? pick(`offending id:?\\s+${id}`);
-	const lastSaved = pick(`last saved id:?\\s+${id}`);
-	const firstNotSaved = pick(`first id not saved:?\\s+${id}`);
-	if (offending) result.offendingId = offending.replace(/[.:]$/, '');
-	if (lastSaved) result.lastSavedId = lastSaved.replace(/[.:]$/, '');
-	if (firstNotSaved) result.firstIdNotSaved = firstNotSaved.replace(/[.:]$/, '');
-	return result;
-}
-
+/**
+ * The output of a status answer: `success` only for COMPLETED. The ids a PARTIALLY_COMPLETED reason
+ * names (offending id, last saved id, first id not saved) become fields when the wording is
+ * recognised; the reason text is always kept as it is.
+ */
 export function statusJson(uploadId: number, answer: IDataObject): IDataObject {
-	const status = String(answer.status ?? '');
-	return { uploadId, status, reason: answer.reason ?? null, success: status === 'COMPLETED', ...reasonIds(answer.reason as string) };
+	const status = typeof answer?.status === 'string' ? answer.status : 'UNKNOWN';
+	const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? answer.reason : null;
+	const json: IDataObject = { uploadId, status, reason, success: status === 'COMPLETED' };
+	if (status === 'PARTIALLY_COMPLETED') Object.assign(json, parseReason(reason));
+	if (status === 'FAILED' && reason) {
+		const line = /\bline\s+(\d+)/i.exec(reason);
+		if (line) json.line = Number(line[1]);
+	}
+	return json;
 }
 
+/** Operation 2: the processing status of an upload (repeatable read). */
 export async function fetchStatus(ctx: IExecuteFunctions, uploadId: number, itemIndex: number): Promise<IDataObject> {
-	const answer = (await amlApiRequest.call(ctx, { method: 'GET', path: `/v1/data-upload/${uploadId}/status` }, itemIndex)) as IDataObject;
-	return statusJson(uploadId, answer);
+	const answer = (await amlApiRequest.call(
+		ctx,
+		{ method: 'GET', path: `/v1/data-upload/${seg(uploadId)}/status`, retry: 'safe' },
+		itemIndex,
+	)) as IDataObject;
+	return statusJson(uploadId, answer ?? {});
 }
 
-/** Polls with growing intervals (1 s → 15 s) until a final state or the wait limit. */
+const FIRST_POLL_MS = 1000;
+const MAX_POLL_MS = 15_000;
+
+/**
+ * Polls the status until COMPLETED, FAILED or PARTIALLY_COMPLETED: first after 1 s, then 1.5 times
+ * longer each time up to 15 s, for at most `maxWaitSeconds`. An unfinished wait returns the last
+ * status with `timedOut: true` and `success: false`.
+ */
 export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number, maxWaitSeconds: number, itemIndex: number): Promise<IDataObject> {
-	const deadline = Date.now() + maxWaitSeconds * 1000;
-	let interval = 1000;
+	const started = Date.now();
+	const deadline = started + Math.max(1, maxWaitSeconds) * 1000;
+	const signal = ctx.getExecutionCancelSignal?.();
+	let interval = FIRST_POLL_MS;
 	for (;;) {
+		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
+		if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting for the upload', { itemIndex });
 		const status = await fetchStatus(ctx, uploadId, itemIndex);
-		if (FINAL_STATES.includes(String(status.status))) return status;
-		if (Date.now() + interval > deadline) return { ...status, success: false, timedOut: true };
-		await sleep(interval);
-		interval = Math.min(15_000, Math.round(interval * 1.5));
+		const waitedSeconds = Math.round((Date.now() - started) / 1000);
+		if (FINAL_STATES.includes(String(status.status))) return { ...status, waitedSeconds };
+		if (Date.now() >= deadline) return { ...status, success: false, timedOut: true, waitedSeconds };
+		interval = Math.min(MAX_POLL_MS, Math.round(interval * 1.5));
 	}
 }
 
-/** FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success. */
+/** FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. */
 export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, itemIndex: number): NodeOperationError {
-	const message = json.timedOut
-		? `Upload ${json.uploadId} is still ${json.status || 'processing'} after the wait limit; check later with Data Upload → Get Status (upload id ${json.uploadId})`
-		: `Upload ${json.uploadId} ended ${json.status}: ${json.reason ?? 'no reason given'}`;
-	const details = ['offendingId', 'lastSavedId', 'firstIdNotSaved'].filter((k) => json[k]).map((k) => `${k}: ${json[k]}`);
-	return new NodeOperationError(ctx.getNode(), message, {
-		itemIndex,
-		description:
-			json.status === 'PARTIALLY_COMPLETED'
-				? `Rows up to the last saved batch are stored; rows from the first id not saved on are not. ${details.join(', ')}`
-				: json.status === 'FAILED'
-					? 'Nothing from this file was stored.'
-					: undefined,
-	});
+	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
+	const hint = 'Turn on "Continue On Fail" (Settings → On Error) to get the status as an item with success false instead of an error.';
+	if (json.timedOut) {
+		return new NodeOperationError(
+			ctx.getNode(),
+			`${label} is still processing (status ${json.status}) after ${json.waitedSeconds} s; check later with Get Status, upload id ${json.uploadId}`,
+			{
+				itemIndex,
+				description: `The service accepted the file and is still working on it. Do not upload it again: use Data Upload → Get Status with upload id ${json.uploadId}, or raise "Max Wait (Seconds)". ${hint}`,
+			},
+		);
+	}
+	const message = `${label} ended with status ${json.status}: ${json.reason ?? 'the service gave no reason'}`;
+	let description: string;
+	if (json.status === 'FAILED') {
+		description = `The file failed the service's validation, so none of its rows were stored. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
+	} else {
+		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
+			.filter((key) => json[key] !== undefined)
+			.map((key) => `${key}: ${json[key] ?? 'none'}`);
+		const saved = json.lastSavedId ? `Rows up to id ${json.lastSavedId} were stored` : json.lastSavedId === null ? 'No rows were stored' : 'The batches before the failing one were stored';
+		const notSaved = json.firstIdNotSaved ? `rows from id ${json.firstIdNotSaved} on were not` : 'rows from the failing batch of 1000 on were not';
+		description =
+			`${saved}; ${notSaved}${ids.length ? ` (${ids.join(', ')})` : ''}. ` +
+			`Fix ${json.offendingId ? `the row with id ${json.offendingId}` : 'the row named in the reason'} (for example a duplicate id, or a transaction whose person does not exist), ` +
+			'then upload only the rows that were not stored: the stored rows would now fail as duplicates.';
+	}
+	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description: `${description} ${hint}` });
+}
+
+/**
+ * n8n renews an OAuth2 token only when a request answers 401 and then sends the request body a second
+ * time; for a file of up to 100 MB that is worth avoiding. When the token n8n stored is known to be
+ * expired (or about to be), it is renewed before the upload. A token the service revokes early is still
+ * handled by n8n's renewal on 401, which re-sends the upload's single-Buffer body.
+ */
+export async function renewTokenIfExpiring(ctx: IExecuteFunctions): Promise<void> {
+	try {
+		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+		const tokenData = credentials.oauthTokenData as IDataObject | undefined;
+		const expiresAt = Number(tokenData?.n8n_expires_at);
+		if (!tokenData?.access_token || !Number.isFinite(expiresAt) || expiresAt - Date.now() > 15_000) return;
+		await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+	} catch {
+		// Best effort: the upload itself still renews the token on a 401.
+	}
 }

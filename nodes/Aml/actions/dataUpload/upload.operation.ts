@@ -1,11 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { randomBytes } from 'crypto';
 
 import { requestOptions, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
-import { invalid } from '../../validation';
-import { headerProblem, MAX_FILE_BYTES, unsuccessfulUpload, UPLOAD_TYPES, waitForFinalState } from './shared';
+import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
+import { HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, multipartFrame, readHead, UPLOAD_TYPES, type UploadType } from './csv';
+import { renewTokenIfExpiring, unsuccessfulUpload, waitForFinalState } from './shared';
+
+const UPLOAD_TIMEOUT_MS = 300_000;
 
 const properties: INodeProperties[] = [
 	{
@@ -16,18 +19,25 @@ const properties: INodeProperties[] = [
 		required: true,
 		placeholder: 'data',
 		hint: 'The name of the input binary field containing the CSV file',
+		description:
+			'Binary field of the input item that holds the CSV file, for example the output of Read/Write Files from Disk, Convert to File or an HTTP Request download',
 	},
 	{
 		displayName: 'Upload Type',
 		name: 'uploadType',
 		type: 'options',
 		options: [
-			{ name: 'Person', value: 'PERSON', description: 'Required columns: ID and type (INDIVIDUAL, LEGAL, UNDEFINED); other columns are attributes' },
-			{ name: 'Person Relation', value: 'PERSON_RELATION', description: 'Columns person_id, related_person_id, relation_type' },
-			{ name: 'Transaction', value: 'TRANSACTION', description: 'Required columns: ID, person_id, timestamp, amount, direction; other columns are attributes' },
-			{ name: 'Transaction Update', value: 'TRANSACTION_UPDATE', description: 'Required columns: ID and person_id, then new columns or status' },
+			{ name: 'Person', value: 'PERSON', description: 'Required columns: ID, type (INDIVIDUAL, LEGAL, UNDEFINED); other columns are attributes' },
+			{ name: 'Person Relation', value: 'PERSON_RELATION', description: 'Required columns: person_id, related_person_id, relation_type' },
+			{
+				name: 'Transaction',
+				value: 'TRANSACTION',
+				description: 'Required columns: ID, person_id, timestamp (ISO-8601), amount, direction; other columns are attributes',
+			},
+			{ name: 'Transaction Update', value: 'TRANSACTION_UPDATE', description: 'Required columns: ID, person_id; then the columns to add, or status' },
 		],
 		default: 'PERSON',
+		description: 'What the rows of the file are. The file needs a header row with the required columns of this type.',
 	},
 	{
 		displayName: 'Wait for Completion',
@@ -35,7 +45,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success.',
+			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success. Off: output the upload ID at once and check later with Get Status.',
 	},
 	{
 		displayName: 'Options',
@@ -50,7 +60,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'persons.csv',
-				description: 'Name sent with the file (must end with .csv). Default: the binary file name.',
+				description: 'Name sent with the file; must end with .csv. Empty: the file name of the binary data.',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -58,62 +68,191 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 600,
-				description: 'How long to wait for the service to finish processing before reporting the upload as still processing',
+				description:
+					'With Wait for Completion: how long to wait for the service to finish before the upload is reported as still processing (an error, or an item with success false)',
 			},
-			...requestOptions.filter((o) => o.name !== 'timeout'),
-			{ ...requestOptions.find((o) => o.name === 'timeout')!, default: 300000 },
+			...requestOptions.map((option) => {
+				if (option.name === 'parallelRequests') {
+					return {
+						...option,
+						default: 1,
+						description:
+							'How many files are uploaded at the same time. Each file up to 100 MB is held in memory while it is sent, so keep this low.',
+					};
+				}
+				if (option.name === 'timeout') {
+					return { ...option, default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' };
+				}
+				return option;
+			}),
 		],
 	},
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['upload'] } }, properties);
 
+export interface PreparedUpload {
+	property: string;
+	binary: IBinaryData;
+	type: UploadType;
+	fileName: string;
+	size: number;
+	waitForCompletion?: boolean;
+	maxWait?: number;
+}
+
+/** Size of the binary without loading it: the stored file's metadata, or the length of the base64 text. */
+async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
+	if (binary.id) return Number((await ctx.helpers.getBinaryMetadata(binary.id)).fileSize);
+	return Buffer.byteLength(binary.data ?? '', 'base64');
+}
+
+/** The first bytes of the file (enough for the header row), without reading the rest. */
+async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData, size: number): Promise<Buffer> {
+	const want = Math.min(HEAD_BYTES, size);
+	if (!binary.id) return Buffer.from((binary.data ?? '').slice(0, Math.ceil(want / 3) * 4), 'base64').subarray(0, want);
+	const chunks: Buffer[] = [];
+	let got = 0;
+	for await (const chunk of await ctx.helpers.getBinaryStream(binary.id, HEAD_BYTES)) {
+		chunks.push(chunk as Buffer);
+		got += (chunk as Buffer).length;
+		if (got >= want) break;
+	}
+	return Buffer.concat(chunks).subarray(0, want);
+}
+
+/** Copies a stored binary into `target` at `offset`; returns the byte count, or -1 when it is not `size`. */
+async function streamInto(ctx: IExecuteFunctions, id: string, target: Buffer, offset: number, size: number): Promise<number> {
+	let at = offset;
+	for await (const chunk of await ctx.helpers.getBinaryStream(id)) {
+		const bytes = chunk as Buffer;
+		if (at + bytes.length > offset + size) return -1;
+		bytes.copy(target, at);
+		at += bytes.length;
+	}
+	return at - offset;
+}
+
+/**
+ * The multipart body as ONE Buffer of the exact final size, the file bytes decoded or streamed straight
+ * into it (no Buffer.concat, no second copy of the file). A Buffer, unlike a stream or FormData, can be
+ * sent again by n8n after it renews the OAuth2 token on a 401: a token refresh cannot drop the file.
+ */
+export async function multipartBody(ctx: IExecuteFunctions, upload: PreparedUpload, itemIndex: number): Promise<{ body: Buffer; contentType: string }> {
+	const boundary = `----n8n-aml-${randomBytes(16).toString('hex')}`;
+	const { head, tail, contentType } = multipartFrame(boundary, upload.fileName);
+	let body = Buffer.allocUnsafe(head.length + upload.size + tail.length);
+	head.copy(body, 0);
+	let written = -1;
+	if (upload.binary.id) {
+		written = await streamInto(ctx, upload.binary.id, body, head.length, upload.size).catch(() => -1);
+	} else if (upload.binary.data) {
+		written = body.write(upload.binary.data, head.length, upload.size, 'base64');
+	}
+	if (written !== upload.size) {
+		// The size known in advance was not the real one: take the file as n8n hands it out.
+		const file = await ctx.helpers.getBinaryDataBuffer(itemIndex, upload.property);
+		if (file.length > MAX_UPLOAD_BYTES) throw tooLarge(ctx, itemIndex, upload.property, file.length);
+		body = Buffer.allocUnsafe(head.length + file.length + tail.length);
+		head.copy(body, 0);
+		file.copy(body, head.length);
+		written = file.length;
+	}
+	tail.copy(body, head.length + written);
+	return { body, contentType };
+}
+
+function tooLarge(ctx: IExecuteFunctions, itemIndex: number, property: string, bytes: number): NodeOperationError {
+	const mb = (bytes / 1024 / 1024).toFixed(1);
+	return invalid(ctx, itemIndex, 'Input Binary Field', property, `holds a file of ${mb} MB; the service accepts CSV files up to 100 MB. Split the file into smaller ones`);
+}
+
+function parseAnswer(body: unknown): IDataObject {
+	if (Buffer.isBuffer(body)) body = body.toString('utf8');
+	if (typeof body === 'string') {
+		try {
+			return JSON.parse(body) as IDataObject;
+		} catch {
+			return {};
+		}
+	}
+	return (body ?? {}) as IDataObject;
+}
+
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+	return await runItems<PreparedUpload>(this, items, {
+		// Large files: one upload at a time unless the user raises Parallel Requests.
+		defaultParallel: 1,
 		prepare: async (i) => {
+			const type = check<UploadType>(this, i, 'Upload Type', this.getNodeParameter('uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
 			const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
 			const binary = items[i].binary?.[property];
 			if (!binary) {
 				const present = Object.keys(items[i].binary ?? {});
-				throw invalid(this, i, 'Input Binary Field', property, `names no binary data of the item (${present.length ? `it has: ${present.join(', ')}` : 'the item has no binary data'})`);
-			}
-			const type = this.getNodeParameter('uploadType', i) as string;
-			if (!(UPLOAD_TYPES as readonly string[]).includes(type)) throw invalid(this, i, 'Upload Type', type, `must be one of ${UPLOAD_TYPES.join(', ')}`);
-			const fileName = String(this.getNodeParameter('options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`);
-			if (!/\.csv$/i.test(fileName)) throw invalid(this, i, 'File Name', fileName, 'must end with .csv');
-			const file = await this.helpers.getBinaryDataBuffer(i, property);
-			if (file.length === 0) throw invalid(this, i, 'Input Binary Field', property, 'holds an empty file');
-			if (file.length > MAX_FILE_BYTES) throw invalid(this, i, 'Input Binary Field', `${file.length} bytes`, 'exceeds the service limit of 100 MB');
-			const problem = headerProblem(file, type);
-			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
-			return { property, type, fileName };
-		},
-		send: async ({ property, type, fileName }, i) => {
-			// One Buffer, not a stream or FormData: n8n can then re-send it after a token refresh.
-			const file = await this.helpers.getBinaryDataBuffer(i, property);
-			const boundary = `----n8n-aml-${randomBytes(12).toString('hex')}`;
-			const head = Buffer.from(
-				`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName.replace(/"/g, '')}"\r\nContent-Type: text/csv\r\n\r\n`,
-			);
-			const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-			const body = Buffer.allocUnsafe(head.length + file.length + tail.length);
-			head.copy(body, 0);
-			file.copy(body, head.length);
-			tail.copy(body, head.length + file.length);
-			const accepted = (
-				await amlRequest.call(
+				throw invalid(
 					this,
-					{ method: 'POST', path: '/v1/data-upload', qs: { type }, body, headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` }, retry: 'none' },
 					i,
-				)
-			).body as IDataObject;
+					'Input Binary Field',
+					property,
+					`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
+				);
+			}
+			const fileName = String(this.getNodeParameter('options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`).trim();
+			if (!/\.csv$/i.test(fileName)) throw invalid(this, i, 'File Name', fileName, 'must end with .csv (the service only takes CSV files)');
+			// Size and header row are checked without loading the file: only its first 64 KB are read.
+			const size = await binarySize(this, binary);
+			if (!Number.isFinite(size) || size <= 0) throw invalid(this, i, 'Input Binary Field', property, 'holds an empty file');
+			if (size > MAX_UPLOAD_BYTES) throw tooLarge(this, i, property, size);
+			const head = readHead(await binaryHead(this, binary, size), size);
+			if (typeof head === 'string') throw invalid(this, i, 'CSV file', fileName, head);
+			const problem = headerProblem(head.headerLine, type);
+			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
+			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
+			const waitForCompletion = this.getNodeParameter('waitForCompletion', i, true) as boolean;
+			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', this.getNodeParameter('options.maxWait', i, 600), positiveIntegerRule));
+			return { property, binary, type, fileName, size, waitForCompletion, maxWait };
+		},
+		send: async (upload, i) => {
+			await renewTokenIfExpiring(this);
+			const { body, contentType } = await multipartBody(this, upload, i);
+			const timeout = this.getNodeParameter('options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
+			const response = await amlRequest.call(
+				this,
+				{
+					method: 'POST',
+					path: '/v1/data-upload',
+					qs: { type: upload.type },
+					body,
+					headers: { 'Content-Type': contentType },
+					// A repeated upload would store the rows twice: never repeated after it may have arrived.
+					retry: 'none',
+					timeoutMs: timeout >= 1000 ? timeout : UPLOAD_TIMEOUT_MS,
+				},
+				i,
+			);
+			const accepted = parseAnswer(response.body);
 			const uploadId = Number(accepted.id);
-			const base: IDataObject = { uploadId, fileName: accepted.fileName ?? fileName, type: accepted.type ?? type };
-			if (!this.getNodeParameter('waitForCompletion', i, true)) return { ...base, status: 'ACCEPTED', reason: null, success: false, accepted: true };
-			const final = { ...base, ...(await waitForFinalState(this, uploadId, this.getNodeParameter('options.maxWait', i, 600) as number, i)) };
-			if (final.success) return final;
-			if (this.continueOnFail()) return final;
-			throw unsuccessfulUpload(this, final, i);
+			if (!Number.isInteger(uploadId) || uploadId < 1) {
+				throw new NodeOperationError(this.getNode(), `The service accepted the file but returned no upload ID (answer: ${JSON.stringify(accepted).slice(0, 200)})`, {
+					itemIndex: i,
+					description: 'The rows may still be processed. Check the uploads in the AML web UI before uploading the file again.',
+				});
+			}
+			const base: IDataObject = { uploadId, fileName: accepted.fileName ?? upload.fileName, type: accepted.type ?? upload.type };
+			if (upload.waitForCompletion === false) {
+				return {
+					...base,
+					status: 'ACCEPTED',
+					reason: null,
+					success: null,
+					note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
+				};
+			}
+			const final = { ...base, ...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)) };
+			if (final.success === true) return final;
+			const error = unsuccessfulUpload(this, final, i);
+			if (this.continueOnFail()) return { ...final, error: error.message };
+			throw error;
 		},
 	});
 }

@@ -90,51 +90,29 @@ export function mergeAttributes(current: Record<string, unknown>, patch: Record<
 	return result;
 }
 
-/** Jaro-Winkler similarity 0..1. */
-export function jaroWinkler(a: string, b: string): number {
-	if (a === b) return 1;
-	if (!a.length || !b.length) return 0;
-	const range = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
-	const aMatch = new Array(a.length).fill(false);
-	const bMatch = new Array(b.length).fill(false);
-	let matches = 0;
-	for (let i = 0; i < a.length; i++) {
-		for (let j = Math.max(0, i - range); j < Math.min(b.length, i + range + 1); j++) {
-			if (!bMatch[j] && a[i] === b[j]) {
-				aMatch[i] = bMatch[j] = true;
-				matches++;
-				break;
-			}
-		}
-	}
-	if (!matches) return 0;
-	let t = 0;
-	let k = 0;
-	for (let i = 0; i < a.length; i++) {
-		if (!aMatch[i]) continue;
-		while (!bMatch[k]) k++;
-		if (a[i] !== b[k]) t++;
-		k++;
-	}
-	const jaro = (matches / a.length + matches / b.length + (matches - t / 2) / matches) / 3;
-	let prefix = 0;
-	while (prefix < 4 && a[prefix] === b[prefix]) prefix++;
-	return jaro + prefix * 0.1 * (1 - jaro);
+
+export const CATEGORIES = ['COUNTERPARTY', 'CUSTOMER'];
+export const DIRECTIONS = ['ASC', 'DESC'];
+
+/** 1..200 characters when present. */
+export function lengthError(value: unknown, field: string): string | undefined {
+	if (value === undefined || value === null) return undefined;
+	if (typeof value !== 'string' || value.length < 1 || value.length > 200) return `${field} must have 1..200 characters`;
+	return undefined;
 }
 
-export function normaliseName(name: string): string {
-	return name
-		.normalize('NFD')
-		.replace(/[\u0300-\u036f]/g, '')
-		.toLowerCase()
-		.replace(/[^a-z0-9 ]+/g, ' ')
-		.split(/\s+/)
-		.filter(Boolean)
-		.sort()
-		.join(' ');
+/** page >= 0 (default 0) and size 1..50 (default 20), from a query string or a JSON body. */
+export function pageArgs(q: URLSearchParams | Record<string, unknown>): { page: number; size: number; error?: string } {
+	const get = (k: string) => (q instanceof URLSearchParams ? (q.get(k) ?? undefined) : q[k]);
+	const rawPage = get('page');
+	const rawSize = get('size');
+	const page = rawPage === undefined || rawPage === '' ? 0 : Number(rawPage);
+	const size = rawSize === undefined || rawSize === '' ? 20 : Number(rawSize);
+	return { page, size, error: pageError(page, size) };
 }
 
-/** Score 0..100 of two names (token-sorted, diacritics stripped). */
-export function nameScore(a: string, b: string): number {
-	return Math.round(jaroWinkler(normaliseName(a), normaliseName(b)) * 100);
+/** A path id that must be an integer int64 >= min. */
+export function intIdError(value: string, field: string, min = 1): string | undefined {
+	if (!/^\d{1,18}$/.test(value) || Number(value) < min) return `${field} must be an integer >= ${min}`;
+	return undefined;
 }

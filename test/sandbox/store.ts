@@ -1,4 +1,4 @@
-/** In-memory state of the sandbox service. */
+/** In-memory store of the sandbox service: every entity, the configuration and the id counters. */
 export type Json = Record<string, unknown>;
 
 export interface Person {
@@ -79,7 +79,9 @@ export interface ScreeningAlert {
 	transactionId: string | null;
 	status: string;
 	hits: Json[];
+	screeningFlowId: string;
 	createdTime: string;
+	updatedTime: string;
 	statuses: Json[];
 }
 
@@ -103,6 +105,8 @@ export interface CustomList {
 	/** Acts as a goodlist: matching names clear screening hits. */
 	goodlist: boolean;
 	records: Map<string, { id: string; attributes: Json; archived: boolean }>;
+	/** Cache of the active records in order (cleared on every change). */
+	active?: Array<{ id: string; attributes: Json }>;
 }
 
 export interface Upload {
@@ -111,6 +115,33 @@ export interface Upload {
 	type: string;
 	status: string;
 	reason: string | null;
+	bytes: number;
+	rows: number;
+	stored: number;
+	createdTime: string;
+}
+
+/** A decision rule: when its condition holds for all alerts of a person (or transaction), a webhook named `name` is sent. */
+export interface DecisionRule {
+	name: string;
+	entity: 'PERSON' | 'TRANSACTION';
+	/** allAlertsClosed: every alert is closed (CLOSED…, FILTERED); anyTruePositive: some alert is CLOSED AS TRUE POSITIVE. */
+	condition: 'allAlertsClosed' | 'anyTruePositive';
+}
+
+/** A risk rule: a factor with a level when it applies. */
+export interface RiskRule {
+	id: number;
+	factor: string;
+	level: string;
+	weight: number;
+	rule:
+		| { kind: 'countryIn'; countries: string[] }
+		| { kind: 'openAlerts'; min: number }
+		| { kind: 'screeningTruePositive' }
+		| { kind: 'typeIn'; types: string[] }
+		| { kind: 'transactionVolumeOver'; amount: number }
+		| { kind: 'customListMatch'; customListId: string };
 }
 
 export interface Config {
@@ -122,6 +153,9 @@ export interface Config {
 	fuzzyThreshold: number;
 	webhookRetryScale: number;
 	monitoringScoreThreshold: number;
+	decisionRules: DecisionRule[];
+	/** Screened fields: `a+b` joins attributes, `arr.key` reads `key` of each array item; *account* fields match exactly. */
+	screeningFields: { person: string[]; transaction: string[] };
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -133,9 +167,19 @@ export const DEFAULT_CONFIG: Config = {
 	fuzzyThreshold: 85,
 	webhookRetryScale: 1,
 	monitoringScoreThreshold: 50,
+	decisionRules: [
+		{ name: 'PERSON_CLEARED', entity: 'PERSON', condition: 'allAlertsClosed' },
+		{ name: 'TRANSACTION_CLEARED', entity: 'TRANSACTION', condition: 'allAlertsClosed' },
+	],
+	screeningFields: {
+		person: ['first_name+last_name', 'company_name', 'shareholders.name'],
+		transaction: ['sender_name', 'receiver_name', 'sender_account', 'receiver_account'],
+	},
 };
 
-export class State {
+export const RISK_LEVELS = ['LOW', 'LOW_TO_MEDIUM', 'MEDIUM', 'MEDIUM_TO_HIGH', 'HIGH', 'UNACCEPTABLE'];
+
+export class Store {
 	config: Config = { ...DEFAULT_CONFIG };
 	persons = new Map<string, Person>();
 	transactions = new Map<string, Transaction>();
@@ -149,9 +193,58 @@ export class State {
 	manualAlerts = new Map<number, ManualAlert>();
 	customLists = new Map<string, CustomList>();
 	uploads = new Map<number, Upload>();
-	seq = { alert: 1000, screening: 300, manual: 500, note: 1, upload: 1, status: 1 };
+	relations: Array<{ personId: string; relatedPersonId: string; relationType: string }> = [];
+	riskRules: RiskRule[] = [];
+	seq = { alert: 1000, screening: 300, manual: 500, note: 100000, upload: 0, status: 1, risk: 1 };
 
-	nextId(kind: keyof State['seq']): number {
+	/** Empties every collection (configuration is set by the caller). */
+	clear(): void {
+		this.persons.clear();
+		this.transactions.clear();
+		this.transactionsByPerson.clear();
+		this.notes = [];
+		this.scenarios = [];
+		this.alerts.clear();
+		this.screeningList = [];
+		this.listGroups = [];
+		this.screeningAlerts.clear();
+		this.manualAlerts.clear();
+		this.customLists.clear();
+		this.uploads.clear();
+		this.relations = [];
+		this.riskRules = [];
+		this.seq = { alert: 1000, screening: 300, manual: 500, note: 100000, upload: 0, status: 1, risk: 1 };
+	}
+
+	/** Persons still visible (not yet removed by an asynchronous deletion). */
+	visiblePersons(): Person[] {
+		const out: Person[] = [];
+		for (const id of [...this.persons.keys()]) {
+			const p = this.personVisible(id);
+			if (p) out.push(p);
+		}
+		return out;
+	}
+
+	newPerson(id: string, type: string, attributes: Json, category = 'CUSTOMER', created = now()): Person {
+		return {
+			id,
+			type,
+			attributes,
+			status: 'NEW',
+			category,
+			createdTime: created,
+			snoozeConfiguration: null,
+			scenarioSnoozeConfigurations: [],
+			statuses: [{ id: this.nextId('status'), assigner: null, status: 'NEW', startTime: created, endTime: null, createdTime: created }],
+			finalRisk: 'LOW',
+			finalRiskScore: 10,
+			finalRiskCreatedTime: created,
+			risks: [],
+		};
+	}
+
+	nextId(kind: keyof Store['seq']): number {
 		return ++this.seq[kind];
 	}
 
@@ -159,10 +252,18 @@ export class State {
 		const person = this.persons.get(id);
 		if (!person) return undefined;
 		if (person.deleteAt !== undefined && Date.now() >= person.deleteAt) {
-			this.persons.delete(id);
+			this.removePerson(id);
 			return undefined;
 		}
 		return person;
+	}
+
+	/** The asynchronous deletion's effect: the person and their transactions and notes are gone. */
+	removePerson(id: string): void {
+		this.persons.delete(id);
+		for (const txId of this.transactionsByPerson.get(id) ?? []) this.transactions.delete(txId);
+		this.transactionsByPerson.delete(id);
+		this.notes = this.notes.filter((n) => n.personId !== id);
 	}
 
 	addTransaction(tx: Transaction): void {

@@ -1,0 +1,159 @@
+/**
+ * Pure pieces of the CSV upload: the header-row check, the multipart framing and the reading of the
+ * service's status `reason`. No n8n context here, so they are unit-testable.
+ */
+
+export const UPLOAD_TYPES = ['PERSON', 'TRANSACTION', 'TRANSACTION_UPDATE', 'PERSON_RELATION'] as const;
+export type UploadType = (typeof UPLOAD_TYPES)[number];
+
+/** The spec's file limit ("up to 100M"). */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+/** How much of the file start is read to find the header row. */
+export const HEAD_BYTES = 64 * 1024;
+
+/**
+ * Required columns per type (decisions.md, CSV layout). `snakeOnly` columns must be written in
+ * snake_case (decisions: `person_id` is always snake_case in transaction files); the others may also
+ * be camelCase.
+ */
+export const REQUIRED_COLUMNS: Record<UploadType, { columns: string[]; snakeOnly: string[] }> = {
+	PERSON: { columns: ['id', 'type'], snakeOnly: [] },
+	TRANSACTION: { columns: ['id', 'person_id', 'timestamp', 'amount', 'direction'], snakeOnly: ['person_id'] },
+	TRANSACTION_UPDATE: { columns: ['id', 'person_id'], snakeOnly: ['person_id'] },
+	PERSON_RELATION: { columns: ['person_id', 'related_person_id', 'relation_type'], snakeOnly: [] },
+};
+
+const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** Splits one CSV line into cells (RFC 4180 quoting); undefined when a quote is left open. */
+export function splitCsvLine(line: string): string[] | undefined {
+	const cells: string[] = [];
+	let cell = '';
+	let quoted = false;
+	for (let i = 0; i < line.length; i++) {
+		const c = line[i];
+		if (quoted) {
+			if (c === '"' && line[i + 1] === '"') {
+				cell += '"';
+				i++;
+			} else if (c === '"') {
+				quoted = false;
+			} else {
+				cell += c;
+			}
+		} else if (c === '"' && cell.trim() === '') {
+			quoted = true;
+			cell = '';
+		} else if (c === ',') {
+			cells.push(cell);
+			cell = '';
+		} else {
+			cell += c;
+		}
+	}
+	if (quoted) return undefined;
+	cells.push(cell);
+	return cells;
+}
+
+export interface HeadFacts {
+	/** The header row, without BOM and line break. */
+	headerLine: string;
+	/** True when the whole file fits in the head that was read. */
+	complete: boolean;
+	/** True when a non-empty line follows the header (only meaningful when known). */
+	hasDataRow: boolean;
+}
+
+/** Finds the header row in the first bytes of the file. Returns the problem as text when there is one. */
+export function readHead(head: Buffer, totalBytes: number): HeadFacts | string {
+	if (head.includes(0)) return 'is not a text CSV file (it contains binary data). Upload a UTF-8 CSV file';
+	let text = head.toString('utf8');
+	if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+	const complete = head.length >= totalBytes;
+	const newline = text.indexOf('\n');
+	if (newline === -1 && !complete) {
+		return `has no line break in its first ${Math.round(HEAD_BYTES / 1024)} KB: the first line must be a header row of comma-separated column names`;
+	}
+	const headerLine = (newline === -1 ? text : text.slice(0, newline)).replace(/\r$/, '');
+	const rest = newline === -1 ? '' : text.slice(newline + 1);
+	return { headerLine, complete, hasDataRow: rest.split(/\r?\n/).some((line) => line.trim() !== '') };
+}
+
+/** Checks the header row against the type's required columns. Returns the problem as text or undefined. */
+export function headerProblem(headerLine: string, type: UploadType): string | undefined {
+	if (headerLine.trim() === '') return 'starts with an empty line: the first line must be a header row of comma-separated column names';
+	const cells = splitCsvLine(headerLine);
+	if (!cells) return `has a malformed header row (a quote is not closed): ${shorten(headerLine)}`;
+	const names = cells.map((cell) => cell.trim());
+	if (names.length < 2) {
+		const separator = [';', '\t', '|'].find((s) => headerLine.includes(s));
+		if (separator) {
+			const shown = separator === '\t' ? 'tab' : `"${separator}"`;
+			return `uses ${shown} as column separator: the service needs comma-separated columns (header row: ${shorten(headerLine)})`;
+		}
+		return `has no comma-separated column names in its header row (${shorten(headerLine)}). The first line must name the columns, e.g. ${REQUIRED_COLUMNS[type].columns.join(',')}`;
+	}
+	const emptyAt = names.findIndex((name) => name === '');
+	if (emptyAt !== -1) return `has an empty column name at position ${emptyAt + 1} of the header row (${shorten(headerLine)})`;
+	const seen = new Set<string>();
+	for (const name of names) {
+		if (seen.has(name)) return `names the column "${name}" twice in the header row`;
+		seen.add(name);
+	}
+	const { columns, snakeOnly } = REQUIRED_COLUMNS[type];
+	const missing = columns.filter((column) => !seen.has(column) && (snakeOnly.includes(column) || !seen.has(camel(column))));
+	if (missing.length) {
+		return `lacks the required column(s) ${missing.join(', ')} for type ${type} (required: ${columns.join(', ')}; header row: ${shorten(headerLine)})`;
+	}
+	return undefined;
+}
+
+function shorten(text: string): string {
+	return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** Characters a multipart header's quoted file name cannot carry. */
+export function safeFileName(name: string): string {
+	return name.replace(/[\r\n]/g, ' ').replace(/["\\]/g, '_');
+}
+
+/** The multipart text before and after the file bytes (one part, field `file`, text/csv). */
+export function multipartFrame(boundary: string, fileName: string): { head: Buffer; tail: Buffer; contentType: string } {
+	const head = Buffer.from(
+		`--${boundary}\r\n` +
+			`Content-Disposition: form-data; name="file"; filename="${safeFileName(fileName)}"\r\n` +
+			'Content-Type: text/csv\r\n\r\n',
+		'utf8',
+	);
+	const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+	return { head, tail, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export interface ReasonIds {
+	offendingId?: string;
+	lastSavedId?: string | null;
+	firstIdNotSaved?: string;
+}
+
+// An id as the interface allows it; a trailing ":" or "." is read as punctuation of the sentence.
+const ID = '["\'`]?([A-Za-z0-9\\-_:.]*[A-Za-z0-9\\-_])["\'`]?';
+
+/**
+ * Picks the ids out of a PARTIALLY_COMPLETED reason ("… id X … last saved id: Y … first id not
+ * saved: Z"). Only the ids it recognises are returned; the reason text itself is always kept.
+ */
+export function parseReason(reason: unknown): ReasonIds {
+	if (typeof reason !== 'string' || reason === '') return {};
+	const found: ReasonIds = {};
+	const last = new RegExp(`last\\s+saved\\s+id\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(reason);
+	if (last) found.lastSavedId = /^(none|null|n\/a|-)$/i.test(last[1]) ? null : last[1];
+	const first = new RegExp(`first\\s+id\\s+not\\s+saved\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(reason);
+	if (first) found.firstIdNotSaved = first[1];
+	// The offending id: named before the other two ("entity with id X", "offending id: X", "duplicate id X").
+	const withoutOthers = reason.replace(/last\s+saved\s+id.*$/is, '').replace(/first\s+id\s+not\s+saved.*$/is, '');
+	const offending = new RegExp(`\\b(?:offending\\s+id|with\\s+id|duplicate\\s+id|id)\\b\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(withoutOthers);
+	if (offending) found.offendingId = offending[1];
+	return found;
+}
