@@ -1,17 +1,19 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
 /**
- * How the AML Trigger checks incoming deliveries. The service publishes no signature scheme, so the
- * method is chosen to match what the account is configured to send.
+ * How the AML Trigger checks that a delivery comes from the AML service. The service publishes no signature
+ * scheme, so the method is chosen to match what the AML account is set up to send. Secrets live only here,
+ * never in node parameters.
  */
 export class AmlWebhookApi implements ICredentialType {
 	name = 'amlWebhookApi';
 
+	// The issue asks for "AML Webhook"; n8n's lint (cred-class-field-display-name-missing-api) requires the API suffix.
 	displayName = 'AML Webhook API';
 
 	icon: Icon = { light: 'file:../icons/aml.svg', dark: 'file:../icons/aml.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-aml/n8n-nodes-aml#webhooks';
+	documentationUrl = 'https://github.com/n8n-nodes-aml/n8n-nodes-aml#aml-trigger';
 
 	properties: INodeProperties[] = [
 		{
@@ -19,32 +21,50 @@ export class AmlWebhookApi implements ICredentialType {
 			name: 'method',
 			type: 'options',
 			options: [
-				{ name: 'Basic Auth', value: 'basicAuth', description: 'HTTP basic authentication' },
-				{ name: 'HMAC-SHA256 Signature', value: 'hmac', description: 'Hex HMAC-SHA256 of the raw body in a header' },
-				{ name: 'Secret Header', value: 'header', description: 'A header that carries a shared secret' },
+				{
+					name: 'Basic Auth',
+					value: 'basicAuth',
+					description: 'The service sends a user name and password (HTTP basic authentication)',
+				},
+				{
+					name: 'HMAC-SHA256 Signature',
+					value: 'hmac',
+					description: 'The service signs the raw body with a shared secret and sends the hex digest in a header',
+				},
+				{
+					name: 'Secret Header',
+					value: 'header',
+					description: 'The service sends a fixed secret value in a header',
+				},
 			],
 			default: 'hmac',
+			description: 'What the AML account sends with each webhook, to prove it comes from the service',
 		},
 		{
 			displayName: 'Header Name',
 			name: 'headerName',
 			type: 'string',
 			default: 'X-AML-Secret',
+			required: true,
 			displayOptions: { show: { method: ['header'] } },
+			description: 'Name of the header that carries the secret (any case)',
 		},
 		{
-			displayName: 'Header Secret',
+			displayName: 'Header Value',
 			name: 'headerSecret',
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			required: true,
 			displayOptions: { show: { method: ['header'] } },
+			description: 'The secret the header must carry, exactly',
 		},
 		{
 			displayName: 'User',
 			name: 'user',
 			type: 'string',
 			default: '',
+			required: true,
 			displayOptions: { show: { method: ['basicAuth'] } },
 		},
 		{
@@ -53,15 +73,18 @@ export class AmlWebhookApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			required: true,
 			displayOptions: { show: { method: ['basicAuth'] } },
 		},
 		{
-			displayName: 'Signature Header',
+			displayName: 'Signature Header Name',
 			name: 'hmacHeaderName',
 			type: 'string',
 			default: 'X-AML-Signature',
+			required: true,
 			displayOptions: { show: { method: ['hmac'] } },
-			description: 'Header with the hex HMAC-SHA256 of the raw body (an optional "sha256=" prefix is accepted)',
+			description:
+				'Header with the hex HMAC-SHA256 of the raw request body; a "sha256=" prefix is accepted',
 		},
 		{
 			displayName: 'Signing Secret',
@@ -69,7 +92,9 @@ export class AmlWebhookApi implements ICredentialType {
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
+			required: true,
 			displayOptions: { show: { method: ['hmac'] } },
+			description: 'The shared secret the service signs with',
 		},
 	];
 }

@@ -4,7 +4,7 @@
 # is free to use Node's modules and devDependencies, so it is linted by nothing here.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-stage="$root/.lint-stage"
+stage="$root/.lint-stage.$$"
 rm -rf "$stage" && mkdir -p "$stage"
 trap 'rm -rf "$stage"' EXIT
 cp -r "$root/nodes" "$root/credentials" "$root/icons" "$root/package.json" "$root/tsconfig.json" "$root/eslint.config.mjs" "$stage/"

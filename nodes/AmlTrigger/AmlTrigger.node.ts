@@ -2,8 +2,10 @@ import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	IDataObject,
-	INodeCredentialTestResult,
+	IExecuteFunctions,
 	IHookFunctions,
+	INodeExecutionData,
+	INodeCredentialTestResult,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -11,8 +13,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import {
+	acceptedWithin,
+	DEFAULT_DEDUP_WINDOW_MINUTES,
+	deliveryKey,
+	KEY_FIELD,
+	recentDeliveries,
+	recordAccepted,
+	triggerKeyId,
+} from './dedup';
 import { EVENT_ACTIONS } from './events';
-import { deliveryKey, missingSetting, seenBefore, verifyDelivery, type VerificationSettings } from './verify';
+import { rejection, splitList } from './filters';
+import { payloadOf, rawBodyOf, redactedHeaders, reply } from './request';
+import { missingSetting, secretHeaderNames, verifyDelivery, type Headers, type VerificationSettings } from './verify';
 
 export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -21,8 +34,9 @@ export class AmlTrigger implements INodeType {
 		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow when the AML service sends a webhook (alerts, risk, statuses, custom lists, decision rules)',
+		subtitle: '={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
+		description:
+			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
 		defaults: { name: 'AML Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -38,14 +52,17 @@ export class AmlTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
+				// Answered as soon as the delivery is checked and the execution is queued: far inside the service's 9 s read timeout.
 				responseMode: 'onReceived',
+				// An empty 200 for a started execution (without this n8n answers the literal text "firstEntryJson").
+				responseData: 'noData',
 				path: 'aml',
 			},
 		],
 		properties: [
 			{
 				displayName:
-					'The service has no API to register webhooks: copy this node\'s <b>Production URL</b> (above) into the AML UI under webhook settings (administrator role) and publish this workflow. Use the Test URL only while building.',
+					'The AML service has no API to register webhooks. Copy this node\'s <b>Production URL</b> (under "Webhook URLs" above) into the AML web UI\'s webhook settings (needs the administrator role) and publish this workflow. While building, paste the <b>Test URL</b> there instead and click "Listen for test event"; switch back to the Production URL when done.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -55,20 +72,25 @@ export class AmlTrigger implements INodeType {
 				name: 'authentication',
 				type: 'options',
 				options: [
-					{ name: 'AML Webhook Credential', value: 'amlWebhookApi', description: 'Secret header, basic auth or HMAC signature' },
-					{ name: 'None', value: 'none', description: 'Accept every delivery (only on trusted networks)' },
+					{
+						name: 'AML Webhook Credential',
+						value: 'amlWebhookApi',
+						description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
+					},
+					{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
 				],
 				default: 'none',
-				description: 'How deliveries are checked; a delivery that fails gets 401 and starts nothing',
+				description:
+					'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
 			},
 			{
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				options: [{ name: '*', value: '*', description: 'Every event' }, ...EVENT_ACTIONS.map((e) => ({ ...e }))],
+				options: [{ name: 'All Events', value: '*', description: 'Every event, also every decision rule' }, ...EVENT_ACTIONS],
 				default: ['*'],
-				required: true,
-				description: 'Events that start the workflow; other deliveries are answered 200 and start nothing',
+				description:
+					'Events that start the workflow. Other deliveries are answered 200 (so the service does not retry them) and start nothing.',
 			},
 			{
 				displayName: 'Decision Rule Names',
@@ -77,7 +99,7 @@ export class AmlTrigger implements INodeType {
 				default: '',
 				placeholder: 'PERSON_CLEARED, TRANSACTION_CLEARED',
 				description:
-					'Comma-separated names of decision rules (PERSON and TRANSACTION webhooks send the rule name as action). Ignored when Events has *.',
+					'Decision rules configured in the AML UI whose webhooks start the workflow, separated by commas. PERSON and TRANSACTION webhooks send the name of the rule that succeeded as the event. Not needed when Events has All Events.',
 			},
 			{
 				displayName: 'Options',
@@ -91,32 +113,39 @@ export class AmlTrigger implements INodeType {
 						name: 'dedupWindow',
 						type: 'number',
 						typeOptions: { minValue: 0 },
-						default: 60,
+						default: DEFAULT_DEDUP_WINDOW_MINUTES,
 						description:
-							'A delivery whose body equals one accepted within this window starts nothing (the service retries until it gets a 2xx). 0 turns it off.',
+							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and starts nothing. 0 turns this off.',
 					},
 					{
 						displayName: 'Entity Type',
 						name: 'entityType',
-						type: 'string',
+						type: 'options',
+						options: [
+							{ name: 'Any', value: '' },
+							{ name: 'Person', value: 'PERSON' },
+							{ name: 'Transaction', value: 'TRANSACTION' },
+						],
 						default: '',
-						placeholder: 'TRANSACTION',
-						description: 'Only events whose metadata.entityType equals this (e.g. PERSON, TRANSACTION)',
+						description:
+							'Only events about a person, or about a transaction (metadata.entityType, otherwise whether the event names a transaction). Events about neither, such as custom list records, are not filtered.',
 					},
 					{
 						displayName: 'Include Headers',
 						name: 'includeHeaders',
 						type: 'boolean',
 						default: false,
-						description: 'Whether to add the request headers (without verification secrets) to the output',
+						description:
+							'Whether to add the request headers to the output, as "headers". The verification header and Authorization are shown as [redacted].',
 					},
 					{
-						displayName: 'Risk Level',
-						name: 'riskLevel',
+						displayName: 'Risk Levels',
+						name: 'riskLevels',
 						type: 'string',
 						default: '',
-						placeholder: 'HIGH',
-						description: 'Only FINAL_RISK_UPDATED events with this final risk level (other events pass)',
+						placeholder: 'HIGH, UNACCEPTABLE',
+						description:
+							'Only Final Risk Updated events whose new risk level is one of these, separated by commas (for example LOW, LOW_TO_MEDIUM, MEDIUM, MEDIUM_TO_HIGH, HIGH, UNACCEPTABLE). Other events are not filtered.',
 					},
 					{
 						displayName: 'Scenario Type',
@@ -129,7 +158,8 @@ export class AmlTrigger implements INodeType {
 							{ name: 'Periodic', value: 'PERIODIC' },
 						],
 						default: '',
-						description: 'Only events whose metadata.scenarioType matches (any case)',
+						description:
+							'Only alerts of this scenario type (metadata.scenarioType, any case). Events without a scenario type are not filtered.',
 					},
 				],
 			},
@@ -138,21 +168,26 @@ export class AmlTrigger implements INodeType {
 
 	methods = {
 		credentialTest: {
-			/** The service offers nothing to call with these secrets: the test checks that they are complete. */
+			/** The service offers nothing to call with these secrets: the test checks that the settings are complete. */
 			async amlWebhookApiTest(
 				this: ICredentialTestFunctions,
 				credential: ICredentialsDecrypted,
 			): Promise<INodeCredentialTestResult> {
-				const missing = missingSetting(credential.data as unknown as VerificationSettings);
-				return missing ? { status: 'Error', message: missing } : { status: 'OK', message: 'Verification settings are complete' };
+				const missing = missingSetting((credential.data ?? {}) as Partial<VerificationSettings>);
+				return missing
+					? { status: 'Error', message: missing }
+					: { status: 'OK', message: 'Verification settings are complete' };
 			},
 		},
 	};
 
+	/**
+	 * The service has no API to register or remove webhooks: the user pastes the URL into its UI. These methods
+	 * are honest no-ops. checkExists answers true ("nothing to register"), so n8n never calls create and
+	 * publishes the workflow at once; delete has nothing to remove.
+	 */
 	webhookMethods = {
 		default: {
-			// The service has no API to register webhooks: the URL is pasted into its UI. These are honest
-			// no-ops so that n8n can publish the workflow.
 			async checkExists(this: IHookFunctions): Promise<boolean> {
 				return true;
 			},
@@ -167,66 +202,85 @@ export class AmlTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const req = this.getRequestObject();
-		const headers = this.getHeaderData() as Record<string, unknown>;
-		const rawBody: Buffer = Buffer.isBuffer((req as { rawBody?: Buffer }).rawBody)
-			? (req as unknown as { rawBody: Buffer }).rawBody
-			: Buffer.from(JSON.stringify(this.getBodyData() ?? {}));
+		const res = this.getResponseObject();
+		const headers = this.getHeaderData() as Headers;
+		const rawBody = await rawBodyOf(req);
 
-		const authentication = this.getNodeParameter('authentication', 'none') as string;
-		let secretHeaders: string[] = [];
-		if (authentication === 'amlWebhookApi') {
-			const credentials = (await this.getCredentials('amlWebhookApi')) as unknown as VerificationSettings;
-			secretHeaders = ['authorization', String(credentials.headerName ?? ''), String(credentials.hmacHeaderName ?? '')]
-				.filter(Boolean)
-				.map((h) => h.toLowerCase());
-			if (!verifyDelivery(credentials, headers, rawBody)) {
-				const res = this.getResponseObject();
-				res.status(401).json({ message: 'Webhook verification failed' });
-				return { noWebhookResponse: true };
+		// 1. Verification, on the raw bytes, before anything else is looked at.
+		let settings: VerificationSettings | undefined;
+		if (this.getNodeParameter('authentication', 'none') === 'amlWebhookApi') {
+			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+			if (!verifyDelivery(settings, headers, rawBody)) {
+				if (settings.method === 'basicAuth') res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');
+				return reply(res, 401, 'Webhook verification failed');
 			}
 		}
 
-		const body = this.getBodyData() as IDataObject;
-		const action = String(body?.action ?? '');
-		const metadata = (body?.metadata ?? {}) as IDataObject;
+		// 2. The payload {action, createdTime, metadata}.
+		const payload = payloadOf(this.getBodyData(), rawBody);
+		if (!payload) return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
+		const action = String(payload.action);
+		const metadata = (payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {}) as IDataObject;
 
-		const events = this.getNodeParameter('events', []) as string[];
-		const rules = String(this.getNodeParameter('decisionRules', '') ?? '')
-			.split(',')
-			.map((r) => r.trim())
-			.filter(Boolean);
+		// 3. Event selection and filters: answered 200 so that the service does not retry them.
 		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const ignored = (reason: string): IWebhookResponseData => ({ webhookResponse: { received: true, started: false, reason } });
+		const skipped = rejection(
+			{
+				events: this.getNodeParameter('events', []) as string[],
+				decisionRules: splitList(this.getNodeParameter('decisionRules', '')),
+				entityType: options.entityType as string | undefined,
+				scenarioType: options.scenarioType as string | undefined,
+				riskLevels: splitList(options.riskLevels),
+			},
+			action,
+			metadata,
+		);
+		if (skipped) return { webhookResponse: { received: true, started: false, reason: skipped } };
 
-		if (!events.includes('*') && !events.includes(action) && !rules.includes(action)) return ignored('event not selected');
-		if (options.entityType && String(metadata.entityType ?? '').toUpperCase() !== String(options.entityType).toUpperCase()) {
-			return ignored('entity type filtered out');
-		}
-		if (options.scenarioType && String(metadata.scenarioType ?? '').toUpperCase() !== String(options.scenarioType).toUpperCase()) {
-			return ignored('scenario type filtered out');
-		}
-		if (
-			options.riskLevel &&
-			action === 'FINAL_RISK_UPDATED' &&
-			String(metadata.finalRisk ?? metadata.riskLevel ?? '').toUpperCase() !== String(options.riskLevel).toUpperCase()
-		) {
-			return ignored('risk level filtered out');
-		}
-
-		const windowMinutes = (options.dedupWindow as number | undefined) ?? 60;
-		if (windowMinutes > 0) {
-			// Workflow static data is n8n's own per-workflow store, saved in its database with the execution.
-			const store = this.getWorkflowStaticData('node') as { deliveries?: Record<string, number> };
-			store.deliveries = store.deliveries ?? {};
-			if (seenBefore(store.deliveries, deliveryKey(rawBody), Date.now(), windowMinutes * 60_000)) {
-				return ignored('duplicate delivery');
+		// 4. Redelivery of an accepted event. Not in test mode: a test URL serves one delivery and is removed.
+		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
+		let key: string | undefined;
+		if (windowMinutes > 0 && this.getMode() !== 'manual' && rawBody !== undefined) {
+			key = deliveryKey(rawBody);
+			const now = Date.now();
+			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
+			const here = recentDeliveries.state(id, now, windowMinutes);
+			if (here === 'recorded' || acceptedWithin(this.getWorkflowStaticData('node'), key, now, windowMinutes)) {
+				return { webhookResponse: { received: true, started: false, reason: 'duplicate delivery' } };
 			}
+			if (here === 'pending') {
+				// The same event was just accepted and its execution has not recorded it yet: ask for a retry
+				// rather than start it twice, or drop it if that execution never started.
+				res.setHeader('Retry-After', '5');
+				return reply(res, 503, 'The same delivery is being processed; retry later');
+			}
+			recentDeliveries.markPending(id, now);
 		}
 
-		const json: IDataObject = { action, createdTime: body?.createdTime ?? null, metadata };
-		if (options.includeHeaders) {
-			json.headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !secretHeaders.includes(name.toLowerCase()))) as IDataObject;
-		}
-		return { workflowData: [this.helpers.returnJsonArray([json])] };
+		const json: IDataObject = { ...payload, action, createdTime: payload.createdTime ?? null, metadata };
+		if (options.includeHeaders) json.headers = redactedHeaders(headers, secretHeaderNames(settings));
+		if (key) json[KEY_FIELD] = key;
+		return { workflowData: [[{ json }]] };
+	}
+
+	/**
+	 * n8n runs this as the first step of the execution a delivery started (in the worker, in queue mode): it
+	 * records the delivery's key in the workflow's static data, which n8n saves in its database when the
+	 * execution ends, and outputs the event without the key.
+	 */
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
+		const now = Date.now();
+		const out = items.map((item) => {
+			const { [KEY_FIELD]: key, ...json } = item.json;
+			if (typeof key === 'string' && windowMinutes > 0 && this.getMode() !== 'manual') {
+				recordAccepted(this.getWorkflowStaticData('node'), key, now, windowMinutes);
+				recentDeliveries.markRecorded(triggerKeyId(this.getWorkflow().id, this.getNode().name, key), now);
+			}
+			return { ...item, json };
+		});
+		return [out];
 	}
 }

@@ -1,4 +1,7 @@
-/** Actions of the service's webhook trigger table (spec: Events). */
+/**
+ * Actions of the service's webhook trigger table (interface: Events), alphabetised by name. PERSON and
+ * TRANSACTION triggers send a decision rule's name instead; the node takes those as typed names.
+ */
 export const EVENT_ACTIONS = [
 	{ value: 'ALERT_CREATED', name: 'Alert Created', description: 'A monitoring alert was created' },
 	{ value: 'ALERT_STATUS_UPDATED', name: 'Alert Status Updated', description: 'A monitoring alert changed status' },

@@ -1,7 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'crypto';
 
+/** Verification methods of the AML Webhook credential (decisions.md, "Webhook delivery"). */
 export type VerificationMethod = 'header' | 'basicAuth' | 'hmac';
 
+/** The AML Webhook credential's data. */
 export interface VerificationSettings {
 	method: VerificationMethod;
 	headerName?: string;
@@ -12,78 +14,96 @@ export interface VerificationSettings {
 	hmacSecret?: string;
 }
 
-/** Constant-time comparison of two texts (a length mismatch is compared against itself, then fails). */
+export const DEFAULT_SECRET_HEADER = 'X-AML-Secret';
+export const DEFAULT_SIGNATURE_HEADER = 'X-AML-Signature';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+const sha256 = (value: Buffer | string): Buffer => createHash('sha256').update(value).digest();
+
+/**
+ * Constant-time comparison of two texts. Both sides are hashed to 32 bytes first, so timingSafeEqual always
+ * compares equal-length buffers and neither the content nor the length of the secret leaks through timing.
+ */
 export function safeEqual(actual: string, expected: string): boolean {
-	const a = Buffer.from(actual, 'utf8');
-	const b = Buffer.from(expected, 'utf8');
-	if (a.length !== b.length) {
-		timingSafeEqual(b, b);
-		return false;
+	return timingSafeEqual(sha256(actual), sha256(expected));
+}
+
+/** A request header by name (case-insensitive); repeated headers give their first value. */
+export function headerValue(headers: Headers, name: string): string {
+	const wanted = name.trim().toLowerCase();
+	for (const [key, value] of Object.entries(headers)) {
+		if (key.toLowerCase() !== wanted) continue;
+		if (Array.isArray(value)) return String(value[0] ?? '');
+		return typeof value === 'string' ? value : '';
 	}
-	return timingSafeEqual(a, b);
+	return '';
 }
 
-function header(headers: Record<string, unknown>, name: string): string {
-	const value = headers[name.toLowerCase()];
-	if (Array.isArray(value)) return String(value[0] ?? '');
-	return typeof value === 'string' ? value : '';
-}
-
-/** HMAC-SHA256 hex of the raw body bytes, as the receiver recomputes it. */
+/** HMAC-SHA256 of the raw body bytes, hex (what the service is expected to send). */
 export function hmacHex(secret: string, rawBody: Buffer): string {
 	return createHmac('sha256', secret).update(rawBody).digest('hex');
 }
 
-/** Whether a delivery passes the configured verification. Never re-serialises JSON: raw bytes only. */
-export function verifyDelivery(settings: VerificationSettings, headers: Record<string, unknown>, rawBody: Buffer): boolean {
+/** The 32 signature bytes of a header value `<64 hex>` or `sha256=<64 hex>` (any case), or undefined. */
+export function signatureBytes(value: string): Buffer | undefined {
+	const hex = value.trim().replace(/^sha256=/i, '');
+	return /^[0-9a-f]{64}$/i.test(hex) ? Buffer.from(hex, 'hex') : undefined;
+}
+
+/** Names of the headers that carry a secret under these settings (lower case), to keep them out of the output. */
+export function secretHeaderNames(settings?: VerificationSettings): string[] {
+	const names = ['authorization'];
+	if (settings?.method === 'header') names.push((settings.headerName || DEFAULT_SECRET_HEADER).trim().toLowerCase());
+	if (settings?.method === 'hmac') names.push((settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER).trim().toLowerCase());
+	return names;
+}
+
+/**
+ * Whether a delivery passes the configured verification. HMAC is computed over the raw body bytes as received,
+ * never over re-serialised JSON; a missing raw body fails. Incomplete settings fail (never "accept all").
+ */
+export function verifyDelivery(settings: VerificationSettings, headers: Headers, rawBody: Buffer | undefined): boolean {
 	switch (settings.method) {
 		case 'header': {
 			const expected = settings.headerSecret ?? '';
-			return expected !== '' && safeEqual(header(headers, settings.headerName || 'X-AML-Secret'), expected);
+			const sent = headerValue(headers, settings.headerName || DEFAULT_SECRET_HEADER);
+			return safeEqual(sent, expected) && expected !== '';
 		}
 		case 'basicAuth': {
-			const auth = header(headers, 'authorization');
-			const match = /^Basic\s+(.+)$/i.exec(auth);
-			if (!match || !settings.user) return false;
-			const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-			return safeEqual(decoded, `${settings.user}:${settings.password ?? ''}`);
+			const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(headerValue(headers, 'authorization'));
+			const decoded = match ? Buffer.from(match[1], 'base64').toString('utf8') : '';
+			const colon = decoded.indexOf(':');
+			const user = colon >= 0 ? decoded.slice(0, colon) : '';
+			const password = colon >= 0 ? decoded.slice(colon + 1) : '';
+			// Both comparisons always run, so a wrong user and a wrong password take the same time.
+			const userOk = safeEqual(user, settings.user ?? '');
+			const passwordOk = safeEqual(password, settings.password ?? '');
+			return userOk && passwordOk && colon >= 0 && !!settings.user;
 		}
 		case 'hmac': {
-			if (!settings.hmacSecret) return false;
-			const sent = header(headers, settings.hmacHeaderName || 'X-AML-Signature').trim().replace(/^sha256=/i, '').toLowerCase();
-			return safeEqual(sent, hmacHex(settings.hmacSecret, rawBody));
+			const secret = settings.hmacSecret ?? '';
+			const sent = signatureBytes(headerValue(headers, settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER));
+			const expected = createHmac('sha256', secret).update(rawBody ?? Buffer.alloc(0)).digest();
+			// Both are 32 bytes when the header is well-formed; a malformed header is compared against itself, then fails.
+			const same = timingSafeEqual(sent ?? expected, expected);
+			return same && sent !== undefined && secret !== '' && rawBody !== undefined;
 		}
 		default:
 			return false;
 	}
 }
 
-/** Key under which an accepted delivery is remembered for deduplication. */
-export function deliveryKey(rawBody: Buffer): string {
-	return createHash('sha256').update(rawBody).digest('hex');
-}
-
-/** Remembers accepted deliveries for `windowMs`; returns true when the key was already seen. */
-export function seenBefore(store: Record<string, number>, key: string, now: number, windowMs: number, maxEntries = 20_000): boolean {
-	for (const [k, at] of Object.entries(store)) {
-		if (now - at > windowMs) delete store[k];
-	}
-	if (store[key] !== undefined) return true;
-	store[key] = now;
-	const keys = Object.keys(store);
-	if (keys.length > maxEntries) {
-		keys
-			.sort((x, y) => store[x] - store[y])
-			.slice(0, keys.length - maxEntries)
-			.forEach((k) => delete store[k]);
-	}
-	return false;
-}
-
 /** What is missing from a verification credential, or undefined when it is complete. */
-export function missingSetting(settings: VerificationSettings): string | undefined {
-	if (settings.method === 'header' && !settings.headerSecret) return 'Header Secret is empty';
-	if (settings.method === 'basicAuth' && (!settings.user || !settings.password)) return 'User and Password are required';
-	if (settings.method === 'hmac' && !settings.hmacSecret) return 'Signing Secret is empty';
-	return undefined;
+export function missingSetting(settings: Partial<VerificationSettings>): string | undefined {
+	switch (settings.method) {
+		case 'header':
+			return settings.headerSecret ? undefined : 'Header Value is empty';
+		case 'basicAuth':
+			return settings.user && settings.password ? undefined : 'User and Password are both required';
+		case 'hmac':
+			return settings.hmacSecret ? undefined : 'Signing Secret is empty';
+		default:
+			return 'Choose a verification method';
+	}
 }

@@ -1,0 +1,58 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
+
+import type { Headers } from './verify';
+
+type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
+type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
+
+/**
+ * The request body exactly as received. n8n reads it into `req.rawBody` before parsing JSON (its body parser
+ * keeps the bytes for every content type except multipart); `readRawBody()` is its own reader when that has not
+ * happened yet. Undefined when the bytes are gone (multipart): HMAC verification then fails.
+ */
+export async function rawBodyOf(req: WebhookRequest): Promise<Buffer | undefined> {
+	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function' && !req.contentType?.startsWith('multipart/')) {
+		try {
+			await req.readRawBody();
+		} catch {
+			return undefined;
+		}
+	}
+	return Buffer.isBuffer(req.rawBody) ? req.rawBody : undefined;
+}
+
+const isObject = (value: unknown): value is IDataObject => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The event `{action, createdTime, metadata}`: n8n's parsed JSON body, or the raw bytes parsed when the service
+ * sent JSON under another content type. Undefined when there is no object with a text `action`.
+ */
+export function payloadOf(body: unknown, rawBody: Buffer | undefined): IDataObject | undefined {
+	let payload: unknown = body;
+	if (!isObject(payload) || payload.action === undefined) {
+		try {
+			payload = rawBody?.length ? jsonParse(rawBody.toString('utf8')) : undefined;
+		} catch {
+			payload = undefined;
+		}
+	}
+	if (!isObject(payload) || typeof payload.action !== 'string' || !payload.action.trim()) return undefined;
+	return payload;
+}
+
+/** Request headers for the output, with the values of secret-bearing headers replaced. */
+export function redactedHeaders(headers: Headers, secretNames: string[]): IDataObject {
+	const out: IDataObject = {};
+	for (const [name, value] of Object.entries(headers)) {
+		if (value === undefined) continue;
+		out[name] = secretNames.includes(name.toLowerCase()) ? '[redacted]' : value;
+	}
+	return out;
+}
+
+/** Answers the delivery with `status` and `{message}` and starts nothing. */
+export function reply(res: WebhookResponse, status: number, message: string): IWebhookResponseData {
+	res.status(status).json({ message });
+	return { noWebhookResponse: true };
+}

@@ -1,0 +1,359 @@
+import axios, { type AxiosInstance } from 'axios';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+
+import type { CredentialRef } from '../harness/client';
+import { context, control, n8n, nodeOutput, type Json } from '../harness/context';
+import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
+import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
+
+/**
+ * AML Trigger in real n8n: published workflows (public API), fed by the sandbox's real webhook deliveries
+ * (targets configured through POST /_control/webhooks), executions read back through n8n's public API.
+ */
+const NODE = 'AML Trigger';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Published {
+	id: string;
+	url: string;
+}
+
+interface Delivery {
+	eventId: string;
+	action: string;
+	url: string;
+	attempt: number;
+	status: number | null;
+	accepted: boolean;
+}
+
+const cleanup: Array<() => Promise<unknown>> = [];
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+	const started = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms: ${what}`);
+		await sleep(200);
+	}
+}
+
+/** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL). */
+async function publish(parameters: Json, credential?: CredentialRef): Promise<Published> {
+	const webhookId = randomUUID();
+	const wf = await n8n().createWorkflow({
+		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: NODE,
+				type: 'n8n-nodes-aml.amlTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters,
+				...(credential ? { credentials: { amlWebhookApi: credential } } : {}),
+			},
+		],
+		connections: {},
+	});
+	cleanup.push(() => n8n().deleteWorkflow(wf.id));
+	await n8n().activate(wf.id);
+	const url = `${context().n8n.baseUrl}/webhook/${webhookId}/aml`;
+	await registered(url);
+	return { id: wf.id, url };
+}
+
+/** Waits until n8n serves the URL. The probe `{}` is not an event (400) or fails verification (401): it starts nothing. */
+async function registered(url: string): Promise<void> {
+	await until(`webhook ${url} registered`, async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404);
+}
+
+/** Adds a sandbox webhook target; removed after the file. */
+async function target(url: string, extra: Json = {}): Promise<string> {
+	const t = await control.post<{ id: string }>('/webhooks', { url, ...extra });
+	cleanup.push(() => control.del(`/webhooks/${t.id}`).catch(() => undefined));
+	return t.id;
+}
+
+async function deliveries(url: string): Promise<Delivery[]> {
+	return (await control.get<Delivery[]>('/webhooks/deliveries')).filter((d) => d.url === url);
+}
+
+/** Trigger output (one item per execution) of every finished execution of a workflow, oldest first. */
+async function runs(workflowId: string): Promise<Json[]> {
+	const list = await n8n().listExecutions(workflowId, { limit: 250, includeData: true });
+	return list
+		.filter((e) => e.finished || e.status === 'success' || e.status === 'error')
+		.sort((a, b) => Number(a.id) - Number(b.id))
+		.map((e) => {
+			const items = nodeOutput(e, NODE);
+			expect(e.status).toBe('success');
+			expect(items).toHaveLength(1);
+			return items[0];
+		});
+}
+
+/** Waits until the workflow has `count` executions, then a little longer to see that no more arrive. */
+async function settled(workflowId: string, count: number, quietMs = 1500): Promise<Json[]> {
+	await until(`${count} executions of ${workflowId}`, async () => (await runs(workflowId)).length >= count);
+	await sleep(quietMs);
+	return await runs(workflowId);
+}
+
+let api: AxiosInstance;
+
+beforeAll(async () => {
+	const c = context().sandbox;
+	let token: string | undefined;
+	for (let i = 0; i < 20 && !token; i++) {
+		const r = await axios.post(c.tokenUrl, 'grant_type=client_credentials', { auth: { username: c.clientId, password: c.clientSecret }, validateStatus: () => true });
+		if (r.status === 200) token = r.data.access_token;
+		else await sleep(Number(r.headers['retry-after'] ?? 5) * 1000);
+	}
+	api = axios.create({ baseURL: `${c.baseUrl}/api`, headers: { Authorization: `Bearer ${token}` }, validateStatus: () => true });
+});
+
+afterAll(async () => {
+	for (const step of cleanup.reverse()) await step().catch(() => undefined);
+});
+
+describe('AML Trigger in a published workflow', () => {
+	test('every event type, caused for real in the sandbox, starts exactly one execution with the delivered payload', async () => {
+		const wf = await publish({
+			events: EVENT_ACTIONS.map((e) => e.value),
+			decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED',
+			options: {},
+		});
+		await target(wf.url);
+		const eventsBefore = (await control.get<Json[]>('/events')).length;
+		const run = randomUUID().slice(0, 8);
+		const P = `trg-${run}-p`;
+		const T = `trg-${run}-t`;
+		const S = `trg-${run}-s`;
+		const expectOk = (r: { status: number; data: unknown }, what: string) => expect({ what, status: r.status, data: r.status < 300 ? 'ok' : r.data }).toEqual({ what, status: 200, data: 'ok' });
+
+		// A person in a high-risk country: OFFLINE person scenario → ALERT_CREATED (PERSON); its risk → FINAL_RISK_UPDATED.
+		expectOk(await api.post('/v2/persons', { id: P, type: 'INDIVIDUAL', attributes: { first_name: 'Omid', last_name: 'Trigger', country: 'IR' } }), 'create person');
+		// A very large transaction: OFFLINE transaction scenario → ALERT_CREATED (TRANSACTION).
+		expectOk(
+			await api.post(`/v1/persons/${P}/transactions`, { id: T, attributes: { amount: '62000.00', type: 'wire_transfer', direction: 'O', timestamp: new Date().toISOString() } }),
+			'create transaction',
+		);
+		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.personId === P);
+		expect(alerts.map((a) => a.transactionId ?? null).sort()).toEqual([null, T].sort());
+		// Closing them (person alert first): ALERT_STATUS_UPDATED ×2, then every alert of T and of P is closed →
+		// decision rules TRANSACTION_CLEARED and PERSON_CLEARED.
+		for (const a of [...alerts].sort((x, y) => (x.transactionId ? 1 : 0) - (y.transactionId ? 1 : 0))) {
+			expectOk(await api.put('/v1/alerts/status', { alertType: 'MONITORING', alertId: a.id, status: 'CLOSED', note: 'reviewed in e2e' }), `close alert ${a.id}`);
+		}
+		// Screening a transliterated sanctioned name → SCREENING_ALERT_CREATED; its status → SCREENING_ALERT_STATUS_UPDATED;
+		// a new hit (a PEP shareholder added, then screened again) → SCREENING_ALERT_UPDATED.
+		expectOk(await api.post('/v2/persons', { id: S, type: 'INDIVIDUAL', attributes: { first_name: 'Viktor', last_name: 'Drabenko', country: 'DE' } }), 'create screened person');
+		const screening = await api.post(`/v1/persons/${S}/screening-checks`);
+		expectOk(screening, 'screen person');
+		const screeningAlertId = screening.data.matches[0].alertId;
+		expectOk(await api.put('/v1/alerts/status', { alertType: 'SCREENING', alertId: screeningAlertId, status: 'IN_PROGRESS' }), 'screening alert status');
+		expectOk(await api.patch(`/v2/persons/${S}`, { attributes: { shareholders: [{ id: 'sh-1', name: 'Ivana Petrenkova' }] } }), 'add shareholder');
+		expectOk(await api.post(`/v1/persons/${S}/screening-checks`), 'screen again');
+		// Person status through the v1 patch → PERSON_STATUS_UPDATED.
+		expectOk(await api.patch(`/v1/persons/${S}`, { id: S, status: 'MONITORING' }), 'person status');
+		// Custom list record lifecycle → CUSTOM_LIST_RECORD_CREATED / UPDATED / ARCHIVED.
+		const records = '/v1/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10/records';
+		const R = `trg-${run}-r`;
+		expectOk(await api.post(records, { id: R, attributes: { name: 'Trigger Record' } }), 'create record');
+		expectOk(await api.put(`${records}/${R}`, { id: R, attributes: { name: 'Trigger Record 2' } }), 'update record');
+		expectOk(await api.delete(`${records}/${R}`), 'archive record');
+		// Manual alert → MANUAL_ALERT_CREATED; its status → MANUAL_ALERT_STATUS_UPDATED.
+		const manual = await api.post('/v1/manual-alerts', { personId: S, rationale: 'OTHER' });
+		expectOk(manual, 'manual alert');
+		expectOk(await api.put(`/v1/manual-alerts/${manual.data.id}`, { rationale: 'OTHER', status: 'CLOSED', note: 'done' }), 'manual alert status');
+
+		// What the sandbox emitted for these causes, and what it delivered to this workflow.
+		const emitted = (await control.get<Json[]>('/events')).slice(eventsBefore);
+		const expectedActions = [...EVENT_ACTIONS.map((e) => e.value), 'PERSON_CLEARED', 'TRANSACTION_CLEARED'].sort();
+		expect([...new Set(emitted.map((e) => e.action))].sort()).toEqual(expectedActions);
+		const log = await until('every delivery accepted', async () => {
+			const d = await deliveries(wf.url);
+			return d.length >= emitted.length && d.every((x) => x.accepted) ? d : undefined;
+		});
+		expect(new Set(log.map((d) => d.eventId)).size).toBe(emitted.length);
+
+		// Exactly one execution per event, each with exactly the emitted payload.
+		const out = await settled(wf.id, emitted.length);
+		expect(out).toHaveLength(emitted.length);
+		const key = (e: Json) => JSON.stringify([e.action, e.createdTime, e.metadata]);
+		expect(out.map(key).sort()).toEqual(emitted.map(key).sort());
+		for (const item of out) {
+			expect(Object.keys(item).sort()).toEqual(['action', 'createdTime', 'metadata']);
+			// The documented samples carry the same metadata fields as the real deliveries.
+			expect(Object.keys(item.metadata).sort()).toEqual(Object.keys(SAMPLE_PAYLOADS[item.action].metadata as Json).sort());
+		}
+		const txAlert = alerts.find((a) => a.transactionId === T)!;
+		expect(out.find((o) => o.action === 'ALERT_CREATED' && o.metadata.transactionId === T)?.metadata).toEqual({
+			alertId: txAlert.id,
+			personId: P,
+			transactionId: T,
+			entityType: 'TRANSACTION',
+			scenarioType: 'OFFLINE',
+			hits: [{ reason: expect.any(String), details: expect.any(String), scenarioHandle: '4fad5052-61be-4099-9e87-bd7261515e55' }],
+		});
+		expect(out.find((o) => o.action === 'TRANSACTION_CLEARED')?.metadata).toMatchObject({ personId: P, transactionId: T });
+		expect(out.find((o) => o.action === 'PERSON_STATUS_UPDATED')?.metadata).toMatchObject({ personId: S, status: 'MONITORING' });
+		expect(out.filter((o) => o.action.startsWith('CUSTOM_LIST_RECORD_')).map((o) => o.metadata.recordId)).toEqual([R, R, R]);
+		expect(out.find((o) => o.action === 'MANUAL_ALERT_STATUS_UPDATED')?.metadata).toMatchObject({ alertId: manual.data.id, status: 'CLOSED' });
+		expect(out.find((o) => o.action === 'SCREENING_ALERT_UPDATED')?.metadata).toMatchObject({ alertId: screeningAlertId, personId: S });
+	});
+
+	test('unselected and filtered-out events are answered 200 and start nothing; filters ignore case', async () => {
+		const alerts = await publish({ events: ['ALERT_CREATED'], options: { entityType: 'TRANSACTION', scenarioType: 'OFFLINE' } });
+		const risk = await publish({ events: ['FINAL_RISK_UPDATED'], decisionRules: '', options: { riskLevels: 'high, UNACCEPTABLE' } });
+		const rules = await publish({ events: [], decisionRules: 'case_closed' });
+		for (const wf of [alerts, risk, rules]) await target(wf.url);
+		const marker = randomUUID();
+		const emit = (action: string, metadata: Json) => control.post('/webhooks/emit', { action, metadata: { ...metadata, marker } });
+		await emit('ALERT_CREATED', { alertId: 1, personId: 'p', transactionId: 't', entityType: 'TRANSACTION', scenarioType: 'offline' }); // starts `alerts`
+		await emit('ALERT_CREATED', { alertId: 2, personId: 'p', transactionId: null, entityType: 'PERSON', scenarioType: 'OFFLINE' });
+		await emit('ALERT_CREATED', { alertId: 3, personId: 'p', transactionId: 't', entityType: 'TRANSACTION', scenarioType: 'ONLINE' });
+		await emit('MANUAL_ALERT_CREATED', { alertId: 4, personId: 'p', transactionId: 't' });
+		await emit('FINAL_RISK_UPDATED', { personId: 'p', finalRisk: 'Unacceptable', previousRisk: 'HIGH' }); // starts `risk`
+		await emit('FINAL_RISK_UPDATED', { personId: 'p', finalRisk: 'LOW', previousRisk: 'HIGH' });
+		await emit('CASE_CLOSED', { personId: 'p' }); // a decision rule: starts `rules`
+		for (const wf of [alerts, risk, rules]) {
+			const d = await until(`7 deliveries to ${wf.url}`, async () => {
+				const list = await deliveries(wf.url);
+				return list.length >= 7 ? list : undefined;
+			});
+			expect(d.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
+		}
+		expect((await settled(alerts.id, 1)).map((o) => o.metadata.alertId)).toEqual([1]);
+		expect((await settled(risk.id, 1, 0)).map((o) => o.metadata.finalRisk)).toEqual(['Unacceptable']);
+		expect((await settled(rules.id, 1, 0)).map((o) => o.action)).toEqual(['CASE_CLOSED']);
+	});
+});
+
+describe('AML Trigger verification', () => {
+	const event = (alertId: number) => ({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId, personId: 'cust-1001', transactionId: null, rationale: 'OTHER', status: 'NEW' } });
+
+	test.each([
+		['secret header', { method: 'header', headerName: 'X-Hook-Token', headerSecret: 'tok-right' }, { mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-right' }, { mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-wrong' }],
+		['basic auth', { method: 'basicAuth', user: 'aml', password: 'pw-right' }, { mode: 'basic', username: 'aml', password: 'pw-right' }, { mode: 'basic', username: 'aml', password: 'pw-wrong' }],
+		['HMAC-SHA256', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'key-right' }, { mode: 'hmac', secret: 'key-right' }, { mode: 'hmac', secret: 'key-wrong' }],
+	])('%s: the right secret starts one execution; a wrong one is answered 401 and starts nothing', async (name, data, right, wrong) => {
+		const cred = await n8n().createCredential(`AML webhook e2e ${name}`, 'amlWebhookApi', data);
+		cleanup.push(() => n8n().deleteCredential(cred.id));
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } }, cred);
+		const wrongTarget = await target(wf.url, { verification: wrong });
+		await control.post('/webhooks/emit', event(7001));
+		const refused = await until('two refused attempts', async () => {
+			const d = await deliveries(wf.url);
+			return d.length >= 2 ? d : undefined;
+		});
+		expect(refused.every((d) => d.status === 401 && !d.accepted)).toBe(true);
+		await control.del(`/webhooks/${wrongTarget}`);
+		await target(wf.url, { verification: right });
+		await control.post('/webhooks/emit', event(7002));
+		await until('accepted', async () => (await deliveries(wf.url)).some((d) => d.accepted));
+		const out = await settled(wf.id, 1);
+		expect(out.map((o) => o.metadata.alertId)).toEqual([7002]);
+		// Include Headers: the verification header is redacted, the secret appears nowhere in the execution.
+		const secretHeader = name === 'basic auth' ? 'authorization' : name === 'secret header' ? 'x-hook-token' : 'x-aml-signature';
+		expect(out[0].headers[secretHeader]).toBe('[redacted]');
+		expect(out[0].headers['content-type']).toBe('application/json');
+		const stored = JSON.stringify(await n8n().listExecutions(wf.id, { includeData: true }));
+		expect(stored).not.toContain('tok-right');
+		expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
+	});
+
+	test('HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix; re-serialised or missing signatures get 401', async () => {
+		const cred = await n8n().createCredential('AML webhook e2e raw', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
+		cleanup.push(() => n8n().deleteCredential(cred.id));
+		expect(await n8n().testCredential(cred.id)).toMatchObject({ status: 'OK' });
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
+		// Key order, spacing, a unicode escape and a trailing newline: JSON.stringify(JSON.parse(raw)) differs from raw.
+		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"2026-11-22T10:00:00.123456Z" }\n`;
+		expect(JSON.stringify(JSON.parse(raw))).not.toBe(raw);
+		const sign = (body: string, secret = 'raw-secret') => createHmac('sha256', secret).update(body).digest('hex');
+		const post = (headers: Json, body = raw) => axios.post(wf.url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b });
+		expect((await post({})).status).toBe(401);
+		expect((await post({ 'X-Sig': sign(JSON.stringify(JSON.parse(raw))) })).status).toBe(401);
+		expect((await post({ 'X-Sig': sign(raw, 'other') })).status).toBe(401);
+		expect((await post({ 'X-Sig': 'sha256=zz' })).status).toBe(401);
+		const ok = await post({ 'X-Sig': `sha256=${sign(raw)}` });
+		expect(ok.status).toBe(200);
+		const out = await settled(wf.id, 1);
+		expect(out).toEqual([{ action: 'MANUAL_ALERT_CREATED', createdTime: '2026-11-22T10:00:00.123456Z', metadata: { personId: 'cust-é', amount: 1.5 } }]);
+	});
+});
+
+describe('AML Trigger redelivery', () => {
+	test('a delivery whose body was already accepted is answered 200 and starts nothing; window 0 turns that off', async () => {
+		const dedup = await publish({ events: ['*'] });
+		const off = await publish({ events: ['*'], options: { dedupWindow: 0 } });
+		const event = (alertId: number, createdTime = new Date().toISOString()) =>
+			JSON.stringify({ action: 'ALERT_STATUS_UPDATED', createdTime, metadata: { alertId, status: 'CLOSED', previousStatus: 'NEW' } });
+		const post = (url: string, b: string) => axios.post(url, b, { headers: { 'content-type': 'application/json' }, validateStatus: () => true, transformRequest: (x) => x });
+		const duplicate = { received: true, started: false, reason: 'duplicate delivery' };
+
+		const body = event(9100);
+		const t0 = Date.now();
+		const first = await post(dedup.url, body);
+		// Answered as soon as the execution is queued, far inside the service's 9 s read timeout.
+		expect(Date.now() - t0).toBeLessThan(2000);
+		expect(first.status).toBe(200);
+		expect(first.data).toBe('');
+		await settled(dedup.id, 1, 300);
+		// A redelivery (the service did not see our 2xx): 200, nothing started.
+		const again = await post(dedup.url, body);
+		expect({ status: again.status, data: again.data }).toEqual({ status: 200, data: duplicate });
+		// Same event content, other bytes (another createdTime): a different delivery, so it starts.
+		expect((await post(dedup.url, event(9100, '2026-01-01T00:00:00Z'))).data).toBe('');
+		await settled(dedup.id, 2, 300);
+		// Two identical deliveries at once: one starts, the other is a duplicate or asked to retry (503) — never two runs.
+		const burst = event(9200);
+		const both = await Promise.all([post(dedup.url, burst), post(dedup.url, burst)]);
+		expect(both.filter((r) => r.status === 200 && r.data === '')).toHaveLength(1);
+		for (const r of both.filter((x) => x.data !== '')) expect([200, 503]).toContain(r.status);
+		await settled(dedup.id, 3);
+		expect((await post(dedup.url, burst)).data).toEqual(duplicate);
+		expect((await post(dedup.url, body)).data).toEqual(duplicate);
+		const out = await settled(dedup.id, 3, 1000);
+		expect(out.map((o) => `${o.metadata.alertId} ${o.createdTime}`)).toEqual([`9100 ${JSON.parse(body).createdTime}`, '9100 2026-01-01T00:00:00Z', `9200 ${JSON.parse(burst).createdTime}`]);
+		// The accepted keys are in the workflow's static data, i.e. in n8n's database, which every n8n process reads.
+		const stored = await until('keys saved', async () => {
+			const keys = Object.keys((await n8n().getWorkflow(dedup.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {});
+			return keys.length === 3 ? keys : undefined;
+		});
+		expect(stored.sort()).toEqual([body, event(9100, '2026-01-01T00:00:00Z'), burst].map((b) => createHash('sha256').update(b).digest('base64url')).sort());
+
+		expect((await post(off.url, body)).data).toBe('');
+		expect((await post(off.url, body)).data).toBe('');
+		expect(await settled(off.id, 2, 500)).toHaveLength(2);
+	});
+
+	test('an event that failed while the workflow was unpublished arrives once through the service retries', async () => {
+		const wf = await publish({ events: ['MANUAL_ALERT_CREATED'] });
+		await target(wf.url, { events: ['MANUAL_ALERT_CREATED'] });
+		await n8n().deactivate(wf.id);
+		// Real cause while n8n does not serve the URL: n8n answers 404, the sandbox retries on its schedule.
+		const manual = await api.post('/v1/manual-alerts', { personId: 'cust-1002', rationale: 'OTHER' });
+		expect(manual.status).toBe(200);
+		await until('two refused deliveries', async () => (await deliveries(wf.url)).filter((d) => d.status === 404).length >= 2);
+		expect(await runs(wf.id)).toHaveLength(0);
+		await n8n().activate(wf.id);
+		const log = await until('accepted after reactivation', async () => {
+			const d = await deliveries(wf.url);
+			return d.some((x) => x.accepted) ? d : undefined;
+		}, 90_000);
+		expect(new Set(log.map((d) => d.eventId)).size).toBe(1);
+		const out = await settled(wf.id, 1, 3000);
+		expect(out).toHaveLength(1);
+		expect(out[0]).toMatchObject({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId: manual.data.id, personId: 'cust-1002' } });
+		// Accepted once: no further attempts after the 2xx.
+		const after = await deliveries(wf.url);
+		expect(after.filter((d) => d.accepted)).toHaveLength(1);
+		expect(after[after.length - 1].accepted).toBe(true);
+	});
+});
+

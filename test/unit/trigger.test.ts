@@ -1,0 +1,256 @@
+import { createHash, createHmac } from 'node:crypto';
+
+import {
+	acceptedWithin,
+	DEFAULT_DEDUP_WINDOW_MINUTES,
+	deliveryKey,
+	MAX_REMEMBERED_DELIVERIES,
+	PENDING_MS,
+	RecentDeliveries,
+	recordAccepted,
+	triggerKeyId,
+} from '../../nodes/AmlTrigger/dedup';
+import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
+import { entityTypeOf, rejection, splitList, type EventFilter } from '../../nodes/AmlTrigger/filters';
+import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
+import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
+import {
+	hmacHex,
+	missingSetting,
+	safeEqual,
+	secretHeaderNames,
+	signatureBytes,
+	verifyDelivery,
+	type VerificationSettings,
+} from '../../nodes/AmlTrigger/verify';
+
+const body = Buffer.from('{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}');
+
+describe('AML Trigger verification', () => {
+	const hmac: VerificationSettings = { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 's3cret' };
+	const sig = createHmac('sha256', 's3cret').update(body).digest('hex');
+
+	test('HMAC of the raw bytes passes, in any header case, with or without sha256=, any hex case', () => {
+		expect(verifyDelivery(hmac, { 'x-aml-signature': sig }, body)).toBe(true);
+		expect(verifyDelivery(hmac, { 'X-AML-Signature': `sha256=${sig}` }, body)).toBe(true);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': `SHA256=${sig.toUpperCase()}` }, body)).toBe(true);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': ` ${sig} ` }, body)).toBe(true);
+	});
+
+	test('HMAC fails for re-serialised JSON, wrong secret, truncated or missing signature, missing raw body', () => {
+		const reserialised = Buffer.from(JSON.stringify(JSON.parse(body.toString())));
+		expect(reserialised.equals(body)).toBe(false);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': sig }, reserialised)).toBe(false);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': hmacHex('other', body) }, body)).toBe(false);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': sig.slice(0, 63) }, body)).toBe(false);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': `${sig}00` }, body)).toBe(false);
+		expect(verifyDelivery(hmac, {}, body)).toBe(false);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': sig }, undefined)).toBe(false);
+		expect(verifyDelivery({ ...hmac, hmacHeaderName: 'X-Other' }, { 'x-aml-signature': sig }, body)).toBe(false);
+	});
+
+	test('an empty signing secret never verifies (even with a matching HMAC of the empty key)', () => {
+		const empty = createHmac('sha256', '').update(body).digest('hex');
+		expect(verifyDelivery({ method: 'hmac', hmacSecret: '' }, { 'x-aml-signature': empty }, body)).toBe(false);
+	});
+
+	test('HMAC header defaults to X-AML-Signature', () => {
+		expect(verifyDelivery({ method: 'hmac', hmacSecret: 's3cret' }, { 'x-aml-signature': sig }, body)).toBe(true);
+	});
+
+	test('secret header: exact value, header name any case; empty secret never verifies', () => {
+		const s: VerificationSettings = { method: 'header', headerName: 'X-Hook-Token', headerSecret: 'tok-1' };
+		expect(verifyDelivery(s, { 'x-hook-token': 'tok-1' }, body)).toBe(true);
+		expect(verifyDelivery(s, { 'x-hook-token': 'tok-2' }, body)).toBe(false);
+		expect(verifyDelivery(s, { 'x-hook-token': 'tok-1 ' }, body)).toBe(false);
+		expect(verifyDelivery(s, { 'x-hook-token': ['tok-1', 'x'] }, body)).toBe(true);
+		expect(verifyDelivery(s, {}, body)).toBe(false);
+		expect(verifyDelivery({ ...s, headerSecret: '' }, { 'x-hook-token': '' }, body)).toBe(false);
+	});
+
+	test('basic auth: user and password both right; passwords may contain ":"', () => {
+		const s: VerificationSettings = { method: 'basicAuth', user: 'aml', password: 'p:w' };
+		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
+		expect(verifyDelivery(s, basic('aml:p:w'), body)).toBe(true);
+		expect(verifyDelivery(s, { authorization: `basic ${Buffer.from('aml:p:w').toString('base64')}` }, body)).toBe(true);
+		expect(verifyDelivery(s, basic('aml:p:x'), body)).toBe(false);
+		expect(verifyDelivery(s, basic('other:p:w'), body)).toBe(false);
+		expect(verifyDelivery(s, basic('amlp:w'), body)).toBe(false);
+		expect(verifyDelivery(s, { authorization: 'Bearer x' }, body)).toBe(false);
+		expect(verifyDelivery(s, {}, body)).toBe(false);
+		expect(verifyDelivery({ method: 'basicAuth', user: '', password: '' }, basic(':'), body)).toBe(false);
+	});
+
+	test('unknown method fails closed', () => {
+		expect(verifyDelivery({ method: 'nope' } as unknown as VerificationSettings, {}, body)).toBe(false);
+	});
+
+	test('safeEqual compares content and length', () => {
+		expect(safeEqual('abc', 'abc')).toBe(true);
+		expect(safeEqual('abc', 'abd')).toBe(false);
+		expect(safeEqual('abc', 'abcd')).toBe(false);
+		expect(safeEqual('', '')).toBe(true);
+	});
+
+	test('signatureBytes takes only 64 hex digits', () => {
+		expect(signatureBytes('sha256=' + 'a'.repeat(64))?.length).toBe(32);
+		expect(signatureBytes('g'.repeat(64))).toBeUndefined();
+		expect(signatureBytes('')).toBeUndefined();
+	});
+
+	test('secret headers per method', () => {
+		expect(secretHeaderNames(undefined)).toEqual(['authorization']);
+		expect(secretHeaderNames({ method: 'header', headerName: 'X-Hook-Token' })).toEqual(['authorization', 'x-hook-token']);
+		expect(secretHeaderNames({ method: 'hmac' })).toEqual(['authorization', 'x-aml-signature']);
+	});
+
+	test('credential completeness', () => {
+		expect(missingSetting({ method: 'hmac', hmacSecret: 'x' })).toBeUndefined();
+		expect(missingSetting({ method: 'hmac' })).toMatch(/Signing Secret/);
+		expect(missingSetting({ method: 'header', headerName: 'X', headerSecret: '' })).toMatch(/Header Value/);
+		expect(missingSetting({ method: 'basicAuth', user: 'u' })).toMatch(/Password/);
+		expect(missingSetting({})).toMatch(/method/);
+	});
+});
+
+describe('AML Trigger deduplication', () => {
+	test('key is the SHA-256 of the raw bytes', () => {
+		expect(deliveryKey(body)).toBe(createHash('sha256').update(body).digest('base64url'));
+		expect(deliveryKey(Buffer.from(body.toString().replace(', ', ',')))).not.toBe(deliveryKey(body));
+	});
+
+	test('a recorded key is a duplicate within the window, and new again after it', () => {
+		const store: Record<string, any> = {};
+		const t0 = Date.UTC(2026, 10, 22, 10, 0, 0);
+		expect(acceptedWithin(store, 'k1', t0, 60)).toBe(false);
+		recordAccepted(store, 'k1', t0, 60);
+		expect(acceptedWithin(store, 'k1', t0 + 59 * 60_000, 60)).toBe(true);
+		expect(acceptedWithin(store, 'k2', t0 + 1000, 60)).toBe(false);
+		expect(acceptedWithin(store, 'k1', t0 + 61 * 60_000, 60)).toBe(false);
+		recordAccepted(store, 'k2', t0 + 61 * 60_000, 60);
+		expect(Object.keys(store.acceptedDeliveries)).toEqual(['k2']);
+	});
+
+	test('recording again keeps the first time; the store is reassigned (so n8n notices) and stays bounded, newest kept', () => {
+		const store: Record<string, any> = {};
+		const t0 = Date.UTC(2026, 10, 22);
+		recordAccepted(store, 'a', t0, 1440);
+		recordAccepted(store, 'a', t0 + 5000, 1440);
+		expect(store.acceptedDeliveries.a).toBe(t0 / 1000);
+		for (let i = 0; i < 12; i++) recordAccepted(store, `k${i}`, t0 + (i + 10) * 1000, 1440, 10);
+		expect(Object.keys(store.acceptedDeliveries)).toHaveLength(10);
+		expect(store.acceptedDeliveries.k0).toBeUndefined();
+		expect(store.acceptedDeliveries.k11).toBeDefined();
+		const before = store.acceptedDeliveries;
+		recordAccepted(store, 'k99', t0 + 60_000, 1440, 10);
+		expect(store.acceptedDeliveries).not.toBe(before);
+	});
+
+	test('garbage and future-dated entries in the store are ignored', () => {
+		const now = Date.now();
+		expect(acceptedWithin({ acceptedDeliveries: { a: 'x', b: null } }, 'a', now, 10)).toBe(false);
+		expect(acceptedWithin({ acceptedDeliveries: [1, 2] }, '0', now, 10)).toBe(false);
+		expect(acceptedWithin({ acceptedDeliveries: { a: now / 1000 + 3600 } }, 'a', now, 10)).toBe(false);
+	});
+
+	test('in-process state: pending until recorded, pending expires, recorded lasts the window', () => {
+		const r = new RecentDeliveries();
+		const t0 = 1_000_000;
+		const id = triggerKeyId('wf1', 'AML Trigger', 'k');
+		expect(r.state(id, t0, 60)).toBeUndefined();
+		r.markPending(id, t0);
+		expect(r.state(id, t0 + 1000, 60)).toBe('pending');
+		expect(r.state(triggerKeyId('wf2', 'AML Trigger', 'k'), t0 + 1000, 60)).toBeUndefined();
+		expect(r.state(id, t0 + PENDING_MS + 1, 60)).toBeUndefined();
+		r.markPending(id, t0);
+		r.markRecorded(id, t0 + 10);
+		expect(r.state(id, t0 + 59 * 60_000, 60)).toBe('recorded');
+		expect(r.state(id, t0 + 61 * 60_000, 60)).toBeUndefined();
+	});
+
+	test('in-process map is bounded', () => {
+		const r = new RecentDeliveries(3);
+		for (let i = 0; i < 5; i++) r.markRecorded(`k${i}`, 1000 + i);
+		expect(r.state('k0', 2000, 60)).toBeUndefined();
+		expect(r.state('k4', 2000, 60)).toBe('recorded');
+	});
+
+	test('defaults', () => {
+		expect(DEFAULT_DEDUP_WINDOW_MINUTES).toBe(1440);
+		expect(MAX_REMEMBERED_DELIVERIES).toBe(10_000);
+	});
+});
+
+describe('AML Trigger event selection and filters', () => {
+	const all: EventFilter = { events: ['*'], decisionRules: [] };
+
+	test('selected events, typed decision rules (any case), all', () => {
+		expect(rejection(all, 'PERSON_CLEARED', {})).toBeUndefined();
+		const some: EventFilter = { events: ['ALERT_CREATED'], decisionRules: ['person_cleared'] };
+		expect(rejection(some, 'ALERT_CREATED', {})).toBeUndefined();
+		expect(rejection(some, 'PERSON_CLEARED', {})).toBeUndefined();
+		expect(rejection(some, 'TRANSACTION_CLEARED', {})).toMatch(/not selected/);
+		expect(rejection({ events: [], decisionRules: [] }, 'ALERT_CREATED', {})).toMatch(/not selected/);
+	});
+
+	test('entity type: explicit, inferred from a transaction id, events about neither pass', () => {
+		const f: EventFilter = { ...all, entityType: 'TRANSACTION' };
+		expect(rejection(f, 'ALERT_CREATED', { entityType: 'TRANSACTION', personId: 'p' })).toBeUndefined();
+		expect(rejection(f, 'ALERT_CREATED', { entityType: 'PERSON', personId: 'p' })).toMatch(/entity type/);
+		expect(rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: 't' })).toBeUndefined();
+		expect(rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: null })).toMatch(/entity type/);
+		expect(rejection(f, 'CUSTOM_LIST_RECORD_CREATED', { customListId: 'x', recordId: 'r' })).toBeUndefined();
+		expect(entityTypeOf({ entityType: 'person' })).toBe('PERSON');
+	});
+
+	test('scenario type in any case; events without one pass', () => {
+		const f: EventFilter = { ...all, scenarioType: 'PERIODIC' };
+		expect(rejection(f, 'ALERT_CREATED', { scenarioType: 'periodic' })).toBeUndefined();
+		expect(rejection(f, 'ALERT_CREATED', { scenarioType: 'OFFLINE' })).toMatch(/scenario type/);
+		expect(rejection(f, 'MANUAL_ALERT_CREATED', {})).toBeUndefined();
+	});
+
+	test('risk levels apply to FINAL_RISK_UPDATED only', () => {
+		const f: EventFilter = { ...all, riskLevels: splitList('high, Unacceptable') };
+		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'HIGH' })).toBeUndefined();
+		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'unacceptable' })).toBeUndefined();
+		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'LOW' })).toMatch(/risk level LOW/);
+		expect(rejection(f, 'FINAL_RISK_UPDATED', {})).toMatch(/risk level/);
+		expect(rejection(f, 'ALERT_CREATED', { finalRisk: 'LOW' })).toBeUndefined();
+	});
+
+	test('splitList', () => {
+		expect(splitList(' A, B\nC,, ')).toEqual(['A', 'B', 'C']);
+		expect(splitList(undefined)).toEqual([]);
+		expect(splitList(['x ', ''])).toEqual(['x']);
+	});
+});
+
+describe('AML Trigger payload, headers and samples', () => {
+	test('payload from the parsed body, or from the raw bytes under another content type', () => {
+		expect(payloadOf({ action: 'A', metadata: {} }, undefined)).toEqual({ action: 'A', metadata: {} });
+		expect(payloadOf('text', body)?.action).toBe('ALERT_CREATED');
+		expect(payloadOf({}, Buffer.from('not json'))).toBeUndefined();
+		expect(payloadOf({ action: '' }, undefined)).toBeUndefined();
+		expect(payloadOf([{ action: 'A' }], Buffer.from('[{"action":"A"}]'))).toBeUndefined();
+	});
+
+	test('secret headers are redacted, others kept', () => {
+		expect(redactedHeaders({ authorization: 'Basic x', 'x-aml-signature': 'abc', 'content-type': 'application/json', gone: undefined }, ['authorization', 'x-aml-signature'])).toEqual({
+			authorization: '[redacted]',
+			'x-aml-signature': '[redacted]',
+			'content-type': 'application/json',
+		});
+	});
+
+	test('a sample for every action of the trigger table, and for the example decision rules', () => {
+		for (const { value } of EVENT_ACTIONS) {
+			expect(SAMPLE_PAYLOADS[value]).toMatchObject({ action: value, metadata: expect.any(Object) });
+			expect(Number.isNaN(Date.parse(String(SAMPLE_PAYLOADS[value].createdTime)))).toBe(false);
+		}
+		expect(Object.keys(SAMPLE_PAYLOADS).sort()).toEqual([...EVENT_ACTIONS.map((e) => e.value), 'PERSON_CLEARED', 'TRANSACTION_CLEARED'].sort());
+		expect(Object.keys(SAMPLE_PAYLOADS.ALERT_CREATED.metadata as object).sort()).toEqual(
+			['alertId', 'entityType', 'hits', 'personId', 'scenarioType', 'transactionId'].sort(),
+		);
+	});
+});
