@@ -24,6 +24,18 @@ export const requestOptions: INodeProperties[] = [
 	},
 ];
 
+/** The Options collection of a per-item operation: the shared request options plus the operation's own. */
+export function optionsCollection(extra: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...extra, ...requestOptions],
+	};
+}
+
 export type ItemJson = IDataObject | IDataObject[];
 
 export interface ItemOperation<P> {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import { checkId } from '../../validation';
 import { answerOrSent, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
@@ -33,14 +33,7 @@ const properties: INodeProperties[] = [
 	},
 	rationaleProperty,
 	rationaleCommentProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptions],
-	},
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions(

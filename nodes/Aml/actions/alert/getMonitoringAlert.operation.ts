@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 
@@ -15,14 +15,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only ID, status, priority, person ID, transaction ID, scenario results and creation time instead of the full alert (with person, transaction, notes and history)',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptions],
-	},
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions(

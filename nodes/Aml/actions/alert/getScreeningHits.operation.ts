@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/paging';
 import { amlApiRequest, seg, type Paged } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
@@ -19,14 +19,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only ID, matched name, list name, list type and score of each hit instead of the full list record',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptions],
-	},
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions(

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { invalid } from '../../validation';
 import {
@@ -48,14 +48,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Note stored with the status change. Only allowed together with a status code: the service uses notes only when the status changes.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptions],
-	},
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions(

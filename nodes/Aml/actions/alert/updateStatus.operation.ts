@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { check, nonEmptyRule } from '../../validation';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
@@ -50,14 +50,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Reviewed: name match is a different person (date of birth differs)',
 		description: 'Optional note stored with the status change. Leave empty to not send a note.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptions],
-	},
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['alert'], operation: ['updateStatus'] } }, properties);

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { optionsCollection, runItems } from '../../helpers/items';
 import { check, positiveIntegerRule } from '../../validation';
 import { fetchStatus } from './shared';
 
@@ -16,7 +16,7 @@ const properties: INodeProperties[] = [
 		description: 'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
 		hint: 'Status is COMPLETED, FAILED, PARTIALLY_COMPLETED or still processing; success is true only for COMPLETED',
 	},
-	{ displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add Option', default: {}, options: [...requestOptions] },
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['getStatus'] } }, properties);
