@@ -55,3 +55,51 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 		},
 	} as never;
 }
+
+/**
+ * A context whose credential holds an OAuth2 token the way n8n stores it (`oauthTokenData`), with n8n's
+ * real `httpRequest` and counted stand-ins for n8n's token handling: `httpRequestWithAuthentication`
+ * (signs with the stored token, fetching one first when there is none) and `refreshOAuth2Token`
+ * (stores `nextToken()`).
+ */
+export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken?: () => string } = {}) {
+	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
+	let issued = 0;
+	const nextToken = opts.nextToken ?? (() => `tok-renewed-${++issued}`);
+	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
+	const ctx = {
+		getNode: () => node,
+		getCredentials: async () => {
+			store.credentialReads++;
+			return {
+				baseUrl,
+				apiPathPrefix: '/api',
+				accessTokenUrl: `${baseUrl}/oauth/token`,
+				clientId: 'client',
+				clientSecret: FAKE_SECRET,
+				...(store.token ? { oauthTokenData: { access_token: store.token, token_type: 'Bearer' } } : {}),
+			};
+		},
+		getNodeParameter: (_name: string, _i: number, fallback?: unknown) => fallback,
+		getInputData: () => [{ json: {} }],
+		continueOnFail: () => false,
+		getExecutionCancelSignal: () => undefined,
+		helpers: {
+			httpRequest: async (options: Record<string, unknown>) => await httpRequest(options),
+			httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) => {
+				store.viaN8n++;
+				if (!store.token) {
+					store.fetches++;
+					store.token = nextToken();
+				}
+				return await httpRequest({ ...options, headers: { ...(options.headers as object), Authorization: `Bearer ${store.token}` } });
+			},
+			refreshOAuth2Token: async () => {
+				store.renewals++;
+				store.token = nextToken();
+				return { access_token: store.token };
+			},
+		},
+	};
+	return { ctx: ctx as never, store };
+}

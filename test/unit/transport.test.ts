@@ -1,5 +1,5 @@
 import { amlRequest, backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
-import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer } from './realHttpContext';
+import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer, tokenContext } from './realHttpContext';
 
 const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
 
@@ -136,6 +136,86 @@ describe('transport: amlRequest against a real local server', () => {
 			const error = await amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast).catch((e: unknown) => e);
 			expect((error as Error).message).toMatch(/could not be reached/);
 			expect(errorText(error)).not.toContain(FAKE_TOKEN);
+		} finally {
+			await server.close();
+		}
+	});
+});
+
+describe('transport: the run holds the stored token (no credential read per request)', () => {
+	/** A service that accepts only `valid` bearer tokens. */
+	async function service(valid: () => string) {
+		return await scriptedServer((req, _body, res) => {
+			if (req.headers.authorization !== `Bearer ${valid()}`) res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"invalid token"}');
+			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+	}
+
+	test('with a stored token, 50 requests read the credential once and never go through n8n\'s OAuth2 path', async () => {
+		const server = await service(() => 'tok-stored');
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-stored' });
+		try {
+			await Promise.all(Array.from({ length: 50 }, () => amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 0, fast)));
+			expect(server.requests).toHaveLength(50);
+			expect(store).toMatchObject({ credentialReads: 1, viaN8n: 0, renewals: 0, fetches: 0 });
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('8 requests refused at once (token expired): one renewal, each request sent again once with the new token', async () => {
+		let valid = 'tok-old';
+		const server = await service(() => valid);
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old', nextToken: () => 'tok-new' });
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+			valid = 'tok-new';
+			const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast)));
+			expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+			expect(store.renewals).toBe(1);
+			expect(store.viaN8n).toBe(0);
+			expect(server.requests).toHaveLength(1 + 16);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('another run already renewed the stored token: it is taken without a new renewal', async () => {
+		let valid = 'tok-old';
+		const server = await service(() => valid);
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old' });
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+			store.token = valid = 'tok-from-other-run';
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/x' }, 0, fast);
+			expect(store.renewals).toBe(0);
+			expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/warm', '/api/v1/x', '/api/v1/x']);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('no stored token: the first request goes through n8n (which fetches one), the next ones use it', async () => {
+		const server = await service(() => 'tok-renewed-1');
+		const { ctx, store } = tokenContext(server.baseUrl);
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast);
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/b' }, 0, fast);
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/c' }, 0, fast);
+			expect(store).toMatchObject({ fetches: 1, viaN8n: 1, renewals: 0 });
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a renewed token that is still refused: n8n\'s own path answers and its 401 becomes the error', async () => {
+		const server = await service(() => 'never');
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a' });
+		try {
+			await expect(amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast)).rejects.toThrow();
+			expect(store.renewals).toBe(1);
+			expect(store.viaN8n).toBe(1);
+			expect(server.requests).toHaveLength(3);
 		} finally {
 			await server.close();
 		}

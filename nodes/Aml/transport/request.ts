@@ -73,23 +73,171 @@ export function seg(value: string | number): string {
 interface CredentialInfo {
 	baseUrl: string;
 	tokenUrl: string;
+	ignoreSslIssues: boolean;
 }
 
-const credentialCache = new WeakMap<object, Promise<CredentialInfo>>();
+/**
+ * What one node run (one context object) knows of its credential: the base URL, read once, and the
+ * access token n8n stored with the credential, so that requests need not read and decrypt the
+ * credential each time (n8n's OAuth2 helper does, per request). Only n8n fetches, renews and stores
+ * tokens: a request without a token, or whose token is refused (401), goes through
+ * `httpRequestWithAuthentication`, and the token is then read again from the credential.
+ */
+interface RunState {
+	info: Promise<CredentialInfo>;
+	token?: string;
+	/** Set while the token is read again from the credential (one read for all waiting requests). */
+	reading?: Promise<void>;
+	/** Set while a refused token is renewed. */
+	renewing?: Promise<void>;
+	/** The stored token cannot be used directly (e.g. n8n keeps it encrypted): always ask n8n. */
+	viaN8nOnly?: boolean;
+	/** The node's Timeout option, read once. */
+	timeoutMs?: number;
+}
+
+const runStates = new WeakMap<object, RunState>();
+
+function tokenOf(credentials: IDataObject): string | undefined {
+	const data = credentials.oauthTokenData as IDataObject | undefined;
+	const token = data?.access_token;
+	const type = String(data?.token_type ?? 'bearer').toLowerCase();
+	return typeof token === 'string' && token !== '' && type === 'bearer' ? token : undefined;
+}
+
+function runState(ctx: AmlContext): RunState {
+	let state = runStates.get(ctx);
+	if (!state) {
+		const created: RunState = {
+			info: ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
+				const base = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+				const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
+				const prefix = prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
+				created.token = tokenOf(credentials);
+				return {
+					baseUrl: `${base}${prefix}`,
+					tokenUrl: String(credentials.accessTokenUrl ?? ''),
+					ignoreSslIssues: credentials.ignoreSSLIssues === true,
+				};
+			}),
+		};
+		state = created;
+		runStates.set(ctx, state);
+	}
+	return state;
+}
 
 /** Base URL + path prefix of the credential, read once per node run. */
 export async function apiBase(this: AmlContext): Promise<CredentialInfo> {
-	let cached = credentialCache.get(this);
-	if (!cached) {
-		cached = this.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
-			const base = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
-			const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
-			const prefix = prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
-			return { baseUrl: `${base}${prefix}`, tokenUrl: String(credentials.accessTokenUrl ?? '') };
+	return await runState(this).info;
+}
+
+/** Reads the token n8n stored with the credential (one read for all requests of the run waiting on it). */
+async function rereadToken(ctx: AmlContext, state: RunState): Promise<void> {
+	state.reading ??= ctx
+		.getCredentials(CREDENTIAL_TYPE)
+		.then((credentials) => {
+			state.token = tokenOf(credentials);
+		})
+		.catch(() => {
+			state.token = undefined;
+		})
+		.finally(() => {
+			state.reading = undefined;
 		});
-		credentialCache.set(this, cached);
+	await state.reading;
+}
+
+/**
+ * The service refused `refused` (401). If another run already renewed the stored token, take it;
+ * otherwise n8n renews it (`refreshOAuth2Token`, which n8n runs once per credential however many
+ * callers wait) and stores it. One renewal per run however many requests were refused at once.
+ */
+async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: string): Promise<void> {
+	if (state.token !== refused) return;
+	state.renewing ??= (async () => {
+		const stored = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
+		if (stored !== undefined && stored !== refused) {
+			state.token = stored;
+			return;
+		}
+		await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+		const renewed = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
+		// A stored token that cannot be used as it is (n8n may keep it encrypted): let n8n sign every request.
+		if (renewed === undefined || renewed === refused) state.viaN8nOnly = true;
+		state.token = renewed;
+	})().finally(() => {
+		state.renewing = undefined;
+	});
+	await state.renewing;
+}
+
+/** After the node renewed the token itself (n8n's `refreshOAuth2Token`): use the stored new one. */
+export async function useRenewedToken(ctx: AmlContext): Promise<void> {
+	const state = runStates.get(ctx);
+	if (state) await rereadToken(ctx, state);
+}
+
+interface FullResponse<T> {
+	statusCode: number;
+	body: T;
+	headers: IDataObject;
+}
+
+/** What one send gave: an answer (any status but 401), or the error to classify. */
+type Sent<T> = { response: FullResponse<T>; error?: undefined } | { response?: undefined; error: unknown };
+
+/**
+ * Sends one request with the run's token through n8n's `httpRequest`. Without a usable token the
+ * request goes through n8n's `httpRequestWithAuthentication`, which fetches a token and stores it with
+ * the credential; a 401 gets the token renewed once and the request sent again.
+ */
+async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOptions, ignoreSsl: boolean): Promise<Sent<T>> {
+	const viaN8n = async (): Promise<Sent<T>> => {
+		try {
+			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
+				...options,
+				headers: { ...(options.headers as IDataObject) },
+			})) as FullResponse<T>;
+			return { response };
+		} catch (error) {
+			return { error };
+		}
+	};
+	const withToken = async (token: string): Promise<Sent<T> & { refused?: boolean }> => {
+		try {
+			const response = (await ctx.helpers.httpRequest({
+				...options,
+				headers: { ...(options.headers as IDataObject), Authorization: `Bearer ${token}` },
+				skipSslCertificateValidation: ignoreSsl,
+			})) as FullResponse<T>;
+			return { response };
+		} catch (error) {
+			return { error, refused: (error as { response?: { status?: number } })?.response?.status === 401 };
+		}
+	};
+
+	if (state.reading) await state.reading;
+	if (state.renewing) await state.renewing.catch(() => undefined);
+	const token = state.viaN8nOnly ? undefined : state.token;
+	if (token === undefined) {
+		const sent = await viaN8n();
+		if (!state.viaN8nOnly && state.token === undefined) await rereadToken(ctx, state);
+		return sent;
 	}
-	return await cached;
+	const first = await withToken(token);
+	if (!first.refused) return first;
+	if (!('refreshOAuth2Token' in ctx.helpers)) return await viaN8n();
+	try {
+		await renewRefusedToken(ctx, state, token);
+	} catch (error) {
+		return { error };
+	}
+	const renewed = state.viaN8nOnly ? undefined : state.token;
+	if (renewed === undefined || renewed === token) return await viaN8n();
+	const second = await withToken(renewed);
+	// Refused again: n8n's own path answers (it renews once more, or surfaces the 401).
+	return second.refused ? await viaN8n() : second;
 }
 
 type Classified =
@@ -155,7 +303,8 @@ export async function amlRequest<T = unknown>(
 	itemIndex?: number,
 	policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): Promise<AmlResponse<T>> {
-	const { baseUrl, tokenUrl } = await apiBase.call(this);
+	const state = runState(this);
+	const { baseUrl, tokenUrl, ignoreSslIssues } = await state.info;
 	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 	const isBuffer = Buffer.isBuffer(request.body);
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -167,9 +316,9 @@ export async function amlRequest<T = unknown>(
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
 		json: !isBuffer,
 		returnFullResponse: true,
-		// Statuses come back to this function; only 401 is thrown so that n8n renews the token once.
+		// Statuses come back to this function; only 401 is thrown so that the token is renewed once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
-		timeout: request.timeoutMs ?? configuredTimeout(this),
+		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
 		abortSignal: signal,
 	};
 
@@ -178,11 +327,9 @@ export async function amlRequest<T = unknown>(
 	for (;;) {
 		attempt++;
 		let outcome: Classified;
-		try {
-			const response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, {
-				...options,
-				headers: { ...(options.headers as IDataObject) },
-			})) as { statusCode: number; body: T; headers: IDataObject };
+		const sent = await send<T>(this, state, options, ignoreSslIssues);
+		const response = sent.response;
+		if (response) {
 			if (response.statusCode < 400 || request.passStatuses?.includes(response.statusCode)) {
 				if (response.statusCode === 422 && retry === 'create' && sentOnce) {
 					return { status: 200, body: undefined as T, headers: response.headers, attempts: attempt, createdOnRetry: true };
@@ -196,8 +343,8 @@ export async function amlRequest<T = unknown>(
 				headers: response.headers ?? {},
 				fromTokenEndpoint: false,
 			};
-		} catch (error) {
-			outcome = signal?.aborted ? { kind: 'other', error: new Error('The execution was cancelled') } : classify(error, tokenUrl);
+		} else {
+			outcome = signal?.aborted ? { kind: 'other', error: new Error('The execution was cancelled') } : classify(sent.error, tokenUrl);
 		}
 
 		if (outcome.kind === 'other') {

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { amlApiRequest, CREDENTIAL_TYPE, seg } from '../../transport';
+import { amlApiRequest, CREDENTIAL_TYPE, seg, useRenewedToken } from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
@@ -102,6 +102,7 @@ export async function renewTokenIfExpiring(ctx: IExecuteFunctions): Promise<void
 		const expiresAt = Number(tokenData?.n8n_expires_at);
 		if (!tokenData?.access_token || !Number.isFinite(expiresAt) || expiresAt - Date.now() > 15_000) return;
 		await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+		await useRenewedToken(ctx);
 	} catch {
 		// Best effort: the upload itself still renews the token on a 401.
 	}
