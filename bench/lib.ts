@@ -1,0 +1,87 @@
+import axios, { type AxiosInstance } from 'axios';
+import * as fs from 'node:fs';
+
+import type { CredentialRef, N8nClient } from '../test/harness/client';
+import type { N8nInstance } from '../test/harness/n8n';
+import type { Sandbox } from '../test/sandbox';
+
+/** What every scenario gets: one sandbox, one n8n with the package, the AML credential. */
+export interface BenchEnv {
+	quick: boolean;
+	/** 1 for the full size, 0.1 with --quick. */
+	scale: number;
+	sb: Sandbox;
+	n8n: N8nInstance;
+	client: N8nClient;
+	control: AxiosInstance;
+	credentials: { amlOAuth2Api: CredentialRef };
+}
+
+export type Result = { name: string; figures: Record<string, number | string>; ratio?: number; baseline?: string; goal?: string; met?: boolean };
+
+export async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) await task(next++);
+		}),
+	);
+}
+
+export function rssOf(pid: number): number {
+	try {
+		const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+		return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+	} catch {
+		return 0;
+	}
+}
+
+/** Resident memory of a process sampled every 20 ms while `work` runs: idle (before) and peak. */
+export async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peak: number; idle: number }> {
+	const idle = rssOf(pid);
+	let peak = idle;
+	const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
+	try {
+		const value = await work();
+		peak = Math.max(peak, rssOf(pid));
+		return { value, peak, idle };
+	} finally {
+		clearInterval(timer);
+	}
+}
+
+/** Time n8n spent on the execution itself (workflow creation and the HTTP call around it excluded). */
+export function executionMs(execution: { startedAt?: string; stoppedAt?: string } | undefined, fallback: number): number {
+	const ms = Date.parse(execution?.stoppedAt ?? '') - Date.parse(execution?.startedAt ?? '');
+	return Number.isFinite(ms) && ms > 0 ? ms : fallback;
+}
+
+export function percentile(values: number[], p: number): number {
+	if (!values.length) return 0;
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export const mb = (bytes: number) => Math.round(bytes / 1e6);
+
+/** An OAuth2 token straight from the sandbox (raw baselines). */
+export async function rawToken(env: BenchEnv): Promise<string> {
+	const { sb } = env;
+	return (await axios.post(sb.tokenUrl, 'grant_type=client_credentials', { auth: { username: sb.clientId, password: sb.clientSecret } })).data.access_token as string;
+}
+
+/** Counts a workflow's executions through n8n's public API (all pages). */
+export async function countExecutions(env: BenchEnv, workflowId: string): Promise<{ total: number; success: number }> {
+	const api = axios.create({ baseURL: `${env.n8n.baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': env.n8n.apiKey } });
+	let cursor: string | undefined;
+	let total = 0;
+	let success = 0;
+	do {
+		const page = (await api.get('/executions', { params: { workflowId, limit: 250, cursor } })).data as { data: Array<{ status: string }>; nextCursor?: string | null };
+		total += page.data.length;
+		success += page.data.filter((e) => e.status === 'success').length;
+		cursor = page.nextCursor ?? undefined;
+	} while (cursor);
+	return { total, success };
+}

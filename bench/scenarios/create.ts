@@ -1,0 +1,115 @@
+import axios from 'axios';
+import * as http from 'node:http';
+
+import { executionMs, mb, peakDuring, pool, rawToken, type BenchEnv, type Result } from '../lib';
+
+/** Parallel requests of the AML node and of the raw client. */
+export const CONCURRENCY = 8;
+
+const ATTRIBUTES = { amount: '10.00', type: 'payment', direction: 'O', timestamp: '2026-11-22T10:00:00Z' };
+
+async function storedWith(env: BenchEnv, prefix: string): Promise<{ stored: number; distinct: number }> {
+	const all = (await env.control.get('/transactions', { params: { personId: 'cust-1002' } })).data as Array<{ id: string }>;
+	const mine = all.filter((t) => t.id.startsWith(prefix));
+	return { stored: mine.length, distinct: new Set(mine.map((t) => t.id)).size };
+}
+
+/**
+ * 1. Create N transactions: the AML node vs a raw keep-alive client at the same concurrency, and vs n8n's
+ *    HTTP Request node with a generic OAuth2 (client credentials) credential, as users would build it.
+ * 2. Token economy during the AML node's run, with a token lifetime of about a third of the raw run.
+ */
+export async function createTransactions(env: BenchEnv): Promise<Result[]> {
+	const { control, client, credentials, n8n, sb } = env;
+	const count = Math.round(10_000 * env.scale);
+	const results: Result[] = [];
+
+	// Raw baseline: keep-alive, one token, same requests, same concurrency.
+	await control.post('/reset', {});
+	const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+	const raw = axios.create({ baseURL: `${sb.baseUrl}/api`, httpAgent: agent, headers: { Authorization: `Bearer ${await rawToken(env)}` } });
+	let started = Date.now();
+	await pool(count, CONCURRENCY, (i) => raw.post('/v1/persons/cust-1002/transactions', { id: `raw-${i}`, attributes: ATTRIBUTES }));
+	const rawMs = Date.now() - started;
+	agent.destroy();
+
+	// AML node, token lifetime about a third of the raw run.
+	const lifetimeSeconds = Math.max(2, Math.round(rawMs / 3000));
+	await control.post('/reset', {});
+	await control.post('/config', { tokenLifetimeSeconds: lifetimeSeconds });
+	const items = Array.from({ length: count }, (_, i) => ({ id: `node-${i}` }));
+	const node = {
+		parameters: {
+			resource: 'transaction', operation: 'create', personId: 'cust-1002', transactionId: '={{ $json.id }}', attributesMode: 'fields',
+			amount: ATTRIBUTES.amount, transactionType: ATTRIBUTES.type, direction: ATTRIBUTES.direction, timestamp: ATTRIBUTES.timestamp,
+			options: { parallelRequests: CONCURRENCY },
+		},
+		credentials,
+		continueOnFail: true,
+	};
+	started = Date.now();
+	const measured = await peakDuring(n8n.pid, () => client.runNode(node, items, { credentials }));
+	const nodeMs = executionMs(measured.value.execution, Date.now() - started);
+	const stats = (await control.get('/stats')).data;
+	const aml = await storedWith(env, 'node-');
+	const amlErrors = (measured.value.outputs[0] ?? []).filter((j) => j.error !== undefined).length;
+	results.push({
+		name: 'create transactions',
+		figures: { items: count, rawMs, nodeMs, stored: aml.stored, duplicates: aml.stored - aml.distinct, errorItems: amlErrors, failures: count - aml.distinct, peakRssMb: mb(measured.peak), addedRssMb: mb(measured.peak - measured.idle) },
+		ratio: +(nodeMs / rawMs).toFixed(2),
+		baseline: `raw keep-alive client, concurrency ${CONCURRENCY}`,
+		goal: '<= 1.25, zero failures',
+		met: nodeMs / rawMs <= 1.25 && aml.distinct === count,
+	});
+	const lifetimes = Math.ceil(nodeMs / 1000 / lifetimeSeconds);
+	results.push({
+		name: 'token economy',
+		figures: { tokenLifetimeS: lifetimeSeconds, tokenLifetimes: lifetimes, tokenRequests: stats.tokenRequests, token429: stats.tokenRequests429 },
+		goal: 'tokenRequests <= lifetimes + 1, 0 × 429',
+		met: stats.tokenRequests <= lifetimes + 1 && stats.tokenRequests429 === 0,
+	});
+
+	// HTTP Request node, generic OAuth2 credential (client credentials), defaults: every item's request at once.
+	await control.post('/config', { tokenLifetimeSeconds: 3600 });
+	for (const mode of ['new credential', 'token stored'] as const) {
+		await control.post('/reset', {});
+		const cred = await client.createCredential(`bench oauth2 ${mode}`, 'oAuth2Api', {
+			grantType: 'clientCredentials', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml', authentication: 'header',
+		});
+		const httpNode = {
+			name: 'HTTP Request',
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			parameters: {
+				method: 'POST', url: `${sb.baseUrl}/api/v1/persons/cust-1002/transactions`, authentication: 'genericCredentialType', genericAuthType: 'oAuth2Api',
+				sendBody: true, specifyBody: 'json', jsonBody: `={{ JSON.stringify({ id: $json.id, attributes: ${JSON.stringify(ATTRIBUTES)} }) }}`, options: {},
+			},
+			credentials: { oAuth2Api: cred },
+			continueOnFail: true,
+		};
+		if (mode === 'token stored') await client.runNode(httpNode, [{ id: 'warm-0' }], { credentials: { oAuth2Api: cred } });
+		const before = (await control.get('/stats')).data;
+		const httpItems = Array.from({ length: count }, (_, i) => ({ id: `http-${i}` }));
+		started = Date.now();
+		const run = await peakDuring(n8n.pid, () => client.runNode(httpNode, httpItems, { credentials: { oAuth2Api: cred } }));
+		const httpMs = executionMs(run.value.execution, Date.now() - started);
+		const after = (await control.get('/stats')).data;
+		const stored = await storedWith(env, 'http-');
+		const errorItems = (run.value.outputs[0] ?? []).filter((j) => j.error !== undefined).length;
+		const succeeded = stored.distinct === count && errorItems === 0;
+		results.push({
+			name: `HTTP Request node (${mode})`,
+			figures: {
+				items: count, httpMs, stored: stored.distinct, errorItems, lost: count - stored.distinct,
+				tokenRequests: after.tokenRequests - before.tokenRequests, token429: after.tokenRequests429 - before.tokenRequests429, peakRssMb: mb(run.peak), addedRssMb: mb(run.peak - run.idle),
+				amlNodeMs: nodeMs,
+			},
+			ratio: +(nodeMs / httpMs).toFixed(2),
+			baseline: 'AML node time / HTTP Request node time',
+			goal: succeeded ? '<= 1.25 (the HTTP Request node succeeded)' : 'AML node: zero failures (the HTTP Request node lost items)',
+			met: succeeded ? nodeMs / httpMs <= 1.25 : aml.distinct === count,
+		});
+		await client.deleteCredential(cred.id).catch(() => undefined);
+	}
+	return results;
+}

@@ -1,0 +1,59 @@
+import axios from 'axios';
+import * as http from 'node:http';
+
+import { CONCURRENCY } from './create';
+import { executionMs, mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
+
+/** 3. Return All of N persons (person search, 50 per page): the AML node vs a raw sequential client. */
+export async function returnAllPersons(env: BenchEnv): Promise<Result[]> {
+	const { control, client, credentials, n8n, sb } = env;
+	await control.post('/reset', {});
+	await control.post('/config', { tokenLifetimeSeconds: 3600 });
+	const persons = Math.round(10_000 * env.scale);
+	const bearer = await rawToken(env);
+	const auth = { headers: { Authorization: `Bearer ${bearer}` } };
+	const csv = `id,type,first_name\n${Array.from({ length: persons }, (_, i) => `bp-${i},INDIVIDUAL,P${i}`).join('\n')}\n`;
+	const form = new FormData();
+	form.append('file', new Blob([csv]), 'persons.csv');
+	const up = await axios.post(`${sb.baseUrl}/api/v1/data-upload?type=PERSON`, form, auth);
+	for (let i = 0; i < 600; i++) {
+		const s = (await axios.get(`${sb.baseUrl}/api/v1/data-upload/${up.data.id}/status`, auth)).data;
+		if (s.status !== 'PROCESSING') break;
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+	const search = (page: number) => ({ page, size: 50, filters: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }], logicalOperator: 'AND', category: 'CUSTOMER' });
+	let started = Date.now();
+	let total = Infinity;
+	let rawCount = 0;
+	for (let page = 0; page * 50 < total; page++) {
+		const body = (await axios.post(`${sb.baseUrl}/api/v2/persons/search`, search(page), { ...auth, httpAgent: agent })).data;
+		total = body.total;
+		rawCount += body.content?.length ?? body.results?.length ?? 0;
+	}
+	const rawSeqMs = Date.now() - started;
+	agent.destroy();
+	const node = {
+		parameters: {
+			resource: 'person', operation: 'search', category: 'CUSTOMER', logicalOperator: 'AND',
+			filters: { filter: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }] }, returnAll: true, options: { parallelRequests: CONCURRENCY },
+		},
+		credentials,
+	};
+	// One warm-up run stores the token, as in any workflow after its first run.
+	await client.runNode(node, [{}], { credentials });
+	started = Date.now();
+	const all = await peakDuring(n8n.pid, () => client.runNode(node, [{}], { credentials }));
+	const allMs = executionMs(all.value.execution, Date.now() - started);
+	const returned = all.value.outputs[0]?.length ?? 0;
+	return [
+		{
+			name: 'return all persons',
+			figures: { persons, pages: Math.ceil(persons / 50), rawSequentialMs: rawSeqMs, rawReturned: rawCount, nodeMs: allMs, returned, peakRssMb: mb(all.peak), addedRssMb: mb(all.peak - all.idle) },
+			ratio: +(allMs / rawSeqMs).toFixed(2),
+			baseline: 'raw sequential keep-alive client',
+			goal: '<= 0.5',
+			met: allMs / rawSeqMs <= 0.5 && returned === persons,
+		},
+	];
+}
