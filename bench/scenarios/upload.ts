@@ -33,7 +33,7 @@ export async function uploadCsv(env: BenchEnv): Promise<Result[]> {
 	const dir = path.join(os.homedir(), '.n8n-files');
 	fs.mkdirSync(dir, { recursive: true });
 	const file = path.join(dir, `bench-upload-${randomUUID().slice(0, 8)}.csv`);
-	const size = writeCsv(file, Math.round(100 * 1024 * 1024 * env.scale), 'bu');
+	const size = writeCsv(file, Math.round(100e6 * env.scale), 'bu');
 	try {
 		// curl: the same file, multipart, straight to the sandbox (best of two).
 		const bearer = await rawToken(env);

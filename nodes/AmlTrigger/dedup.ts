@@ -53,9 +53,13 @@ function liveKeys(nodeStaticData: IDataObject, nowSeconds: number, windowMinutes
 	return seen;
 }
 
-/** Whether `key` was recorded as accepted within the last `windowMinutes`. Reads only. */
+/** Whether `key` was recorded as accepted within the last `windowMinutes`. Reads only, one key (no copy of the store). */
 export function acceptedWithin(nodeStaticData: IDataObject, key: string, nowMs: number, windowMinutes: number): boolean {
-	return liveKeys(nodeStaticData, Math.floor(nowMs / 1000), windowMinutes)[key] !== undefined;
+	const stored = nodeStaticData[PROPERTY];
+	if (!stored || typeof stored !== 'object' || Array.isArray(stored) || !Object.prototype.hasOwnProperty.call(stored, key)) return false;
+	const at = (stored as Record<string, unknown>)[key];
+	const now = Math.floor(nowMs / 1000);
+	return typeof at === 'number' && at > now - Math.ceil(windowMinutes * 60) && at <= now + 60;
 }
 
 /**
@@ -80,11 +84,17 @@ export function recordAccepted(nodeStaticData: IDataObject, key: string, nowMs: 
 export class RecentDeliveries {
 	private entries = new Map<string, { at: number; recorded: boolean }>();
 
+	private prunedAt = 0;
+
 	constructor(private readonly maxEntries = 50_000) {}
 
+	/** Drops expired entries (a full pass at most once a second, not one per delivery) and the oldest beyond the cap. */
 	private prune(nowMs: number, windowMs: number): void {
-		for (const [id, e] of this.entries) {
-			if (nowMs - e.at > (e.recorded ? windowMs : PENDING_MS)) this.entries.delete(id);
+		if (nowMs - this.prunedAt >= 1000 || nowMs < this.prunedAt) {
+			this.prunedAt = nowMs;
+			for (const [id, e] of this.entries) {
+				if (nowMs - e.at > (e.recorded ? windowMs : PENDING_MS)) this.entries.delete(id);
+			}
 		}
 		while (this.entries.size > this.maxEntries) {
 			const oldest = this.entries.keys().next().value as string;
@@ -96,6 +106,10 @@ export class RecentDeliveries {
 	state(id: string, nowMs: number, windowMinutes: number): 'recorded' | 'pending' | undefined {
 		this.prune(nowMs, windowMinutes * 60_000);
 		const e = this.entries.get(id);
+		if (e && nowMs - e.at > (e.recorded ? windowMinutes * 60_000 : PENDING_MS)) {
+			this.entries.delete(id);
+			return undefined;
+		}
 		return e ? (e.recorded ? 'recorded' : 'pending') : undefined;
 	}
 
