@@ -48,6 +48,12 @@ void (async () => {
 	});
 	const env: BenchEnv = { quick, scale: quick ? 0.1 : 1, sb, n8n, client, control: axios.create({ baseURL: sb.controlUrl }), credentials: { amlOAuth2Api: credential } };
 	const started = Date.now();
+	const file = path.join(REPO_ROOT, 'bench', 'results', quick ? 'quick.json' : 'full.json');
+	// Written after every scenario, so a long run that breaks keeps what it measured.
+	const save = () => {
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), cores: os.cpus().length, loadAverage: os.loadavg()[0], results }, null, 2));
+	};
 	try {
 		for (const [name, run] of scenarios) {
 			if (only && !only.includes(name)) continue;
@@ -58,15 +64,13 @@ void (async () => {
 				results.push({ name, figures: { error: (error as Error).message } });
 			}
 			console.log(`-- ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+			save();
 		}
 	} finally {
 		await n8n.stop();
 		await sb.close();
 	}
 
-	const file = path.join(REPO_ROOT, 'bench', 'results', quick ? 'quick.json' : 'full.json');
-	fs.mkdirSync(path.dirname(file), { recursive: true });
-	fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), cores: os.cpus().length, results }, null, 2));
 	console.log('\n| scenario | figures | ratio | goal | met |\n|---|---|---|---|---|');
 	for (const r of results) {
 		console.log(`| ${r.name} | ${Object.entries(r.figures).map(([k, v]) => `${k}=${v}`).join(', ')} | ${r.ratio ?? ''} | ${r.goal ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : 'no'} |`);
