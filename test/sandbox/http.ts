@@ -40,8 +40,10 @@ export const fail = (status: number, message: string, text = false): Reply =>
 export const MAX_RESULTS = 10_000;
 
 /** The paged shape `{number, size, total, content}`; `capped` applies the 10,000-result cap of searches. */
-export function paged<T>(items: T[], page: number, size: number, capped = false): Reply {
+export function paged<T>(items: T[], page: number, size: number, capped = false, view?: (item: T) => unknown): Reply {
 	if (capped && page * size >= MAX_RESULTS && page > 0) return fail(400, `paging past the ${MAX_RESULTS}th result is not possible`);
 	const total = capped ? Math.min(items.length, MAX_RESULTS) : items.length;
-	return ok({ number: page, size, total, content: items.slice(page * size, page * size + size) });
+	// Only the page's items are turned into views (not the whole list, for every page).
+	const slice = items.slice(page * size, page * size + size);
+	return ok({ number: page, size, total, content: view ? slice.map(view) : slice });
 }

@@ -115,7 +115,7 @@ export function personRoutes(ctx: () => Ctx): RouteDef[] {
 					return b.logicalOperator === 'AND' ? results.every(Boolean) : results.some(Boolean);
 				});
 			}
-			return paged(sortBy(list, b.orderBy as string, b.direction as string).map(personView), pa.page, pa.size, true);
+			return paged(sortBy(list, b.orderBy as string, b.direction as string), pa.page, pa.size, true, personView);
 		}],
 		// 7 delete person: queued, removed after deletionDelayMs; 403 when switched off
 		['DELETE', '/api/v2/persons/:personId', ({ params }) => {
@@ -145,7 +145,7 @@ export function personRoutes(ctx: () => Ctx): RouteDef[] {
 			if (category) list = list.filter((p) => p.category === category);
 			if (q && attribute) list = list.filter((p) => matchFilter(p, { attribute, query: q, operator }));
 			else if (q) list = list.filter((p) => p.id.includes(q) || JSON.stringify(p.attributes).toLowerCase().includes(q.toLowerCase()));
-			return paged(sortBy(list, query.get('orderBy'), direction).map(personView), pa.page, pa.size, true);
+			return paged(sortBy(list, query.get('orderBy'), direction), pa.page, pa.size, true, personView);
 		}],
 		// 9 create person v1 (deprecated): answers {id, type, attributes}
 		['POST', '/api/v1/persons', ({ body }) => {

@@ -31,7 +31,7 @@ export function transactionRoutes(ctx: () => Ctx): RouteDef[] {
 				const key = (t: Transaction) => String(orderBy in t && orderBy !== 'attributes' ? (t as unknown as Json)[orderBy] : (t.attributes[orderBy] ?? ''));
 				list = [...list].sort((a, b) => key(a).localeCompare(key(b), undefined, { numeric: true }) * dir);
 			}
-			return paged(list.map(txView), pa.page, pa.size, true);
+			return paged(list, pa.page, pa.size, true, txView);
 		}],
 		// 14 create transaction: answers {id, personId, attributes}; 4xx as text/plain
 		['POST', '/api/v1/persons/:personId/transactions', ({ params, body }) => {
