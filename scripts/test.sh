@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
-# runs the jest projects unit, sandbox and e2e (real n8n). Prints each suite's counts and, as the last line, alone:
+# runs the jest projects unit, sandbox and e2e (real n8n; Debian's Chromium for the browser check, apt-get
+# installed when missing). Prints each suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
 # Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
@@ -43,6 +44,10 @@ n8n_ok=1
 if [[ " $suites " == *" e2e "* ]]; then
   echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
   bash scripts/install-n8n.sh </dev/null || n8n_ok=0
+  # the browser check (test/e2e/browser.test.ts) drives Debian's Chromium: apt-get install it when missing.
+  # A failed install does not stop the run: that test tries once more and fails with the reason.
+  echo "== chromium (Debian package, for the browser check)"
+  bash scripts/install-browser.sh </dev/null >/dev/null || echo "!! chromium install failed: test/e2e/browser.test.ts will fail" >&2
 fi
 
 out="$(mktemp -d)"

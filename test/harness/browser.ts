@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -27,8 +27,14 @@ export function chromiumPath(install = true): string {
 	const candidate = process.env.AML_CHROMIUM ?? '/usr/bin/chromium';
 	if (fs.existsSync(candidate)) return candidate;
 	if (!install) throw new Error(`${candidate} not found: run scripts/install-browser.sh`);
-	const out = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-browser.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-	const line = out.split('\n').find((l) => l.startsWith('AML_CHROMIUM='));
+	const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-browser.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	process.stderr.write(run.stderr ?? '');
+	if (run.status !== 0) {
+		// the reason (apt-get's or the shell's last words) goes into the error, which the test report shows
+		const tail = (run.stderr ?? '').trim().split('\n').slice(-8).join('\n');
+		throw new Error(`scripts/install-browser.sh failed (${run.error?.message ?? `exit ${run.status}`}):\n${tail}`);
+	}
+	const line = run.stdout.split('\n').find((l) => l.startsWith('AML_CHROMIUM='));
 	return line ? line.slice('AML_CHROMIUM='.length) : candidate;
 }
 

@@ -1,0 +1,256 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Locator, Page } from 'playwright-core';
+
+import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
+import { chromiumPath, openEditor, type EditorSession } from '../harness/browser';
+import { context, n8n } from '../harness/context';
+import type { Json } from '../harness/client';
+import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
+import { DEFAULT_OWNER, REPO_ROOT } from '../harness/n8n';
+
+/**
+ * The editor in a real browser (Debian's Chromium through playwright-core, no browser download): the example
+ * workflows 01 (AML nodes) and 03 (AML Trigger) open, the package's icons load, and the parameter panels show
+ * the resources, operations and fields. Saves the README's screenshots to docs/screenshots/ when
+ * AML_SCREENSHOTS=1 (`npm run screenshots`) or when one is missing, so that ordinary runs leave the repo clean.
+ */
+
+const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
+const VIEWPORT = { width: 1400, height: 800 };
+const AML_NODE = 'n8n-nodes-aml.aml';
+const AML_TRIGGER = 'n8n-nodes-aml.amlTrigger';
+/** Where n8n serves a community package's icons: /icons/<package>/<path of the file in the package>. */
+const ICONS = {
+	[AML_NODE]: { light: '/icons/n8n-nodes-aml/dist/nodes/Aml/aml.svg', dark: '/icons/n8n-nodes-aml/dist/nodes/Aml/aml.dark.svg' },
+	[AML_TRIGGER]: { light: '/icons/n8n-nodes-aml/dist/nodes/AmlTrigger/aml.svg', dark: '/icons/n8n-nodes-aml/dist/nodes/AmlTrigger/aml.dark.svg' },
+};
+const LONG = { timeout: 60_000 };
+
+async function screenshot(page: Page, name: string): Promise<void> {
+	const file = path.join(SCREENSHOTS, name);
+	if (process.env.AML_SCREENSHOTS !== '1' && fs.existsSync(file)) return;
+	fs.mkdirSync(SCREENSHOTS, { recursive: true });
+	await page.mouse.move(0, VIEWPORT.height - 1); // no hover toolbar on a node
+	await page.waitForTimeout(300);
+	await page.screenshot({ path: file });
+}
+
+interface IconState {
+	type: string;
+	src: string;
+	complete: boolean;
+	naturalWidth: number;
+}
+
+/** The `<img>` of every AML node on the canvas, once all of them have loaded (or after 30 s, as they are). */
+async function amlIcons(page: Page): Promise<IconState[]> {
+	const selector = '[data-test-id="canvas-node"][data-node-type^="n8n-nodes-aml."] img';
+	await page
+		.waitForFunction(
+			`(() => { const imgs = [...document.querySelectorAll('${selector}')]; return imgs.length > 0 && imgs.every((i) => i.complete && i.naturalWidth > 0); })()`,
+			undefined,
+			{ timeout: 30_000 },
+		)
+		.catch(() => undefined);
+	return await page.locator(selector).evaluateAll((imgs) =>
+		imgs.map((element) => {
+			const img = element as unknown as { src: string; complete: boolean; naturalWidth: number; closest(s: string): { getAttribute(a: string): string | null } | null };
+			return { type: img.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ?? '', src: new URL(img.src).pathname, complete: img.complete, naturalWidth: img.naturalWidth };
+		}),
+	);
+}
+
+/** Opens a workflow in a new tab of the logged-in browser and waits for its nodes. */
+async function openWorkflow(session: EditorSession, id: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+	const page = await session.context.newPage();
+	await page.emulateMedia({ colorScheme });
+	await page.goto(`${context().n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', ...LONG });
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor(LONG);
+	return page;
+}
+
+/** Double-clicks a node on the canvas; returns the node details view (its parameter panel). */
+async function openNode(page: Page, name: string): Promise<Locator> {
+	await page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).dblclick();
+	const ndv = page.locator('[data-test-id="ndv"]');
+	await ndv.locator('[data-test-id="node-parameters"]').waitFor(LONG);
+	return ndv;
+}
+
+/** The value an options parameter shows (its select input). */
+async function shownValue(ndv: Locator, parameter: string): Promise<string> {
+	const input = ndv.locator(`[data-test-id="parameter-input-${parameter}"] input`).first();
+	await input.waitFor(LONG);
+	return await input.inputValue();
+}
+
+/** Opens an options parameter's dropdown and returns the names of its entries (the first line of each). */
+async function dropdownNames(page: Page, ndv: Locator, parameter: string): Promise<string[]> {
+	await ndv.locator(`[data-test-id="parameter-input-${parameter}"]`).click();
+	const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
+	await items.first().waitFor(LONG);
+	return (await items.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+}
+
+function parameterShown(ndv: Locator, parameter: string): Locator {
+	return ndv.locator(`[data-test-id="parameter-input-${parameter}"]`);
+}
+
+describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
+	let session: EditorSession | undefined;
+	const workflows: Record<'gate' | 'alerts', string> = { gate: '', alerts: '' };
+	const iconResponses: Array<{ url: string; status: number }> = [];
+
+	beforeAll(async () => {
+		const c = context();
+		const values = {
+			sandboxUrl: c.sandbox.baseUrl,
+			credential: c.credential,
+			// never called here: a Slack-style address reads better in the screenshots than the sandbox's port
+			extra: { __SLACK_WEBHOOK_URL__: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX' },
+		};
+		for (const [key, file] of [
+			['gate', '01-transaction-gate.json'],
+			['alerts', '03-alert-notification.json'],
+		] as const) {
+			const workflow = prepareExample(path.join(EXAMPLES_DIR, file), values);
+			// inactive workflows, but their own webhook ids all the same (other tests deploy the same examples)
+			for (const node of workflow.nodes as Json[]) if (node.webhookId) node.webhookId = randomUUID();
+			workflows[key] = (await n8n().createWorkflow(workflow)).id;
+		}
+		let executable: string;
+		try {
+			executable = chromiumPath(); // installs Debian's chromium through scripts/install-browser.sh when missing
+		} catch (error) {
+			throw new Error(`Chromium is missing and scripts/install-browser.sh could not install it (apt-get chromium): ${(error as Error).message}`);
+		}
+		process.env.AML_CHROMIUM = executable;
+		const owner = c.n8n.owner ?? DEFAULT_OWNER;
+		session = await openEditor({ baseUrl: c.n8n.baseUrl, email: owner.email, password: owner.password, viewport: VIEWPORT });
+		session.context.on('response', (response) => {
+			if (new URL(response.url()).pathname.startsWith('/icons/n8n-nodes-aml/')) iconResponses.push({ url: response.url(), status: response.status() });
+		});
+	});
+
+	afterAll(async () => {
+		await session?.close();
+		for (const id of Object.values(workflows)) if (id) await n8n().deleteWorkflow(id);
+	});
+
+	const editor = (): EditorSession => {
+		if (!session) throw new Error('the browser did not start (see beforeAll)');
+		return session;
+	};
+
+	test('example 01 on the canvas: every AML node shows the package icon, served as our SVG', async () => {
+		const page = await openWorkflow(editor(), workflows.gate);
+		try {
+			const icons = await amlIcons(page);
+			// Store transaction, Monitoring check, Screening check
+			expect(icons).toHaveLength(3);
+			for (const icon of icons) expect(icon).toEqual({ type: AML_NODE, src: ICONS[AML_NODE].light, complete: true, naturalWidth: expect.any(Number) });
+			expect(Math.min(...icons.map((i) => i.naturalWidth))).toBeGreaterThan(0);
+
+			const response = await page.request.get(`${context().n8n.baseUrl}${ICONS[AML_NODE].light}`);
+			expect(response.status()).toBe(200);
+			expect(response.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+			expect(await response.text()).toBe(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'aml.svg'), 'utf8'));
+
+			await screenshot(page, 'workflow-transaction-gate.png');
+		} finally {
+			await page.close();
+		}
+	});
+
+	test('example 03 on the canvas: the AML Trigger and the AML nodes show their icons', async () => {
+		const page = await openWorkflow(editor(), workflows.alerts);
+		try {
+			const icons = await amlIcons(page);
+			expect(icons.map((i) => i.type).sort()).toEqual([AML_NODE, AML_NODE, AML_TRIGGER]);
+			for (const icon of icons) {
+				expect(icon.src).toBe(ICONS[icon.type as keyof typeof ICONS].light);
+				expect(icon.complete).toBe(true);
+				expect(icon.naturalWidth).toBeGreaterThan(0);
+			}
+			await screenshot(page, 'workflow-alert-notification.png');
+		} finally {
+			await page.close();
+		}
+	});
+
+	test('the AML node panel: resources, operations and the fields of the chosen operation', async () => {
+		const page = await openWorkflow(editor(), workflows.gate);
+		try {
+			const ndv = await openNode(page, 'Store transaction');
+			expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe('AML sandbox');
+			expect(await shownValue(ndv, 'resource')).toBe('Transaction');
+			expect(await shownValue(ndv, 'operation')).toBe('Create');
+			for (const field of ['personId', 'transactionId', 'attributesMode', 'amount', 'transactionType', 'direction', 'timestamp', 'onExisting']) {
+				await expect(parameterShown(ndv, field).count()).resolves.toBe(1);
+			}
+			const labels = (await ndv.locator('[data-test-id="parameter-item"] [data-test-id="input-label"]').allInnerTexts()).map((l) => l.split('\n')[0].trim());
+			expect(labels).toEqual(expect.arrayContaining(['Resource', 'Operation', 'Person ID', 'Transaction ID', 'Amount', 'Transaction Type', 'Direction', 'Timestamp']));
+			expect(await ndv.locator('[data-test-id="node-parameters"]').innerText()).not.toContain(context().sandbox.clientSecret);
+			await screenshot(page, 'node-transaction-create.png');
+
+			// n8n adds "Custom API Call" to nodes whose credential it can attach to an HTTP Request node
+			expect(await dropdownNames(page, ndv, 'resource')).toEqual(['Alert', 'Custom List', 'Data Upload', 'Person', 'Screening', 'Transaction', 'Custom API Call']);
+			await page.keyboard.press('Escape');
+			await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden', ...LONG });
+
+			const operations = await dropdownNames(page, ndv, 'operation');
+			expect(operations).toEqual(expect.arrayContaining(['Create', 'Get', 'Get Many', 'Run Monitoring Check', 'Run Screening Check', 'Update']));
+			await screenshot(page, 'node-operations.png');
+
+			// another operation, other fields: the monitoring check has no attributes but the Clear/Block routing
+			await page.locator('.el-select-dropdown:visible .el-select-dropdown__item', { hasText: 'Run Monitoring Check' }).first().click();
+			await parameterShown(ndv, 'routeOutputs').waitFor(LONG);
+			expect(await shownValue(ndv, 'operation')).toBe('Run Monitoring Check');
+			await expect(parameterShown(ndv, 'transactionId').count()).resolves.toBe(1);
+			await expect(parameterShown(ndv, 'amount').count()).resolves.toBe(0);
+			await expect(parameterShown(ndv, 'personId').count()).resolves.toBe(0);
+		} finally {
+			await page.close(); // the change of operation is never saved
+		}
+	});
+
+	test('the AML Trigger panel: the Events field with the chosen events and every event to choose from', async () => {
+		const page = await openWorkflow(editor(), workflows.alerts);
+		try {
+			const ndv = await openNode(page, 'AML Trigger');
+			expect(await shownValue(ndv, 'authentication')).toBe('None');
+			const events = parameterShown(ndv, 'events');
+			await events.waitFor(LONG);
+			expect((await events.innerText()).split('\n').map((t) => t.trim()).filter(Boolean)).toEqual(['Alert Created', 'Screening Alert Created']);
+			expect(await ndv.innerText()).toContain('has no API to register webhooks');
+			await screenshot(page, 'trigger-events.png');
+
+			const names = await dropdownNames(page, ndv, 'events');
+			expect(names).toEqual(expect.arrayContaining(['All Events', ...EVENT_ACTIONS.map((e) => e.name)]));
+		} finally {
+			await page.close();
+		}
+	});
+
+	test('dark theme: the nodes switch to the dark icons, which load', async () => {
+		const page = await openWorkflow(editor(), workflows.alerts, 'dark');
+		try {
+			const icons = await amlIcons(page);
+			expect(icons).toHaveLength(3);
+			for (const icon of icons) {
+				expect(icon.src).toBe(ICONS[icon.type as keyof typeof ICONS].dark);
+				expect(icon.naturalWidth).toBeGreaterThan(0);
+			}
+			await screenshot(page, 'workflow-dark.png');
+		} finally {
+			await page.close();
+		}
+	});
+
+	test('no icon request of the package failed', () => {
+		expect(iconResponses.length).toBeGreaterThan(0);
+		expect(iconResponses.filter((r) => r.status !== 200 && r.status !== 304)).toEqual([]);
+	});
+});
