@@ -1,3 +1,6 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
 import { amlRequest, backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
 import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer } from './realHttpContext';
 
@@ -114,6 +117,44 @@ describe('transport: amlRequest against a real local server', () => {
 			expect(server.requests).toHaveLength(1);
 			expect(errorText(error)).not.toContain(FAKE_TOKEN);
 			expect(errorText(error)).not.toContain(FAKE_SECRET);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a 401 that survived n8n\'s own token renewal is tried once more (for any request), then reported', async () => {
+		let calls = 0;
+		const server = await scriptedServer((_req, _body, res) => {
+			calls++;
+			if (calls === 1 || calls >= 3) res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Full authentication is required"}');
+			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":7}');
+		});
+		try {
+			const once = await amlRequest.call(context(server.baseUrl), { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast);
+			expect(once).toMatchObject({ status: 200, attempts: 2 });
+			await expect(amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1' }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+			expect(server.requests).toHaveLength(4);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('an answer n8n wrapped in a NodeApiError (as after a token renewal) is still the API\'s: a POST is not repeated after its 500', async () => {
+		const server = await scriptedServer((_req, _body, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"boom"}'));
+		try {
+			const ctx = context(server.baseUrl) as unknown as { helpers: { httpRequestWithAuthentication: (...a: unknown[]) => Promise<unknown> }; getNode: () => INode };
+			const inner = ctx.helpers.httpRequestWithAuthentication;
+			ctx.helpers.httpRequestWithAuthentication = async (...args: unknown[]) => {
+				try {
+					return await inner(...args);
+				} catch (error) {
+					throw new NodeApiError(ctx.getNode(), error as JsonObject);
+				}
+			};
+			const failure = await amlRequest.call(ctx as never, { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast).catch((e: unknown) => e);
+			expect(failure).toMatchObject({ httpCode: '500' });
+			expect(errorText(failure)).toMatch(/POST \/v1\/manual-alerts answered HTTP 500/);
+			expect(server.requests).toHaveLength(1);
 		} finally {
 			await server.close();
 		}

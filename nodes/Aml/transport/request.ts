@@ -107,15 +107,19 @@ function classify(error: unknown, tokenUrl: string): Classified {
 		config?: { url?: string };
 		message?: string;
 	};
-	if (err?.response?.status) {
-		const url = String(err.config?.url ?? '');
-		return {
-			kind: 'http',
-			status: err.response.status,
-			body: err.response.data,
-			headers: err.response.headers ?? {},
-			fromTokenEndpoint: tokenUrl !== '' && url.startsWith(tokenUrl),
-		};
+	// An HTTP answer, also when n8n wrapped it (a NodeApiError whose cause is the HTTP client's error, as after a
+	// token renewal): its URL tells the token endpoint apart. Only then a bare `status` means the token endpoint.
+	for (const candidate of [err, err?.cause as typeof err]) {
+		if (candidate?.response?.status) {
+			const url = String(candidate.config?.url ?? '');
+			return {
+				kind: 'http',
+				status: candidate.response.status,
+				body: candidate.response.data,
+				headers: candidate.response.headers ?? {},
+				fromTokenEndpoint: tokenUrl !== '' && url.startsWith(tokenUrl),
+			};
+		}
 	}
 	// Token endpoint answers (client-oauth2 ResponseError), possibly wrapped by n8n.
 	for (const candidate of [err, err?.cause as typeof err]) {
@@ -175,6 +179,7 @@ export async function amlRequest<T = unknown>(
 
 	let attempt = 0;
 	let sentOnce = false;
+	let repeated401 = false;
 	for (;;) {
 		attempt++;
 		let outcome: Classified;
@@ -219,6 +224,13 @@ export async function amlRequest<T = unknown>(
 			} else if (outcome.status >= 500) {
 				retryable = outcome.fromTokenEndpoint || retry !== 'none';
 				if (!outcome.fromTokenEndpoint) sentOnce = true;
+			} else if (outcome.status === 401 && !outcome.fromTokenEndpoint && !repeated401) {
+				// n8n renewed the token once and its repeat still got 401. When another execution had renewed first,
+				// n8n repeats with that stored token, which the service may have invalidated meanwhile: one more
+				// attempt starts from the credential's current token, and n8n renews it if needed. A 401 did
+				// nothing, so any request may be repeated.
+				retryable = true;
+				repeated401 = true;
 			}
 		} else {
 			const neverSent = NEVER_SENT.has(outcome.code);

@@ -49,15 +49,14 @@ export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number
 	for (;;) {
 		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
 		if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting for the upload', { itemIndex });
-		let status: IDataObject;
-		try {
-			status = await fetchStatus(ctx, uploadId, itemIndex);
-		} catch (error) {
-			// A status read that failed even after its retries (5xx, 429, no answer) says nothing about the upload:
-			// keep waiting (until Max Wait), so that the outcome and the upload id are not lost.
-			if (!isTransientFailure(error)) throw error;
-			status = { uploadId, status: 'UNKNOWN', reason: null, success: false, lastPollError: (error as Error).message };
-		}
+		// A status read that failed even after its retries (5xx, 429, no answer) says nothing about the upload:
+		// keep waiting (until Max Wait), so that the outcome and the upload id are not lost.
+		const polled = await fetchStatus(ctx, uploadId, itemIndex).then(
+			(value) => ({ value, error: undefined }),
+			(error: unknown) => ({ value: undefined, error: error as NodeOperationError }),
+		);
+		if (polled.error && !isTransientFailure(polled.error)) throw polled.error;
+		const status: IDataObject = polled.value ?? { uploadId, status: 'UNKNOWN', reason: null, success: false, lastPollError: polled.error?.message ?? null };
 		const waitedSeconds = Math.round((Date.now() - started) / 1000);
 		if (FINAL_STATES.includes(String(status.status))) return { ...status, waitedSeconds };
 		if (Date.now() >= deadline) return { ...status, success: false, timedOut: true, waitedSeconds };
