@@ -1,6 +1,6 @@
-import type { Json, NodeSpec, RunOptions, RunResult } from '../harness/client';
-import { context, control, n8n, nodeError, runAml, runNode } from '../harness/context';
-import { apiRequestsSince, report } from './helpers';
+import type { Json, RunResult } from '../harness/client';
+import { control, runAml } from '../harness/context';
+import { apiRequestsSince, report, runOnCsv } from './helpers';
 
 /**
  * Bad input, one case per row over every validation rule of the interface: each case runs the real AML node in
@@ -125,18 +125,8 @@ async function runCase(c: Case): Promise<Outcome> {
 		const run = await runAml(c.parameters, c.items);
 		return { run, error: run.error as Outcome['error'] };
 	}
-	const source: NodeSpec = {
-		name: 'Source',
-		type: 'n8n-nodes-base.convertToFile',
-		typeVersion: 1.1,
-		parameters: { operation: 'toText', sourceProperty: 'csv', options: { fileName: c.csv.fileName } },
-	};
-	const opts: RunOptions = {
-		extraNodes: [{ name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, parameters: c.parameters, credentials: { amlOAuth2Api: context().credential } }],
-		extraConnections: { Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } },
-	};
-	const run = await runNode(source, c.items, opts);
-	return { run, error: nodeError(run.execution, 'AML') as Outcome['error'] };
+	const { run, error } = await runOnCsv(c.items as Array<{ csv: string }>, c.parameters, { fileName: c.csv.fileName });
+	return { run, error };
 }
 
 beforeAll(async () => {
@@ -158,10 +148,6 @@ beforeAll(async () => {
 	const named = cases.filter((c) => new RegExp(`^Item ${c.item}: "${c.field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}" `).test(outcomes.get(c.name)?.error?.message ?? '')).length;
 	report('bad-input', { cases: cases.length, errorsNamingItemAndField: named, apiRequests: apiDuring.length, seconds: Math.round((Date.now() - started) / 100) / 10 });
 }, 20 * 60_000);
-
-afterAll(async () => {
-	await n8n().cleanup();
-});
 
 test('at least 40 cases', () => {
 	expect(cases.length).toBeGreaterThanOrEqual(40);

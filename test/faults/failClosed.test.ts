@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { Json } from '../harness/client';
-import { control, n8n, runAml } from '../harness/context';
+import { control, runAml } from '../harness/context';
 import { report, size } from './helpers';
 
 /**
@@ -38,7 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	await control.del('/faults').catch(() => undefined);
-	await n8n().cleanup();
+	// Workflows (and so their executions) are kept: secrets.test.ts searches them; the suite's n8n is removed afterwards.
 });
 
 test(`fail-closed: ${N} items × 5xx, timeout, dropped connection × monitoring and screening → 100 % Block`, async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Json, NodeSpec, RunOptions } from '../harness/client';
-import { context, control, n8n } from '../harness/context';
+import type { Json, NodeSpec, RunOptions, RunResult } from '../harness/client';
+import { context, control, n8n, nodeError, nodeOutput, runNode } from '../harness/context';
 
 /**
  * Shared pieces of the faults suite (test/faults): sizes (short in `npm test`, full with AML_FAULTS_FULL=1 or
@@ -66,4 +66,34 @@ export async function publishAnswering(node: NodeSpec, opts: RunOptions = {}): P
 			await client.deleteWorkflow(workflow.id).catch(() => undefined);
 		},
 	};
+}
+
+export interface CsvRun {
+	run: RunResult;
+	/** The AML node's error, its output items. */
+	error?: { message: string; description?: string };
+	output: Json[];
+}
+
+/**
+ * Runs the AML node (Data Upload parameters) on a file n8n makes itself: Split Out `items` → Convert to File
+ * (text → binary `data`, one file per item from its `csv` field) → AML.
+ */
+export async function runOnCsv(items: Array<{ csv: string }>, parameters: Json, opts: { fileName?: string; continueOnFail?: boolean; timeoutMs?: number } = {}): Promise<CsvRun> {
+	const source: NodeSpec = {
+		name: 'Source',
+		type: 'n8n-nodes-base.convertToFile',
+		typeVersion: 1.1,
+		parameters: { operation: 'toText', sourceProperty: 'csv', options: { fileName: opts.fileName ?? 'data.csv' } },
+	};
+	const aml = {
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		parameters,
+		credentials: { amlOAuth2Api: context().credential },
+		...(opts.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+	};
+	const run = await runNode(source, items, { extraNodes: [aml], extraConnections: { Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } }, timeoutMs: opts.timeoutMs });
+	return { run, error: nodeError(run.execution, 'AML') as CsvRun['error'], output: nodeOutput(run.execution, 'AML') };
 }
