@@ -92,4 +92,4 @@ test(`fail-closed: ${N} items × 5xx, timeout, dropped connection × monitoring 
 		expect(block).toHaveLength(N * KINDS.length);
 	}
 	report('fail-closed', counts);
-});
+}, 30 * 60_000);

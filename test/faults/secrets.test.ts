@@ -111,4 +111,4 @@ test('errors of the token endpoint and of 401s carry no secret; no execution and
 	});
 	expect(ids.length).toBeGreaterThan(5);
 	expect(found).toEqual([]);
-});
+}, 30 * 60_000);

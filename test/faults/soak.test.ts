@@ -150,4 +150,4 @@ test(`soak: ${ITEMS} transactions under 5xx, 429, dropped connections and token 
 	expect(firstPass.tokenRequests429).toBe(0);
 	// One token request per forced expiry at most (plus the first after the reset).
 	expect(firstPass.tokenRequests).toBeLessThanOrEqual(expiries + 2);
-});
+}, 90 * 60_000);

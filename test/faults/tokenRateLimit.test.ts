@@ -65,4 +65,4 @@ test(`${PARALLEL} parallel executions sharing one credential, across forced toke
 	expect(phases.parallel).toBe(1);
 	expect(stats.tokenRequests).toBeLessThanOrEqual(5);
 	expect(stats.tokenRequests429).toBe(0);
-});
+}, 10 * 60_000);

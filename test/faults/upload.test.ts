@@ -62,7 +62,7 @@ test('PARTIALLY_COMPLETED under flaky status polls: error with reason and first 
 	const stored = (await control.get<Json[]>('/persons')).filter((p) => String(p.id).startsWith(`${prefix}-`));
 	expect(stored).toHaveLength(1000);
 	report('upload-partially-completed', { error: error?.message, cofItem: cof.result.output[0], statusPolls: polls(stop.log), statusPollsCof: polls(cof.log) });
-});
+}, 20 * 60_000);
 
 test('FAILED under flaky status polls: error with reason and first id not saved (none stored); Get Status never says success', async () => {
 	const prefix = `ff-${suffix}`;
@@ -95,4 +95,4 @@ test('FAILED under flaky status polls: error with reason and first id not saved 
 	}
 	expect(status.result.outputs[0].filter((o) => o.success === true)).toEqual([]);
 	report('upload-failed', { error: error?.message, description: error?.description, cofItem: cof.result.output[0], getStatus: status.result.outputs[0].map((o) => (o.error ? `error: ${o.error}` : `${o.status} success=${o.success}`)), statusPolls: polls(stop.log) });
-});
+}, 20 * 60_000);

@@ -72,7 +72,7 @@ test(`${BAD} unsigned or wrongly signed deliveries → 401, nothing started; ${S
 	for (const r of replays) expect({ status: r.status, data: r.data }).toEqual({ status: 200, data: { received: true, started: false, reason: 'duplicate delivery' } });
 	expect(out).toHaveLength(SIGNED);
 	expect(out.map((o) => o.metadata.alertId).sort()).toEqual(signed.map((b) => JSON.parse(b).metadata.alertId).sort());
-});
+}, 10 * 60_000);
 
 test(`a burst of ${BURST} deliveries within ${BURST_SECONDS} s loses none: one execution per event`, async () => {
 	const wf = await publish({ authentication: 'amlWebhookApi', events: ['MANUAL_ALERT_CREATED'] }, credential);
@@ -120,4 +120,4 @@ test(`a burst of ${BURST} deliveries within ${BURST_SECONDS} s loses none: one e
 	expect(out.every((o) => o.metadata.marker === marker)).toBe(true);
 	// Accepted exactly once per event: no attempt after the first 2xx of an event.
 	expect(log.filter((d) => d.accepted)).toHaveLength(BURST);
-});
+}, 30 * 60_000);
