@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { createHmac, randomUUID } from 'node:crypto';
 
-import type { Json } from '../harness/client';
+import { dbNotReady, type Json } from '../harness/client';
 import { control, n8n } from '../harness/context';
 import { cleanup, deliveries, publish, settled, target, until } from '../harness/trigger';
 import { report, size, sleep, tally } from './helpers';
@@ -25,8 +25,14 @@ const SECRET = `hook-${randomUUID()}`;
 const HEADER = 'X-AML-Signature';
 
 const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
-const post = (url: string, body: string, headers: Json = {}) =>
-	axios.post(url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b, timeout: 60_000 });
+/** POSTs raw bytes; repeats (as the service would) while n8n answers 503 "Database is not ready!" (a loaded machine). */
+async function post(url: string, body: string, headers: Json = {}) {
+	for (let tries = 0; ; tries++) {
+		const r = await axios.post(url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b, timeout: 60_000 });
+		if (!dbNotReady(r) || tries >= 60) return r;
+		await sleep(1000);
+	}
+}
 
 let credential: { id: string; name: string };
 
