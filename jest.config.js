@@ -1,4 +1,7 @@
-/** Three suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox). */
+/**
+ * Four suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox) and faults (real n8n +
+ * the sandbox's fault injection: soak, fail-closed, bad input, secrets, webhooks, uploads, token rate limit).
+ */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true, diagnostics: false }];
 const common = {
   testEnvironment: 'node',
@@ -6,6 +9,8 @@ const common = {
 
 module.exports = {
   testTimeout: 180000,
+  // faults/secrets.test.ts runs last: it searches what every other file of its run left in n8n
+  testSequencer: '<rootDir>/test/harness/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
@@ -13,6 +18,13 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'faults',
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
-# runs the jest projects unit, sandbox and e2e (real n8n; Debian's Chromium for the browser check, apt-get
-# installed when missing). Prints each suite's counts and, as the last line, alone:
+# runs the jest projects unit, sandbox, e2e (real n8n; Debian's Chromium for the browser check, apt-get installed
+# when missing) and faults (real n8n against the sandbox's fault injection, shortened sizes; `npm run test:faults`
+# runs the full ones). Prints each suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
 # Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
 #
 #   AML_TEST_SUITES="unit sandbox"   run only these suites
+#   AML_FAULTS_FULL=1                faults suite at full size (10,000-item soak, 1,000-delivery burst)
 #   AML_KEEP_N8N=1                   keep the e2e n8n user folder (database, n8n.log)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-unit sandbox e2e}"
+suites="${AML_TEST_SUITES:-unit sandbox e2e faults}"
 passed=0
 failed=0
 status=0
@@ -41,7 +43,7 @@ echo "== build"
 npm run -s build </dev/null || step_failed "npm run build"
 
 n8n_ok=1
-if [[ " $suites " == *" e2e "* ]]; then
+if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* ]]; then
   echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
   bash scripts/install-n8n.sh </dev/null || n8n_ok=0
   # the browser check (test/e2e/browser.test.ts) drives Debian's Chromium: apt-get install it when missing.
@@ -57,15 +59,15 @@ jest="node_modules/.bin/jest"
 for suite in $suites; do
   echo
   echo "== suite: $suite"
-  if [ "$suite" = e2e ] && [ "$n8n_ok" != 1 ]; then
-    summary+=("suite e2e: 0 passed, 1 failed (n8n install failed)")
+  if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then
+    summary+=("suite $suite: 0 passed, 1 failed (n8n install failed)")
     failed=$((failed + 1))
     status=1
     continue
   fi
   extra=()
-  # one n8n and one sandbox serve the e2e suite; files run one after another (token counts, sandbox state)
-  [ "$suite" = e2e ] && extra=(--runInBand)
+  # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
+  { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && extra=(--runInBand)
   started=$(date +%s)
   AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects "$suite" --ci --passWithNoTests --json --outputFile="$out/$suite.json" "${extra[@]}" </dev/null
   rc=$?

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { control, n8n, runAml } from '../harness/context';
+import { control, n8n, runAml, transactionCreateFromInput } from '../harness/context';
 
 /**
  * Transaction resource in real n8n against the sandbox: storage, paging, updates and the Clear/Block
@@ -119,14 +119,7 @@ describe('Transaction resource in real n8n', () => {
 			timestamp: `2026-02-01T${String(i % 24).padStart(2, '0')}:00:00Z`,
 		}));
 		const seeded = await runAml(
-			{
-				resource: 'transaction',
-				operation: 'create',
-				personId: '={{ $json.personId }}',
-				transactionId: '={{ $json.id }}',
-				attributesMode: 'input',
-				excludeInputFields: 'id, personId',
-			},
+			transactionCreateFromInput(),
 			items,
 		);
 		expect(seeded.status).toBe('success');

@@ -1,8 +1,8 @@
 import axios, { type AxiosInstance } from 'axios';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
-import type { CredentialRef } from '../harness/client';
-import { context, control, n8n, nodeOutput, type Json } from '../harness/context';
+import { context, control, n8n, type Json } from '../harness/context';
+import { cleanup, deliveries, NODE, publish, runCleanup, runs, settled, sleep, target, until } from '../harness/trigger';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
 
@@ -10,97 +10,6 @@ import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
  * AML Trigger in real n8n: published workflows (public API), fed by the sandbox's real webhook deliveries
  * (targets configured through POST /_control/webhooks), executions read back through n8n's public API.
  */
-const NODE = 'AML Trigger';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Published {
-	id: string;
-	url: string;
-}
-
-interface Delivery {
-	eventId: string;
-	action: string;
-	url: string;
-	attempt: number;
-	status: number | null;
-	accepted: boolean;
-}
-
-const cleanup: Array<() => Promise<unknown>> = [];
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-	const started = Date.now();
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms: ${what}`);
-		await sleep(200);
-	}
-}
-
-/** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL). */
-async function publish(parameters: Json, credential?: CredentialRef): Promise<Published> {
-	const webhookId = randomUUID();
-	const wf = await n8n().createWorkflow({
-		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: NODE,
-				type: 'n8n-nodes-aml.amlTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId,
-				parameters,
-				...(credential ? { credentials: { amlWebhookApi: credential } } : {}),
-			},
-		],
-		connections: {},
-	});
-	cleanup.push(() => n8n().deleteWorkflow(wf.id));
-	await n8n().activate(wf.id);
-	const url = `${context().n8n.baseUrl}/webhook/${webhookId}/aml`;
-	await registered(url);
-	return { id: wf.id, url };
-}
-
-/** Waits until n8n serves the URL. The probe `{}` is not an event (400) or fails verification (401): it starts nothing. */
-async function registered(url: string): Promise<void> {
-	await until(`webhook ${url} registered`, async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404);
-}
-
-/** Adds a sandbox webhook target; removed after the file. */
-async function target(url: string, extra: Json = {}): Promise<string> {
-	const t = await control.post<{ id: string }>('/webhooks', { url, ...extra });
-	cleanup.push(() => control.del(`/webhooks/${t.id}`).catch(() => undefined));
-	return t.id;
-}
-
-async function deliveries(url: string): Promise<Delivery[]> {
-	return (await control.get<Delivery[]>('/webhooks/deliveries')).filter((d) => d.url === url);
-}
-
-/** Trigger output (one item per execution) of every finished execution of a workflow, oldest first. */
-async function runs(workflowId: string): Promise<Json[]> {
-	const list = await n8n().listExecutions(workflowId, { limit: 250, includeData: true });
-	return list
-		.filter((e) => e.finished || e.status === 'success' || e.status === 'error')
-		.sort((a, b) => Number(a.id) - Number(b.id))
-		.map((e) => {
-			const items = nodeOutput(e, NODE);
-			expect(e.status).toBe('success');
-			expect(items).toHaveLength(1);
-			return items[0];
-		});
-}
-
-/** Waits until the workflow has `count` executions, then a little longer to see that no more arrive. */
-async function settled(workflowId: string, count: number, quietMs = 1500): Promise<Json[]> {
-	await until(`${count} executions of ${workflowId}`, async () => (await runs(workflowId)).length >= count);
-	await sleep(quietMs);
-	return await runs(workflowId);
-}
 
 let api: AxiosInstance;
 
@@ -116,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	for (const step of cleanup.reverse()) await step().catch(() => undefined);
+	await runCleanup();
 });
 
 describe('AML Trigger in a published workflow', () => {

@@ -113,6 +113,11 @@ export function executionError(execution: Json): Json | undefined {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** n8n's answer while its database health ping is late (a loaded machine): nothing was done, repeat later. */
+export function dbNotReady(response: { status: number; data: unknown }): boolean {
+	return response.status === 503 && /Database is not ready/.test(JSON.stringify(response.data));
+}
+
 /** A small API over n8n's public REST API (`/api/v1`) for tests and the demo. */
 export class N8nClient {
 	readonly api: AxiosInstance;
@@ -124,6 +129,14 @@ export class N8nClient {
 		apiKey: string,
 	) {
 		this.api = axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': apiKey }, validateStatus: () => true, timeout: 120_000 });
+		// n8n answers 503 "Database is not ready!" while a health ping of its database is late: wait and repeat.
+		this.api.interceptors.response.use(async (response) => {
+			const config = response.config as typeof response.config & { dbRetries?: number };
+			if (!dbNotReady(response) || (config.dbRetries ?? 0) >= 60) return response;
+			config.dbRetries = (config.dbRetries ?? 0) + 1;
+			await sleep(1000);
+			return await this.api.request(config);
+		});
 	}
 
 	private ok<T = any>(response: { status: number; data: T }, what: string): T {
@@ -234,6 +247,10 @@ export class N8nClient {
 				maxBodyLength: Infinity,
 			});
 			const notRegistered = response.status === 404 && /not registered/.test(JSON.stringify(response.data));
+			if (dbNotReady(response) && Date.now() - started < 60_000) {
+				await sleep(1000);
+				continue;
+			}
 			if (!notRegistered || Date.now() - started > 20_000) return { status: response.status, data: response.data, headers: response.headers as Json };
 			await sleep(100);
 		}

@@ -70,6 +70,19 @@ export const control = {
 };
 
 /** Runs the AML node (or another node) in real n8n with the given input items. */
+/** AML node parameters for Transaction → Create from input items `{ id, personId, ...attributes }`. */
+export function transactionCreateFromInput(extra: Json = {}): Json {
+	return {
+		resource: 'transaction',
+		operation: 'create',
+		personId: '={{ $json.personId }}',
+		transactionId: '={{ $json.id }}',
+		attributesMode: 'input',
+		excludeInputFields: 'id, personId',
+		...extra,
+	};
+}
+
 export async function runAml(parameters: Json, items: Json[] = [{}], extra: Partial<NodeSpec> = {}, opts: RunOptions = {}): Promise<RunResult> {
 	const c = context();
 	return await n8n().runNode({ parameters, ...extra }, items, { credentials: { amlOAuth2Api: c.credential }, ...opts });

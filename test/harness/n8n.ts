@@ -198,6 +198,9 @@ export function n8nEnv(opts: { node: string; userFolder: string; port: number; b
 		EXECUTIONS_DATA_PRUNE: 'false',
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
 		DB_SQLITE_POOL_SIZE: '4',
+		// n8n pings its database every 2 s and answers every request 503 "Database is not ready!" while a ping
+		// is late; on a loaded test machine a busy SQLite misses the default timeout.
+		DB_PING_TIMEOUT_MS: '30000',
 		...(opts.extra ?? {}),
 	};
 }

@@ -18,6 +18,11 @@ export interface TokenStats {
 export class Auth {
 	private tokens = new Map<string, number>();
 	private windows = new Map<string, number[]>();
+	/**
+	 * Every access token issued since the sandbox started, in order; kept across reset and expiry (not counted in
+	 * `tokens`), so that a test can search outputs and logs for any token a run ever held. Capped at 100,000.
+	 */
+	readonly issued: string[] = [];
 
 	reset(): void {
 		this.tokens.clear();
@@ -67,6 +72,7 @@ export class Auth {
 		if (id !== DEMO_CLIENT_ID || secret !== DEMO_CLIENT_SECRET) return { status: 401, body: { error: 'invalid_client', error_description: 'Bad client credentials' } };
 		const token = randomBytes(24).toString('base64url');
 		this.tokens.set(token, nowMs + lifetimeSeconds * 1000);
+		if (this.issued.length < 100_000) this.issued.push(token);
 		if (this.tokens.size > 100_000) this.prune(nowMs);
 		stats.tokensIssued++;
 		return ok({ access_token: token, expires_in: lifetimeSeconds, token_type: 'Bearer', scope: 'aml' });

@@ -99,6 +99,8 @@ describe('token endpoint', () => {
 		expect((await api.get('/v1/persons/cust-1001', { headers: { Authorization: `Bearer ${t}` } })).status).toBe(401);
 		await fresh();
 		expect((await control.get('/stats')).data.tokenRequests).toBe(1);
+		// every issued token stays listed (reset and expiry included), for secret scans
+		expect((await control.get('/tokens')).data.issued).toEqual(expect.arrayContaining([t]));
 	});
 });
 

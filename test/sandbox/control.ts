@@ -56,6 +56,7 @@ export function controlRoutes(server: SandboxServer): RouteDef[] {
 			Object.assign(c, { ...patch, tokenRateLimit: { ...c.tokenRateLimit, ...(patch.tokenRateLimit ?? {}) }, screeningFields: { ...c.screeningFields, ...(patch.screeningFields ?? {}) } });
 			return ok(c);
 		}],
+		['GET', '/_control/tokens', () => ok({ issued: server.auth.issued })],
 		['POST', '/_control/tokens/expire', () => {
 			server.auth.expireAll();
 			return ok({ expired: true });

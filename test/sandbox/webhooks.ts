@@ -200,10 +200,12 @@ export class Webhooks {
 				res.on('end', () => finish({ status: res.statusCode ?? null }));
 				res.on('error', (e) => finish({ status: null, error: e.message }));
 			});
-			// Spec: 1 s connect, 9 s read timeouts.
-			const connectTimer = setTimeout(() => req.destroy(new Error('connect timeout')), 1000);
+			// Spec: 1 s connect, 9 s read timeouts. The connect timeout runs from the moment the request has a socket
+			// that is connecting: time spent waiting for a free socket of the agent (maxSockets) is not connect time.
+			let connectTimer: NodeJS.Timeout | undefined;
 			req.on('socket', (socket) => {
-				if (!socket.connecting) clearTimeout(connectTimer);
+				if (!socket.connecting) return;
+				connectTimer = setTimeout(() => req.destroy(new Error('connect timeout')), 1000);
 				socket.once('connect', () => clearTimeout(connectTimer));
 			});
 			req.setTimeout(9000, () => req.destroy(new Error('read timeout')));

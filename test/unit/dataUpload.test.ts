@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import Busboy from 'busboy';
 import { Readable } from 'node:stream';
 
-import { headerProblem, multipartFrame, parseReason, readHead, splitCsvLine } from '../../nodes/Aml/actions/dataUpload/csv';
+import { firstRowId, headerProblem, multipartFrame, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
 import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
 import { multipartBody, type PreparedUpload } from '../../nodes/Aml/actions/dataUpload/upload.operation';
 
@@ -34,10 +34,19 @@ describe('CSV header row', () => {
 
 	test('only the head of the file is needed; binary and header-only files are recognised', () => {
 		const csv = Buffer.from('id,type\r\np-1,INDIVIDUAL\r\n');
-		expect(readHead(csv, csv.length)).toEqual({ headerLine: 'id,type', complete: true, hasDataRow: true });
+		expect(readHead(csv, csv.length)).toEqual({ headerLine: 'id,type', complete: true, hasDataRow: true, firstDataLine: 'p-1,INDIVIDUAL' });
 		expect(readHead(Buffer.from('id,type\n\n'), 9)).toMatchObject({ complete: true, hasDataRow: false });
 		expect(readHead(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00]), 5)).toMatch(/binary data/);
 		expect(readHead(Buffer.alloc(1000, 'a'), 10_000_000)).toMatch(/no line break/);
+	});
+
+	test('the first row id (the first id not saved of a FAILED upload) is read from the head when it is whole', () => {
+		const head = (text: string, total = text.length) => readHead(Buffer.from(text), total) as HeadFacts;
+		expect(firstRowId(head('type,id\n\nINDIVIDUAL,"p-1"\np-2,LEGAL\n'), 'PERSON')).toBe('p-1');
+		expect(firstRowId(head('person_id,related_person_id,relation_type\nc-1,c-2,OWNER\n'), 'PERSON_RELATION')).toBe('c-1');
+		// the head ends inside the first row: unknown
+		expect(firstRowId(head('id,type\np-1,INDIV', 10_000), 'PERSON')).toBeUndefined();
+		expect(firstRowId(head('first_name,type\nA,INDIVIDUAL\n'), 'PERSON')).toBeUndefined();
 	});
 });
 

@@ -16,12 +16,12 @@ export const FAKE_SECRET = 'client-SECRET-abcdef';
 export type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
 
 export async function scriptedServer(handler: Handler) {
-	const requests: Array<{ method: string; url: string; body: string }> = [];
+	const requests: Array<{ method: string; url: string; body: string; headers: Record<string, unknown> }> = [];
 	const server = http.createServer((req, res) => {
 		let body = '';
 		req.on('data', (chunk) => (body += chunk));
 		req.on('end', () => {
-			requests.push({ method: req.method ?? '', url: req.url ?? '', body });
+			requests.push({ method: req.method ?? '', url: req.url ?? '', body, headers: req.headers });
 			handler(req, body, res);
 		});
 	});

@@ -1,3 +1,6 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
 import { amlRequest, backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
 import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer, tokenContext } from './realHttpContext';
 
@@ -119,6 +122,44 @@ describe('transport: amlRequest against a real local server', () => {
 		}
 	});
 
+	test('a 401 that survived n8n\'s own token renewal is tried once more (for any request), then reported', async () => {
+		let calls = 0;
+		const server = await scriptedServer((_req, _body, res) => {
+			calls++;
+			if (calls === 1 || calls >= 3) res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Full authentication is required"}');
+			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":7}');
+		});
+		try {
+			const once = await amlRequest.call(context(server.baseUrl), { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast);
+			expect(once).toMatchObject({ status: 200, attempts: 2 });
+			await expect(amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1' }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+			expect(server.requests).toHaveLength(4);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('an answer n8n wrapped in a NodeApiError (as after a token renewal) is still the API\'s: a POST is not repeated after its 500', async () => {
+		const server = await scriptedServer((_req, _body, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"boom"}'));
+		try {
+			const ctx = context(server.baseUrl) as unknown as { helpers: { httpRequestWithAuthentication: (...a: unknown[]) => Promise<unknown> }; getNode: () => INode };
+			const inner = ctx.helpers.httpRequestWithAuthentication;
+			ctx.helpers.httpRequestWithAuthentication = async (...args: unknown[]) => {
+				try {
+					return await inner(...args);
+				} catch (error) {
+					throw new NodeApiError(ctx.getNode(), error as JsonObject);
+				}
+			};
+			const failure = await amlRequest.call(ctx as never, { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast).catch((e: unknown) => e);
+			expect(failure).toMatchObject({ httpCode: '500' });
+			expect(errorText(failure)).toMatch(/POST \/v1\/manual-alerts answered HTTP 500/);
+			expect(server.requests).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('gives up after maxAttempts on persistent 5xx and says how many attempts were made', async () => {
 		const server = await scriptedServer((_req, _body, res) => res.writeHead(502).end());
 		try {
@@ -208,14 +249,46 @@ describe('transport: the run holds the stored token (no credential read per requ
 		}
 	});
 
-	test('a renewed token that is still refused: n8n\'s own path answers and its 401 becomes the error', async () => {
+	test('renewed tokens that are still refused: the 401 is the error, and the run stops renewing after two in a row', async () => {
 		const server = await service(() => 'never');
 		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a' });
 		try {
-			await expect(amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast)).rejects.toThrow();
+			// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
+			await expect(amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+			expect(store.renewals).toBe(2);
+			expect(server.requests).toHaveLength(4);
+			// 20 more items of the same run: no further token request (a revoked client must not cost one per item)
+			for (let i = 0; i < 20; i++) {
+				await expect(amlRequest.call(ctx, { method: 'GET', path: `/v1/b${i}` }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+			}
+			expect(store.renewals).toBe(2);
+			expect(store.viaN8n).toBe(0);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('a renewed token refused because another run renewed meanwhile: the request is sent once more with the stored one', async () => {
+		let valid = 'tok-old';
+		// When this run renews, another execution renews right after it: 'tok-mine' is already invalid, 'tok-other' is stored.
+		const { ctx, store } = tokenContext('', {
+			stored: 'tok-old',
+			nextToken: () => {
+				valid = 'tok-other';
+				setImmediate(() => (store.token = 'tok-other'));
+				return 'tok-mine';
+			},
+		});
+		const server = await service(() => valid);
+		(ctx as { getCredentials: () => Promise<Record<string, unknown>> }).getCredentials = ((inner) => async () => ({ ...(await inner()), baseUrl: server.baseUrl, accessTokenUrl: `${server.baseUrl}/oauth/token` }))(
+			(ctx as { getCredentials: () => Promise<Record<string, unknown>> }).getCredentials,
+		);
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+			valid = 'tok-expired-all';
+			await expect(amlRequest.call(ctx, { method: 'GET', path: '/v1/x' }, 0, fast)).resolves.toMatchObject({ status: 200 });
 			expect(store.renewals).toBe(1);
-			expect(store.viaN8n).toBe(1);
-			expect(server.requests).toHaveLength(3);
+			expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer tok-old', 'Bearer tok-old', 'Bearer tok-mine', 'Bearer tok-mine', 'Bearer tok-other']);
 		} finally {
 			await server.close();
 		}

@@ -1,3 +1,6 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { parameterCheck } from '../../nodes/Aml/validation/parameters';
 import {
 	amountRule,
 	attributesRule,
@@ -90,5 +93,30 @@ describe('validation rules of the interface', () => {
 		expect(enumRule('FOO', ['AND', 'OR'])).toMatch(/one of AND, OR/);
 		expect(uuidRule('5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')).toBeUndefined();
 		expect(uuidRule('not-a-uuid')).toBeDefined();
+	});
+});
+
+describe('parameterCheck: choices and numbers set by expressions', () => {
+	const properties = [
+		{ displayName: 'Type', name: 'personType', type: 'options', default: '', options: [{ name: 'Individual', value: 'INDIVIDUAL' }, { name: 'Legal', value: 'LEGAL' }] },
+		{ displayName: 'Limit', name: 'limit', type: 'number', default: 50, typeOptions: { minValue: 1, numberPrecision: 0 }, displayOptions: { show: { returnAll: [false] } } },
+	] as INodeProperties[];
+	const ctx = (values: Record<string, unknown[]>, raw: Record<string, unknown>) =>
+		({
+			getNode: () => ({ name: 'AML', parameters: raw }),
+			getNodeParameter: (name: string, i: number, fallback?: unknown) => (name in values ? values[name][i] : fallback),
+		}) as unknown as IExecuteFunctions;
+
+	test('a choice outside the options names item, field and the allowed values', () => {
+		const check = parameterCheck(ctx({ personType: ['INDIVIDUAL', 'ALIEN'], returnAll: [true, true] }, { personType: '={{ $json.t }}' }), properties);
+		expect(() => check(0)).not.toThrow();
+		expect(() => check(1)).toThrow('Item 1: "Type" must be one of INDIVIDUAL, LEGAL (value: "ALIEN")');
+	});
+
+	test('a number below its minimum or not whole is refused only where the field is shown', () => {
+		const check = parameterCheck(ctx({ personType: ['LEGAL', 'LEGAL', 'LEGAL'], returnAll: [false, false, true], limit: [0, 2.5, 0] }, { limit: '={{ $json.n }}' }), properties);
+		expect(() => check(0)).toThrow('Item 0: "Limit" must be a whole number of at least 1');
+		expect(() => check(1)).toThrow('Item 1: "Limit" must be a whole number of at least 1');
+		expect(() => check(2)).not.toThrow();
 	});
 });

@@ -1,6 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { setItemCheck } from '../helpers/items';
+import { parameterCheck } from '../validation';
+
 import * as alert from './alert';
 import * as customList from './customList';
 import * as dataUpload from './dataUpload';
@@ -26,5 +29,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!module) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
+	// Choices and numbers set by expressions are checked per item with the operation's own rules, before any request.
+	setItemCheck(this, parameterCheck(this, module.description));
 	return await module.execute.call(this, items);
 }

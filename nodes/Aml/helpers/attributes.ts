@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { jsonParse } from 'n8n-workflow';
 
 import { checkAttributes, invalid } from '../validation';
 
@@ -112,6 +111,18 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 	];
 }
 
+/**
+ * JSON text → value, or the parser's complaint. (n8n's `jsonParse` with `fallbackValue: undefined` throws instead of
+ * falling back, so a bad text would fail with the parser's words, naming neither item nor field.)
+ */
+export function parseJson(text: string): { value?: unknown; error?: string } {
+	try {
+		return { value: JSON.parse(text) as unknown };
+	} catch (error) {
+		return { error: (error as Error).message };
+	}
+}
+
 function parseMaybeJson(value: string): unknown {
 	const trimmed = value.trim();
 	if ((trimmed.startsWith('[') && trimmed.endsWith(']')) || (trimmed.startsWith('{') && trimmed.endsWith('}'))) {
@@ -131,8 +142,9 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 	if (mode === 'json') {
 		const raw = ctx.getNodeParameter('attributesJson', itemIndex, '{}') as unknown;
 		if (typeof raw === 'string') {
-			attributes = jsonParse(raw.trim() === '' ? '{}' : raw, { fallbackValue: undefined });
-			if (attributes === undefined) throw invalid(ctx, itemIndex, `${field} (JSON)`, raw, 'is not valid JSON');
+			const parsed = parseJson(raw.trim() === '' ? '{}' : raw);
+			if (parsed.error !== undefined) throw invalid(ctx, itemIndex, `${field} (JSON)`, raw, `is not valid JSON (${parsed.error})`);
+			attributes = parsed.value;
 		} else {
 			attributes = raw;
 		}

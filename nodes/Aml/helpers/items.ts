@@ -54,6 +54,13 @@ export interface ItemOperation<P> {
 
 type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
 
+/** Checks every item must pass before its operation's own `prepare` (set by the router for the whole run). */
+const itemChecks = new WeakMap<IExecuteFunctions, (itemIndex: number) => void>();
+
+export function setItemCheck(ctx: IExecuteFunctions, checkItem: (itemIndex: number) => void): void {
+	itemChecks.set(ctx, checkItem);
+}
+
 function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context) error.context.itemIndex = itemIndex;
@@ -85,8 +92,10 @@ export async function runItems<P>(
 	const outputCount = operation.outputs ?? 1;
 
 	const prepared: Array<Prepared<P>> = [];
+	const checkItem = itemChecks.get(ctx);
 	for (let i = 0; i < items.length; i++) {
 		try {
+			checkItem?.(i);
 			prepared.push({ ok: true, value: await operation.prepare(i) });
 		} catch (error) {
 			const itemError = asItemError(ctx, error, i);

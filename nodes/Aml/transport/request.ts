@@ -94,6 +94,13 @@ interface RunState {
 	viaN8nOnly?: boolean;
 	/** The node's Timeout option, read once. */
 	timeoutMs?: number;
+	/**
+	 * Tokens this run renewed that the service refused at once, in a row (reset by any accepted request).
+	 * At 2 the run stops asking for new tokens (it still takes one another run stored): a service that refuses
+	 * every fresh token (revoked client, wrong account) must not cost a token request per item.
+	 */
+	refusedFresh: number;
+	lastRefusedFresh?: string;
 }
 
 const runStates = new WeakMap<object, RunState>();
@@ -109,6 +116,7 @@ function runState(ctx: AmlContext): RunState {
 	let state = runStates.get(ctx);
 	if (!state) {
 		const created: RunState = {
+			refusedFresh: 0,
 			info: ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
 				const base = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 				const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
@@ -161,6 +169,7 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 			state.token = stored;
 			return;
 		}
+		if (state.refusedFresh >= MAX_REFUSED_FRESH) return;
 		await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
 		const renewed = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
 		// A stored token that cannot be used as it is (n8n may keep it encrypted): let n8n sign every request.
@@ -171,6 +180,8 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 	});
 	await state.renewing;
 }
+
+const MAX_REFUSED_FRESH = 2;
 
 /** After the node renewed the token itself (n8n's `refreshOAuth2Token`): use the stored new one. */
 export async function useRenewedToken(ctx: AmlContext): Promise<void> {
@@ -190,7 +201,8 @@ type Sent<T> = { response: FullResponse<T>; error?: undefined } | { response?: u
 /**
  * Sends one request with the run's token through n8n's `httpRequest`. Without a usable token the
  * request goes through n8n's `httpRequestWithAuthentication`, which fetches a token and stores it with
- * the credential; a 401 gets the token renewed once and the request sent again.
+ * the credential; a 401 gets the token renewed (once for the run, see `renewRefusedToken`) and the
+ * request sent again. A renewed token that is refused too comes back as the 401 (amlRequest repeats once).
  */
 async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOptions, ignoreSsl: boolean): Promise<Sent<T>> {
 	const viaN8n = async (): Promise<Sent<T>> => {
@@ -226,7 +238,10 @@ async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOp
 		return sent;
 	}
 	const first = await withToken(token);
-	if (!first.refused) return first;
+	if (!first.refused) {
+		state.refusedFresh = 0;
+		return first;
+	}
 	if (!('refreshOAuth2Token' in ctx.helpers)) return await viaN8n();
 	try {
 		await renewRefusedToken(ctx, state, token);
@@ -234,10 +249,21 @@ async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOp
 		return { error };
 	}
 	const renewed = state.viaN8nOnly ? undefined : state.token;
-	if (renewed === undefined || renewed === token) return await viaN8n();
+	if (renewed === undefined) return await viaN8n();
+	// Not renewed (this run already had fresh tokens refused, and no other run stored a newer one): the 401 is the answer.
+	if (renewed === token) return first;
 	const second = await withToken(renewed);
-	// Refused again: n8n's own path answers (it renews once more, or surfaces the 401).
-	return second.refused ? await viaN8n() : second;
+	if (!second.refused) {
+		state.refusedFresh = 0;
+		return second;
+	}
+	// A fresh token refused: counted once per token however many requests it was refused for. The 401 goes back
+	// to amlRequest, which sends the request once more from the credential's current token.
+	if (state.lastRefusedFresh !== renewed) {
+		state.lastRefusedFresh = renewed;
+		state.refusedFresh++;
+	}
+	return second;
 }
 
 type Classified =
@@ -255,15 +281,19 @@ function classify(error: unknown, tokenUrl: string): Classified {
 		config?: { url?: string };
 		message?: string;
 	};
-	if (err?.response?.status) {
-		const url = String(err.config?.url ?? '');
-		return {
-			kind: 'http',
-			status: err.response.status,
-			body: err.response.data,
-			headers: err.response.headers ?? {},
-			fromTokenEndpoint: tokenUrl !== '' && url.startsWith(tokenUrl),
-		};
+	// An HTTP answer, also when n8n wrapped it (a NodeApiError whose cause is the HTTP client's error, as after a
+	// token renewal): its URL tells the token endpoint apart. Only then a bare `status` means the token endpoint.
+	for (const candidate of [err, err?.cause as typeof err]) {
+		if (candidate?.response?.status) {
+			const url = String(candidate.config?.url ?? '');
+			return {
+				kind: 'http',
+				status: candidate.response.status,
+				body: candidate.response.data,
+				headers: candidate.response.headers ?? {},
+				fromTokenEndpoint: tokenUrl !== '' && url.startsWith(tokenUrl),
+			};
+		}
 	}
 	// Token endpoint answers (client-oauth2 ResponseError), possibly wrapped by n8n.
 	for (const candidate of [err, err?.cause as typeof err]) {
@@ -324,6 +354,7 @@ export async function amlRequest<T = unknown>(
 
 	let attempt = 0;
 	let sentOnce = false;
+	let repeated401 = false;
 	for (;;) {
 		attempt++;
 		let outcome: Classified;
@@ -366,6 +397,13 @@ export async function amlRequest<T = unknown>(
 			} else if (outcome.status >= 500) {
 				retryable = outcome.fromTokenEndpoint || retry !== 'none';
 				if (!outcome.fromTokenEndpoint) sentOnce = true;
+			} else if (outcome.status === 401 && !outcome.fromTokenEndpoint && !repeated401) {
+				// The token was renewed and the repeat still got 401: another execution's renewal or a forced expiry
+				// may have invalidated it meanwhile. One more attempt starts from the credential's current token
+				// (renewed again only within the run's limit, see RunState.refusedFresh). A 401 did nothing, so any
+				// request may be repeated.
+				retryable = true;
+				repeated401 = true;
 			}
 		} else {
 			const neverSent = NEVER_SENT.has(outcome.code);

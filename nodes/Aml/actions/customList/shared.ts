@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { jsonParse, NodeApiError } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
-import { attributeProperties, readAttributes, type KnownAttribute } from '../../helpers/attributes';
+import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
 import { requestOptions } from '../../helpers/items';
 import { amlApiRequest, amlRequest, seg, type AmlContext } from '../../transport';
 import { check, checkAttributes, checkId, uuidRule } from '../../validation';
@@ -94,7 +94,7 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 		if (typeof value !== 'string') continue;
 		const trimmed = value.trim();
 		if (!trimmed.startsWith('[') && !trimmed.startsWith('{')) continue;
-		const parsed = jsonParse<unknown>(trimmed, { fallbackValue: undefined });
+		const parsed = parseJson(trimmed).value;
 		if (parsed !== undefined) {
 			attributes[key] = parsed as IDataObject;
 			changed = true;

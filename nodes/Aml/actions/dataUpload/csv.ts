@@ -64,6 +64,8 @@ export interface HeadFacts {
 	complete: boolean;
 	/** True when a non-empty line follows the header (only meaningful when known). */
 	hasDataRow: boolean;
+	/** The first non-empty line after the header, when the head holds it whole. */
+	firstDataLine?: string;
 }
 
 /** Finds the header row in the first bytes of the file. Returns the problem as text when there is one. */
@@ -78,7 +80,24 @@ export function readHead(head: Buffer, totalBytes: number): HeadFacts | string {
 	}
 	const headerLine = (newline === -1 ? text : text.slice(0, newline)).replace(/\r$/, '');
 	const rest = newline === -1 ? '' : text.slice(newline + 1);
-	return { headerLine, complete, hasDataRow: rest.split(/\r?\n/).some((line) => line.trim() !== '') };
+	const lines = rest.split(/\r?\n/);
+	const first = lines.findIndex((line) => line.trim() !== '');
+	// the last line of an incomplete head may be cut off
+	const whole = first !== -1 && (complete || first < lines.length - 1);
+	return { headerLine, complete, hasDataRow: first !== -1, ...(whole ? { firstDataLine: lines[first] } : {}) };
+}
+
+/**
+ * The id of the file's first row (column `id`; `person_id` for PERSON_RELATION): when the service answers FAILED,
+ * no row was stored, so this is the first id not saved. Undefined when it cannot be read from the head.
+ */
+export function firstRowId(head: HeadFacts, type: UploadType): string | undefined {
+	if (head.firstDataLine === undefined) return undefined;
+	const header = splitCsvLine(head.headerLine)?.map((name) => name.trim());
+	const cells = splitCsvLine(head.firstDataLine);
+	const column = header?.indexOf(type === 'PERSON_RELATION' ? (header.includes('person_id') ? 'person_id' : 'personId') : 'id') ?? -1;
+	const id = column >= 0 ? cells?.[column]?.trim() : undefined;
+	return id ? id : undefined;
 }
 
 /** Checks the header row against the type's required columns. Returns the problem as text or undefined. */

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { amlApiRequest, CREDENTIAL_TYPE, seg, useRenewedToken } from '../../transport';
+import { amlApiRequest, CREDENTIAL_TYPE, isTransientFailure, seg, useRenewedToken } from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
@@ -49,7 +49,14 @@ export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number
 	for (;;) {
 		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
 		if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting for the upload', { itemIndex });
-		const status = await fetchStatus(ctx, uploadId, itemIndex);
+		// A status read that failed even after its retries (5xx, 429, no answer) says nothing about the upload:
+		// keep waiting (until Max Wait), so that the outcome and the upload id are not lost.
+		const polled = await fetchStatus(ctx, uploadId, itemIndex).then(
+			(value) => ({ value, error: undefined }),
+			(error: unknown) => ({ value: undefined, error: error as NodeOperationError }),
+		);
+		if (polled.error && !isTransientFailure(polled.error)) throw polled.error;
+		const status: IDataObject = polled.value ?? { uploadId, status: 'UNKNOWN', reason: null, success: false, lastPollError: polled.error?.message ?? null };
 		const waitedSeconds = Math.round((Date.now() - started) / 1000);
 		if (FINAL_STATES.includes(String(status.status))) return { ...status, waitedSeconds };
 		if (Date.now() >= deadline) return { ...status, success: false, timedOut: true, waitedSeconds };
@@ -62,9 +69,10 @@ export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, it
 	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
 	const hint = 'Turn on "Continue On Fail" (Settings → On Error) to get the status as an item with success false instead of an error.';
 	if (json.timedOut) {
+		const state = json.lastPollError ? `its status could not be read (${json.lastPollError})` : `it is still processing (status ${json.status})`;
 		return new NodeOperationError(
 			ctx.getNode(),
-			`${label} is still processing (status ${json.status}) after ${json.waitedSeconds} s; check later with Get Status, upload id ${json.uploadId}`,
+			`${label}: ${state} after ${json.waitedSeconds} s; check later with Get Status, upload id ${json.uploadId}`,
 			{
 				itemIndex,
 				description: `The service accepted the file and is still working on it. Do not upload it again: use Data Upload → Get Status with upload id ${json.uploadId}, or raise "Max Wait (Seconds)". ${hint}`,
@@ -74,7 +82,8 @@ export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, it
 	const message = `${label} ended with status ${json.status}: ${json.reason ?? 'the service gave no reason'}`;
 	let description: string;
 	if (json.status === 'FAILED') {
-		description = `The file failed the service's validation, so none of its rows were stored. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
+		const first = json.firstIdNotSaved ? ` (first id not saved: ${json.firstIdNotSaved})` : '';
+		description = `The file failed the service's validation, so none of its rows were stored${first}. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
 	} else {
 		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
 			.filter((key) => json[key] !== undefined)

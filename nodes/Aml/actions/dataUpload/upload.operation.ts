@@ -5,7 +5,7 @@ import { randomBytes } from 'crypto';
 import { requestOptions, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
-import { HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, multipartFrame, readHead, UPLOAD_TYPES, type UploadType } from './csv';
+import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, multipartFrame, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { renewTokenIfExpiring, unsuccessfulUpload, waitForFinalState } from './shared';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
@@ -99,6 +99,8 @@ export interface PreparedUpload {
 	size: number;
 	waitForCompletion?: boolean;
 	maxWait?: number;
+	/** Id of the file's first row, when the head holds it: the first id not saved of a FAILED upload. */
+	firstId?: string;
 }
 
 /** Size of the binary without loading it: the stored file's metadata, or the length of the base64 text. */
@@ -210,7 +212,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
 			const waitForCompletion = this.getNodeParameter('waitForCompletion', i, true) as boolean;
 			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', this.getNodeParameter('options.maxWait', i, 600), positiveIntegerRule));
-			return { property, binary, type, fileName, size, waitForCompletion, maxWait };
+			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
 		},
 		send: async (upload, i) => {
 			await renewTokenIfExpiring(this);
@@ -248,8 +250,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
 				};
 			}
-			const final = { ...base, ...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)) };
+			const final: IDataObject = { ...base, ...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)) };
 			if (final.success === true) return final;
+			// FAILED stores none of the rows: the first id not saved is the file's first.
+			if (final.status === 'FAILED' && !final.timedOut) Object.assign(final, { lastSavedId: null }, upload.firstId ? { firstIdNotSaved: upload.firstId } : {});
 			const error = unsuccessfulUpload(this, final, i);
 			if (this.continueOnFail()) return { ...final, error: error.message };
 			throw error;

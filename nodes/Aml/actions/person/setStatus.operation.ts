@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
+import { parseJson } from '../../helpers/attributes';
 import { deprecationNotice } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
@@ -66,7 +67,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['setStatus'] } }, properties);
 
 function readJson(ctx: IExecuteFunctions, i: number, field: string, raw: unknown, shape: 'object' | 'array'): IDataObject | IDataObject[] {
-	const value = typeof raw === 'string' ? jsonParse<unknown>(raw, { fallbackValue: undefined }) : raw;
+	const value = typeof raw === 'string' ? parseJson(raw).value : raw;
 	const ok = shape === 'array' ? Array.isArray(value) : value !== null && typeof value === 'object' && !Array.isArray(value);
 	if (!ok) throw invalid(ctx, i, field, raw, shape === 'array' ? 'must be a JSON array of objects' : 'must be a JSON object');
 	return value as IDataObject | IDataObject[];

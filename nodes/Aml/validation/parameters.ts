@@ -1,0 +1,85 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { invalid } from './assert';
+
+/**
+ * Checks that apply to every operation's own top-level parameters, read per item: a choice (options,
+ * multiOptions) set by an expression must be one of the listed values, and a number must respect its
+ * minValue/maxValue (and be whole when `numberPrecision` is 0). n8n enforces neither for expression values,
+ * so without this a wrong value would reach the service (or be silently clamped).
+ */
+export function parameterCheck(ctx: IExecuteFunctions, properties: INodeProperties[]): (itemIndex: number) => void {
+	const candidates = properties.filter((property) => {
+		const isChoice = property.type === 'options' || property.type === 'multiOptions';
+		if (isChoice) return Boolean(property.options?.length) && !property.typeOptions?.loadOptionsMethod;
+		return property.type === 'number';
+	});
+	const raw = ctx.getNode().parameters;
+	const isExpression = (name: string) => typeof raw[name] === 'string' && (raw[name] as string).startsWith('=');
+	// A parameter whose value and visibility are fixed (no expression) is checked once, for every item alike.
+	const fixed = new Map<string, string | undefined>();
+	return (itemIndex: number) => {
+		for (const property of candidates) {
+			const constant = !isExpression(property.name) && Object.keys(property.displayOptions?.show ?? {}).every((key) => !isExpression(key));
+			if (constant && fixed.has(property.name) && fixed.get(property.name) === undefined) continue;
+			if (!shown(ctx, property, itemIndex)) {
+				if (constant) fixed.set(property.name, undefined);
+				continue;
+			}
+			const value = read(ctx, property.name, itemIndex);
+			let broken: string | undefined;
+			if (value !== undefined) broken = property.type === 'number' ? numberRule(property, value) : choiceRule(property, value);
+			if (constant) fixed.set(property.name, broken);
+			if (broken) throw invalid(ctx, itemIndex, property.displayName, value, broken);
+		}
+	};
+}
+
+function read(ctx: IExecuteFunctions, name: string, itemIndex: number): unknown {
+	try {
+		return ctx.getNodeParameter(name, itemIndex, undefined);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Evaluates plain `displayOptions` (values compared as they are); anything fancier counts as not shown. */
+function shown(ctx: IExecuteFunctions, property: INodeProperties, itemIndex: number): boolean {
+	const { show, hide } = property.displayOptions ?? {};
+	const matches = (key: string, allowed: unknown[] | undefined) => {
+		if (!Array.isArray(allowed) || allowed.some((v) => v !== null && typeof v === 'object')) return undefined;
+		return allowed.includes(read(ctx, key, itemIndex) as never);
+	};
+	for (const [key, allowed] of Object.entries(show ?? {})) {
+		if (key.startsWith('@') || key.startsWith('/') || matches(key, allowed) !== true) return false;
+	}
+	for (const [key, denied] of Object.entries(hide ?? {})) {
+		if (key.startsWith('@') || key.startsWith('/') || matches(key, denied) !== false) return false;
+	}
+	return true;
+}
+
+function choiceRule(property: INodeProperties, value: unknown): string | undefined {
+	const allowed = (property.options ?? []).map((o) => ('value' in o ? o.value : undefined)).filter((v) => v !== undefined);
+	const values = property.type === 'multiOptions' && Array.isArray(value) ? value : [value];
+	if (values.every((v) => allowed.includes(v as never))) return undefined;
+	return `must be one of ${allowed.filter((v) => v !== '').join(', ')}`;
+}
+
+function numberRule(property: INodeProperties, raw: unknown): string | undefined {
+	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	const { minValue, maxValue, numberPrecision } = (property.typeOptions ?? {}) as { minValue?: number; maxValue?: number; numberPrecision?: number };
+	const whole = numberPrecision === 0;
+	const kind = whole ? 'a whole number' : 'a number';
+	const range =
+		minValue !== undefined && maxValue !== undefined
+			? ` from ${minValue} to ${maxValue}`
+			: minValue !== undefined
+				? ` of at least ${minValue}`
+				: maxValue !== undefined
+					? ` of at most ${maxValue}`
+					: '';
+	if (typeof value !== 'number' || !Number.isFinite(value) || (whole && !Number.isInteger(value))) return `must be ${kind}${range}`;
+	if ((minValue !== undefined && value < minValue) || (maxValue !== undefined && value > maxValue)) return `must be ${kind}${range}`;
+	return undefined;
+}

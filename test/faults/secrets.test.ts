@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+
+import type { Json } from '../harness/client';
+import { amlCredentialData, context, control, n8n, runAml } from '../harness/context';
+import { report } from './helpers';
+
+/**
+ * Secrets: the client secret (also inside an HTTP Basic header) and every access token the sandbox issued appear in
+ * no output item, error message, error description or n8n log line of any run of this suite. This file runs last
+ * (test/harness/sequencer.js): it first provokes the paths where secrets leak most easily (wrong secret, token
+ * endpoint 5xx and 429, API 401 after a renewal, with and without Continue On Fail), then searches the full data
+ * of every execution n8n holds and n8n's log.
+ */
+const wrongSecret = `wrong-secret-${randomUUID()}`;
+const made: string[] = [];
+
+afterAll(async () => {
+	await control.del('/faults').catch(() => undefined);
+	for (const id of made) await n8n().deleteCredential(id).catch(() => undefined);
+});
+
+async function credential(data: Json = {}): Promise<{ id: string; name: string }> {
+	const c = await n8n().createCredential(`faults secrets ${randomUUID().slice(0, 8)}`, 'amlOAuth2Api', amlCredentialData(data));
+	made.push(c.id);
+	return c;
+}
+
+const get = { resource: 'person', operation: 'get', personId: '={{ $json.id }}' };
+const items = [{ id: 'cust-1001' }, { id: 'cust-1002' }];
+
+async function runWith(cred: { id: string; name: string } | undefined, continueOnFail = false) {
+	const credentials = cred ? { amlOAuth2Api: cred } : undefined;
+	return await runAml(get, items, { continueOnFail, ...(credentials ? { credentials } : {}) }, credentials ? { credentials } : {});
+}
+
+test('errors of the token endpoint and of 401s carry no secret; no execution and no log line holds one', async () => {
+	await control.post('/reset');
+	const outcomes: Json = {};
+
+	// A. wrong client secret: the token endpoint answers 401
+	const wrong = await runWith(await credential({ clientSecret: wrongSecret }));
+	outcomes.wrongSecret = wrong.error?.message;
+	expect(wrong.status).toBe('error');
+
+	// B. token endpoint 500 and C. 429, for credentials without a stored token
+	await control.post('/faults', { rules: [{ path: '^/oauth/token$', errorRate: 1, errorStatus: 500 }] });
+	const t500 = await runWith(await credential(), true);
+	outcomes.tokenEndpoint500 = t500.outputs[0]?.[0]?.error ?? t500.error?.message;
+	await control.post('/faults', { rules: [{ path: '^/oauth/token$', rate429: 1, retryAfterRate: 1 }] });
+	const t429 = await runWith(await credential());
+	outcomes.tokenEndpoint429 = t429.error?.message;
+	await control.del('/faults');
+
+	// D. every API call answers 401, also after n8n renewed the token (with and without Continue On Fail)
+	await control.post('/faults', { rules: [{ errorRate: 1, errorStatus: 401 }] });
+	const a401 = await runWith(undefined);
+	const a401cof = await runWith(undefined, true);
+	await control.del('/faults');
+	outcomes.api401 = a401.error?.message;
+	outcomes.api401ContinueOnFail = a401cof.outputs[0]?.map((o) => o.error);
+	expect(a401.status).toBe('error');
+	expect(a401.error?.message).toMatch(/Authentication failed/);
+
+	// The search: every execution (full data) and n8n's log.
+	const { clientId, clientSecret } = context().sandbox;
+	const secrets: Array<[string, string]> = [
+		['client secret', clientSecret],
+		['wrong client secret', wrongSecret],
+		['basic header', Buffer.from(`${clientId}:${clientSecret}`).toString('base64')],
+		['basic header (wrong)', Buffer.from(`${clientId}:${wrongSecret}`).toString('base64')],
+	];
+	const issued = (await control.get<{ issued: string[] }>('/tokens')).issued;
+	for (const token of issued) secrets.push(['access token', token]);
+	expect(issued.length).toBeGreaterThan(0);
+
+	const ids: string[] = [];
+	let cursor: string | undefined;
+	do {
+		const page = await n8n().api.get('/executions', { params: { limit: 250, includeData: false, ...(cursor ? { cursor } : {}) } });
+		expect(page.status).toBe(200);
+		ids.push(...page.data.data.map((e: Json) => String(e.id)));
+		cursor = page.data.nextCursor ?? undefined;
+	} while (cursor);
+
+	const found: string[] = [];
+	let bytes = 0;
+	let errorExecutions = 0;
+	for (const id of ids) {
+		const execution = await n8n().getExecution(id, true);
+		if (execution.status === 'error') errorExecutions++;
+		const text = JSON.stringify(execution);
+		bytes += text.length;
+		for (const [what, secret] of secrets) if (text.includes(secret)) found.push(`execution ${id}: ${what}`);
+	}
+	const log = fs.readFileSync(context().n8n.logFile, 'utf8');
+	const logLines = log.split('\n');
+	for (const [what, secret] of secrets) {
+		const line = logLines.findIndex((l) => l.includes(secret));
+		if (line !== -1) found.push(`n8n log line ${line + 1}: ${what}`);
+	}
+	report('secrets', {
+		executionsSearched: ids.length,
+		errorExecutions,
+		megabytesSearched: Math.round(bytes / 1e5) / 10,
+		logLines: logLines.length,
+		accessTokensSearched: issued.length,
+		secretsSearched: secrets.length,
+		found,
+		outcomes,
+	});
+	expect(ids.length).toBeGreaterThan(5);
+	expect(found).toEqual([]);
+}, 30 * 60_000);

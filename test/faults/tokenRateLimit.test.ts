@@ -1,0 +1,68 @@
+import type { Json } from '../harness/client';
+import { amlCredentialData, control, n8n } from '../harness/context';
+import { publishAnswering, report, sleep, type AnsweringWorkflow } from './helpers';
+
+/**
+ * The token endpoint allows 5 requests per 60 s per IP. 20 executions at once that share one credential (a
+ * Webhook → AML workflow called 20 times in parallel) must stay within that: they use the token n8n stored with
+ * the credential, and after a forced expiry (also in the middle of the runs) one of them renews it for all.
+ * n8n 2.41 does not single-flight the very first token fetch of a credential without a stored token, so one run
+ * stores a token first, as any first use of a credential does.
+ */
+const PARALLEL = 20;
+let workflow: AnsweringWorkflow | undefined;
+let credentialId: string | undefined;
+
+afterAll(async () => {
+	// The workflow (and so its executions) is kept for secrets.test.ts; the suite's n8n is removed afterwards.
+	if (credentialId) await n8n().deleteCredential(credentialId);
+});
+
+test(`${PARALLEL} parallel executions sharing one credential, across forced token expiries: ≤ 5 token requests a minute, no 429`, async () => {
+	await control.post('/reset');
+	const fresh = await n8n().createCredential(`faults token ${Date.now()}`, 'amlOAuth2Api', amlCredentialData());
+	credentialId = fresh.id;
+	workflow = await publishAnswering({ parameters: { resource: 'person', operation: 'get', personId: '={{ $json.id }}', options: { parallelRequests: 4 } }, credentials: { amlOAuth2Api: fresh } });
+	const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
+	const call = async (n: number) => await workflow!.call(Array.from({ length: n }, (_, i) => ({ id: ids[i % ids.length] })));
+	const tokens = async () => (await control.get('/stats')) as Json;
+	const check = (answers: Array<{ status: number; data: any }>, n: number) => {
+		for (const a of answers) {
+			expect({ status: a.status, ids: Array.isArray(a.data) ? a.data.map((p: Json) => p.id) : a.data }).toEqual({ status: 200, ids: Array.from({ length: n }, (_, i) => ids[i % ids.length]) });
+		}
+	};
+	const started = Date.now();
+	const phases: Json = {};
+
+	// 1. The first run stores a token with the credential.
+	check([await call(1)], 1);
+	phases.first = (await tokens()).tokenRequests;
+
+	// 2. 20 executions at once: all use the stored token.
+	check(await Promise.all(Array.from({ length: PARALLEL }, () => call(5))), 5);
+	phases.parallel = (await tokens()).tokenRequests;
+
+	// 3. Every token expired, then 20 executions at once: they all meet a 401; one renewal serves them.
+	await control.post('/tokens/expire');
+	const third = await Promise.all(Array.from({ length: PARALLEL }, () => call(5)));
+	check(third, 5);
+	phases.afterExpiry = (await tokens()).tokenRequests;
+
+	// 4. 20 executions of 40 items each, with the tokens expired twice while they run.
+	const running = Promise.all(Array.from({ length: PARALLEL }, () => call(40)));
+	await sleep(300);
+	await control.post('/tokens/expire');
+	await sleep(700);
+	await control.post('/tokens/expire');
+	check(await running, 40);
+	const stats = await tokens();
+	phases.expiredDuringRuns = stats.tokenRequests;
+	const seconds = Math.round((Date.now() - started) / 100) / 10;
+	report('token-rate-limit', { parallel: PARALLEL, seconds, tokenRequestsAfterPhase: phases, tokenRequests: stats.tokenRequests, tokenRequests429: stats.tokenRequests429, apiRequests: stats.requests - stats.tokenRequests, status: stats.status });
+
+	expect(seconds).toBeLessThan(60);
+	expect(phases.first).toBe(1);
+	expect(phases.parallel).toBe(1);
+	expect(stats.tokenRequests).toBeLessThanOrEqual(5);
+	expect(stats.tokenRequests429).toBe(0);
+}, 10 * 60_000);
