@@ -4,6 +4,7 @@
  *   npm run bench                       full size; writes bench/results/full.json
  *   npm run bench -- --quick            a tenth of the size; writes bench/results/quick.json
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, package)
+ *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable)
  */
 import axios from 'axios';
 import { execSync } from 'node:child_process';
@@ -22,6 +23,13 @@ import { webhookIntake } from './scenarios/webhook';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+/** n8n settings for this run (`--n8n-env=KEY=VALUE`), e.g. to compare n8n's expression engines. */
+const n8nEnv = Object.fromEntries(
+	process.argv.filter((a) => a.startsWith('--n8n-env=')).map((a) => {
+		const [key, ...value] = a.slice('--n8n-env='.length).split('=');
+		return [key, value.join('=')];
+	}),
+);
 
 /** 6. Package cost: packed size and how long n8n takes to start with the package. */
 async function packageCost(env: BenchEnv): Promise<Result[]> {
@@ -41,18 +49,19 @@ void (async () => {
 	const results: Result[] = [];
 	execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
 	const sb = await startSandbox({ quiet: true });
-	const n8n = await startN8n();
+	const n8n = await startN8n({ env: n8nEnv });
 	const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
 	const credential = await client.createCredential('bench', 'amlOAuth2Api', {
 		baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml',
 	});
 	const env: BenchEnv = { quick, scale: quick ? 0.1 : 1, sb, n8n, client, control: axios.create({ baseURL: sb.controlUrl }), credentials: { amlOAuth2Api: credential } };
 	const started = Date.now();
-	const file = path.join(REPO_ROOT, 'bench', 'results', quick ? 'quick.json' : 'full.json');
+	// A run with n8n settings of its own keeps the plain figures: bench/results/quick.n8n-env.json and so on.
+	const file = path.join(REPO_ROOT, 'bench', 'results', `${quick ? 'quick' : 'full'}${Object.keys(n8nEnv).length ? '.n8n-env' : ''}.json`);
 	// Written after every scenario, so a long run that breaks keeps what it measured.
 	const save = () => {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
-		fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, seconds: Math.round((Date.now() - started) / 1000), cores: os.cpus().length, loadAverage: os.loadavg()[0], results }, null, 2));
+		fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, n8nEnv, seconds: Math.round((Date.now() - started) / 1000), cores: os.cpus().length, loadAverage: os.loadavg()[0], results }, null, 2));
 	};
 	try {
 		for (const [name, run] of scenarios) {
