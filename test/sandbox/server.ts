@@ -275,7 +275,7 @@ export class SandboxServer {
 		}
 		req.resume();
 		if (action.kind === 'error') {
-			this.send(res, { ...fail(action.status, 'injected fault'), body: { status: action.status, error: 'Internal Server Error', message: 'injected fault' } });
+			this.send(res, fail(action.status, 'injected fault'));
 			return action.status;
 		}
 		this.send(res, { ...fail(429, 'rate limit exceeded (injected)'), headers: action.retryAfter ? { 'retry-after': '1' } : {} });
