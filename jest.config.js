@@ -2,7 +2,8 @@
  * Four suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox) and faults (real n8n +
  * the sandbox's fault injection: soak, fail-closed, bad input, secrets, webhooks, uploads, token rate limit).
  */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', isolatedModules: true, diagnostics: false }];
+// Transpile only (isolatedModules is set in tsconfig.test.json); types are checked by `npm run typecheck`/lint.
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
 const common = {
   testEnvironment: 'node',
   modulePathIgnorePatterns: ['<rootDir>/.lint-stage', '<rootDir>/dist/', '<rootDir>/.scratch/', '<rootDir>/.n8n-demo/'], transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
