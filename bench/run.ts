@@ -4,7 +4,8 @@
  *   npm run bench                       full size; writes bench/results/full.json
  *   npm run bench -- --quick            a tenth of the size; writes bench/results/quick.json
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, package)
- *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable)
+ *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable); results in
+ *                                       bench/results/quick.N8N_EXPRESSION_ENGINE.json
  */
 import axios from 'axios';
 import { execSync } from 'node:child_process';
@@ -56,8 +57,8 @@ void (async () => {
 	});
 	const env: BenchEnv = { quick, scale: quick ? 0.1 : 1, sb, n8n, client, control: axios.create({ baseURL: sb.controlUrl }), credentials: { amlOAuth2Api: credential } };
 	const started = Date.now();
-	// A run with n8n settings of its own keeps the plain figures: bench/results/quick.n8n-env.json and so on.
-	const file = path.join(REPO_ROOT, 'bench', 'results', `${quick ? 'quick' : 'full'}${Object.keys(n8nEnv).length ? '.n8n-env' : ''}.json`);
+	// A run with n8n settings of its own is kept apart, named by the settings: bench/results/quick.N8N_EXPRESSION_ENGINE.json.
+	const file = path.join(REPO_ROOT, 'bench', 'results', `${[quick ? 'quick' : 'full', ...Object.keys(n8nEnv)].join('.')}.json`);
 	// Written after every scenario, so a long run that breaks keeps what it measured.
 	const save = () => {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
