@@ -22,6 +22,19 @@ export const pagingProperties: INodeProperties[] = [
 	},
 ];
 
+/** Sort direction of lists that take an Order By (person search, transactions of a person). */
+export const sortDirectionProperty: INodeProperties = {
+	displayName: 'Direction',
+	name: 'direction',
+	type: 'options',
+	options: [
+		{ name: 'Ascending', value: 'ASC' },
+		{ name: 'Descending', value: 'DESC' },
+	],
+	default: 'ASC',
+	description: 'Sort direction (used with Order By)',
+};
+
 /**
  * Reads Return All / Limit for one item, walks the pages and adds an execution hint when the
  * service's 10,000-result cap cut the result.

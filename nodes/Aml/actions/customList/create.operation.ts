@@ -3,40 +3,18 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
-import {
-	customListIdProperty,
-	readListId,
-	readRecordAttributes,
-	readRecordId,
-	recordAttributeProperties,
-	recordIdProperty,
-	recordOptions,
-	recordsPath,
-} from './shared';
+import { readRecordWrite, recordWriteProperties, recordsPath } from './shared';
 
-const properties: INodeProperties[] = [
-	customListIdProperty,
-	recordIdProperty,
-	...recordAttributeProperties(),
-	{
-		displayName:
-			'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Upsert Record to create or update.',
-		name: 'createNotice',
-		type: 'notice',
-		default: '',
-	},
-	recordOptions,
-];
+const properties: INodeProperties[] = recordWriteProperties({
+	name: 'createNotice',
+	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Upsert Record to create or update.',
+});
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
-		prepare: (i) => ({
-			customListId: readListId(this, i),
-			id: readRecordId(this, i),
-			attributes: readRecordAttributes(this, i),
-		}),
+		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const response = await amlRequest.call(
 				this,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeApiError } from 'n8n-workflow';
 
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
-import { requestOptions } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/items';
 import { amlApiRequest, amlRequest, seg, type AmlContext } from '../../transport';
 import { check, checkAttributes, checkId, uuidRule } from '../../validation';
 
@@ -61,14 +61,7 @@ export function recordAttributeProperties(reservedInputFields: string[] = ['id']
 	});
 }
 
-export const recordOptions: INodeProperties = {
-	displayName: 'Options',
-	name: 'options',
-	type: 'collection',
-	placeholder: 'Add Option',
-	default: {},
-	options: [...requestOptions],
-};
+export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = ctx.getNodeParameter('customListId', itemIndex) as unknown;
@@ -101,6 +94,22 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 		}
 	}
 	return changed ? (checkAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
+}
+
+/** The fields of a record write (Create, Update, Upsert Record): list, record ID, attributes, what the write does, options. */
+export function recordWriteProperties(notice: { name: string; text: string }): INodeProperties[] {
+	return [
+		customListIdProperty,
+		recordIdProperty,
+		...recordAttributeProperties(),
+		{ displayName: notice.text, name: notice.name, type: 'notice', default: '' },
+		recordOptions,
+	];
+}
+
+/** List ID, record ID and attributes of a record write, each checked against the interface's rules. */
+export function readRecordWrite(ctx: IExecuteFunctions, itemIndex: number): { customListId: string; id: string; attributes: IDataObject } {
+	return { customListId: readListId(ctx, itemIndex), id: readRecordId(ctx, itemIndex), attributes: readRecordAttributes(ctx, itemIndex) };
 }
 
 export function recordsPath(customListId: string, recordId?: string): string {

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, type Paged } from '../../transport';
 import { check, invalid } from '../../validation';
 import { categoryOptions, personOptions, simplifyPerson, simplifyProperty } from './shared';
@@ -43,17 +43,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'last_name',
 			description: `Attribute or field to sort by, 1 to ${MAX_QUERY_LENGTH} characters`,
 		},
-		{
-			displayName: 'Direction',
-			name: 'direction',
-			type: 'options',
-			options: [
-				{ name: 'Ascending', value: 'ASC' },
-				{ name: 'Descending', value: 'DESC' },
-			],
-			default: 'ASC',
-			description: 'Sort direction (used with Order By)',
-		},
+		sortDirectionProperty,
 	]),
 ];
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, seg, type Paged } from '../../transport';
 import { check, lengthRule } from '../../validation';
 import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
@@ -31,17 +31,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'timestamp',
 			description: `Attribute to sort by, e.g. timestamp or amount (1 to ${MAX_TEXT} characters)`,
 		},
-		{
-			displayName: 'Direction',
-			name: 'direction',
-			type: 'options',
-			options: [
-				{ name: 'Ascending', value: 'ASC' },
-				{ name: 'Descending', value: 'DESC' },
-			],
-			default: 'ASC',
-			description: 'Sort direction (used with Order By)',
-		},
+		sortDirectionProperty,
 	]),
 ];
 
