@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
-# runs the jest projects unit, sandbox, e2e (real n8n; Debian's Chromium for the browser check, apt-get installed
-# when missing) and faults (real n8n against the sandbox's fault injection, shortened sizes; `npm run test:faults`
-# runs the full ones). Prints each suite's counts and, as the last line, alone:
+# runs n8n's community-node lint (scripts/lint.sh, counted as one test) and the jest projects unit, sandbox, e2e
+# (real n8n; Debian's Chromium for the browser check, apt-get installed when missing) and faults (real n8n against
+# the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones). Prints each suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
 # Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
@@ -14,7 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-unit sandbox e2e faults}"
+suites="${AML_TEST_SUITES:-lint unit sandbox e2e faults}"
 passed=0
 failed=0
 status=0
@@ -59,6 +59,17 @@ jest="node_modules/.bin/jest"
 for suite in $suites; do
   echo
   echo "== suite: $suite"
+  if [ "$suite" = lint ]; then
+    # n8n's community-node lint over what the package publishes: one test, passed or failed.
+    started=$(date +%s)
+    if bash scripts/lint.sh </dev/null; then p=1; f=0; else p=0; f=1; status=1; fi
+    line="suite lint: $p passed, $f failed in $(($(date +%s) - started))s"
+    echo "$line"
+    summary+=("$line")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    continue
+  fi
   if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then
     summary+=("suite $suite: 0 passed, 1 failed (n8n install failed)")
     failed=$((failed + 1))
