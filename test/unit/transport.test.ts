@@ -192,6 +192,23 @@ describe('transport: the run holds the stored token (no credential read per requ
 		});
 	}
 
+	test('a redirect is not followed: the token never reaches the other origin, the 3xx is an error that says why', async () => {
+		const elsewhere = await scriptedServer((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"stolen":true}'));
+		const server = await scriptedServer((_req, _body, res) => res.writeHead(302, { location: `${elsewhere.baseUrl}/collect` }).end());
+		const { ctx } = tokenContext(server.baseUrl, { stored: 'tok-stored' });
+		try {
+			const error = await amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 3, fast).catch((e: unknown) => e);
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect((error as NodeApiError).message).toMatch(/^Redirect \(HTTP 302\).*base URL/);
+			expect(server.requests).toHaveLength(1);
+			expect(elsewhere.requests).toHaveLength(0);
+			expect(errorText(error)).not.toContain('tok-stored');
+		} finally {
+			await server.close();
+			await elsewhere.close();
+		}
+	});
+
 	test('with a stored token, 50 requests read the credential once and never go through n8n\'s OAuth2 path', async () => {
 		const server = await service(() => 'tok-stored');
 		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-stored' });

@@ -15,6 +15,9 @@ export const STATUS_MEANING: Record<number, string> = {
 
 export function statusMeaning(status: number): string {
 	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
+	if (status >= 300 && status < 400) {
+		return `Redirect (HTTP ${status}): the interface never redirects, so the node does not follow it and sends the token nowhere else. Check the API base URL of the credential (for example https:// instead of http://, or a missing path prefix)`;
+	}
 	if (status >= 500) return `Service error (${status}): the service failed; the node retried with increasing intervals and gave up`;
 	return `Unexpected HTTP status ${status}`;
 }

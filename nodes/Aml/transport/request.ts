@@ -346,6 +346,9 @@ export async function amlRequest<T = unknown>(
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
 		json: !isBuffer,
 		returnFullResponse: true,
+		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
+		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.
+		disableFollowRedirect: true,
 		// Statuses come back to this function; only 401 is thrown so that the token is renewed once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
 		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
@@ -361,7 +364,7 @@ export async function amlRequest<T = unknown>(
 		const sent = await send<T>(this, state, options, ignoreSslIssues);
 		const response = sent.response;
 		if (response) {
-			if (response.statusCode < 400 || request.passStatuses?.includes(response.statusCode)) {
+			if (response.statusCode < 300 || request.passStatuses?.includes(response.statusCode)) {
 				if (response.statusCode === 422 && retry === 'create' && sentOnce) {
 					return { status: 200, body: undefined as T, headers: response.headers, attempts: attempt, createdOnRetry: true };
 				}
