@@ -83,6 +83,8 @@ export class AmlOAuth2Api implements ICredentialType {
 			baseURL: '={{$credentials.baseUrl.replace(/\\/$/, "") + ($credentials.apiPathPrefix || "")}}',
 			url: '/v1/screening-list-groups',
 			method: 'GET',
+			// As in the node: a redirect is not followed, so the token never leaves the base URL.
+			disableFollowRedirect: true,
 		},
 	};
 }

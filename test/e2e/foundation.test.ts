@@ -94,6 +94,40 @@ describe('foundation in real n8n', () => {
 		expect(out[2].id).toBe('cust-1004');
 	});
 
+	test('a base URL that redirects elsewhere gets no token sent on: the node fails naming the redirect, the credential test fails', async () => {
+		const http = await import('node:http');
+		const sandboxUrl = context().sandbox.baseUrl;
+		// The configured base URL answers every request with a redirect to another origin (here: the sandbox).
+		const seen: Array<{ url?: string; authorization?: string }> = [];
+		const redirector = http.createServer((req, res) => {
+			seen.push({ url: req.url, authorization: req.headers.authorization });
+			req.resume();
+			res.writeHead(302, { location: `${sandboxUrl}${req.url}` }).end();
+		});
+		await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+		const port = (redirector.address() as { port: number }).port;
+		try {
+			const client = n8n();
+			const cred = await client.createCredential(`redirecting ${Date.now()}`, 'amlOAuth2Api', amlCredentialData({ baseUrl: `http://127.0.0.1:${port}` }));
+			const before = await control.mark();
+			const run = await client.runNode(
+				{ parameters: { resource: 'person', operation: 'get', personId: 'cust-1001' }, credentials: { amlOAuth2Api: cred }, continueOnFail: true },
+				[{}],
+				{ credentials: { amlOAuth2Api: cred } },
+			);
+			expect(run.outputs[0][0].error).toMatch(/^Redirect \(HTTP 302\).*base URL/);
+			expect(seen.map((r) => r.url)).toEqual(['/api/v1/persons/cust-1001']);
+			expect(seen[0].authorization).toMatch(/^Bearer /);
+			// The other origin got the token request of the credential's token URL, and no API request at all.
+			const after = await control.requestsSince(before);
+			expect(after.filter((r) => r.path.startsWith('/api/'))).toEqual([]);
+			expect((await client.testCredential(cred.id)).status).not.toBe('OK');
+			expect((await control.requestsSince(before)).filter((r) => r.path.startsWith('/api/'))).toEqual([]);
+		} finally {
+			await new Promise((resolve) => redirector.close(resolve));
+		}
+	});
+
 	test('no secret in the n8n log', async () => {
 		const fs = await import('node:fs');
 		const log = fs.readFileSync(context().n8n.logFile, 'utf8');
