@@ -92,7 +92,7 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 	const wf = await env.client.getWorkflow(webhookNode.id);
 	const hookPath = (wf.nodes as Array<{ parameters: { path: string } }>)[0].parameters.path;
 	const webhookUrl = `${env.n8n.baseUrl}/webhook/${hookPath}`;
-	const trigger = await publish(env, { type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1, parameters: { events: ['*'] } }, 'aml');
+	const trigger = await publish(env, { type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.1, parameters: { events: ['*'] } }, 'aml');
 	try {
 		const base = await offer(env, webhookUrl, webhookNode.id, count, rate, event);
 		const aml = await offer(env, trigger.url, trigger.id, count, rate, (i) => event(count + i));

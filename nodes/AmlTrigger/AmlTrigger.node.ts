@@ -33,7 +33,11 @@ export class AmlTrigger implements INodeType {
 		name: 'amlTrigger',
 		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 behaves as 1. n8n evaluates a v1-only body option as an expression on every delivery to a version 1
+		// trigger; from 1.1 on it does not, so with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true a delivery needs no
+		// expression isolate at all (see the README's troubleshooting on intake rate).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',

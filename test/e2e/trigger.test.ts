@@ -175,11 +175,12 @@ describe('AML Trigger verification', () => {
 		expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
 	});
 
-	test('HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix; re-serialised or missing signatures get 401', async () => {
-		const cred = await n8n().createCredential('AML webhook e2e raw', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
+	// Version 1.1 only differs in what n8n does before the trigger runs (it parses no body of a type it does not know).
+	test.each([1, 1.1])('version %s: HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix, any content type; re-serialised or missing signatures get 401', async (typeVersion) => {
+		const cred = await n8n().createCredential(`AML webhook e2e raw v${typeVersion}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		expect(await n8n().testCredential(cred.id)).toMatchObject({ status: 'OK' });
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred, typeVersion);
 		// Key order, spacing, a unicode escape and a trailing newline: JSON.stringify(JSON.parse(raw)) differs from raw.
 		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"2026-11-22T10:00:00.123456Z" }\n`;
 		expect(JSON.stringify(JSON.parse(raw))).not.toBe(raw);
@@ -191,8 +192,13 @@ describe('AML Trigger verification', () => {
 		expect((await post({ 'X-Sig': 'sha256=zz' })).status).toBe(401);
 		const ok = await post({ 'X-Sig': `sha256=${sign(raw)}` });
 		expect(ok.status).toBe(200);
-		const out = await settled(wf.id, 1);
-		expect(out).toEqual([{ action: 'MANUAL_ALERT_CREATED', createdTime: '2026-11-22T10:00:00.123456Z', metadata: { personId: 'cust-é', amount: 1.5 } }]);
+		// The same event under a content type n8n does not parse: read from the raw bytes, verified, started.
+		const other = raw.replace('cust-\\u00e9', 'cust-\\u00e8');
+		expect((await post({ 'content-type': 'application/octet-stream', 'X-Sig': sign(other) }, other)).status).toBe(200);
+		const out = await settled(wf.id, 2);
+		const event = (personId: string) => ({ action: 'MANUAL_ALERT_CREATED', createdTime: '2026-11-22T10:00:00.123456Z', metadata: { personId, amount: 1.5 } });
+		expect(out).toEqual(expect.arrayContaining([event('cust-é'), event('cust-è')]));
+		expect(out).toHaveLength(2);
 	});
 });
 

@@ -38,8 +38,8 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
 	}
 }
 
-/** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL). */
-export async function publish(parameters: Json, credential?: CredentialRef): Promise<Published> {
+/** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL); the newest version unless told. */
+export async function publish(parameters: Json, credential?: CredentialRef, typeVersion = 1.1): Promise<Published> {
 	const webhookId = randomUUID();
 	const wf = await n8n().createWorkflow({
 		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,
@@ -48,7 +48,7 @@ export async function publish(parameters: Json, credential?: CredentialRef): Pro
 				id: randomUUID(),
 				name: NODE,
 				type: 'n8n-nodes-aml.amlTrigger',
-				typeVersion: 1,
+				typeVersion,
 				position: [0, 0],
 				webhookId,
 				parameters,
