@@ -93,6 +93,36 @@ describe('Transaction resource in real n8n', () => {
 		expect(got.outputs[0][0]).toEqual({ id: transactionId, personId: owner, attributes });
 	});
 
+	test('an input field dropped onto Transaction ID or Amount ({{ $json.field }}, read without n8n\'s expression sandbox) gives exactly what n8n\'s own evaluation gives', async () => {
+		// The same items twice: once with the plain field references the node reads itself, once wrapped in
+		// parentheses so that n8n evaluates them. Values: text, number, padded, invalid, missing, null, object, boolean.
+		const items = (p: string) => [
+			{ tid: `${p}1`, 'the amount': '10.50' },
+			{ tid: `${p}2`, 'the amount': 12 },
+			{ tid: ` ${p}3 `, 'the amount': '1.00' },
+			{ tid: `${p}4`, 'the amount': 'abc' },
+			{ tid: `${p}5` },
+			{ tid: `${p}6`, 'the amount': null },
+			{ tid: `${p}7`, 'the amount': { value: 1 } },
+			{ tid: true, 'the amount': '1.00' },
+			{ 'the amount': '1.00' },
+		];
+		const run = async (p: string, wrap: (e: string) => string) => {
+			const result = await runAml(
+				{ resource: 'transaction', operation: 'create', personId: owner, transactionId: `={{ ${wrap('$json.tid')} }}`, attributesMode: 'fields', amount: `={{ ${wrap('$json["the amount"]')} }}` },
+				items(p),
+				{ continueOnFail: true },
+			);
+			const stored = (await storedTransactions(owner)).filter((t) => String(t.id).includes(p)).map((t) => ({ id: t.id, attributes: t.attributes }));
+			return JSON.parse(JSON.stringify({ outputs: result.outputs, stored }).split(p).join('P-'));
+		};
+		const read = await run(id('field-a-'), (e) => e);
+		const evaluated = await run(id('field-b-'), (e) => `(${e})`);
+		expect(read).toEqual(evaluated);
+		expect(read.outputs[0]).toHaveLength(9);
+		expect(read.stored.length).toBeGreaterThanOrEqual(2);
+	});
+
 	test('Create of an existing transaction: Skip leaves it unchanged, Error reports 422', async () => {
 		const transactionId = id('dup');
 		await createTransaction(owner, transactionId, { amount: '10.00', type: 'payment', direction: 'I', timestamp: '2026-03-05T10:00:00Z' });

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { itemParameter } from '../../nodes/Aml/helpers/itemParameter';
 import { parameterCheck } from '../../nodes/Aml/validation/parameters';
 import {
 	amountRule,
@@ -118,5 +119,49 @@ describe('parameterCheck: choices and numbers set by expressions', () => {
 		expect(() => check(0)).toThrow('Item 0: "Limit" must be a whole number of at least 1');
 		expect(() => check(1)).toThrow('Item 1: "Limit" must be a whole number of at least 1');
 		expect(() => check(2)).not.toThrow();
+	});
+});
+
+describe('itemParameter (detail: which values are read from the item, which are left to n8n)', () => {
+	const context = (raw: unknown, json: Record<string, unknown>) => {
+		const evaluated: string[] = [];
+		const ctx = {
+			getNode: () => ({ parameters: { field: raw } }),
+			getInputData: () => [{ json }],
+			getNodeParameter: (name: string) => {
+				evaluated.push(name);
+				return 'by n8n';
+			},
+		} as unknown as IExecuteFunctions;
+		return { ctx, evaluated };
+	};
+
+	test.each([
+		['={{ $json.id }}', { id: 'a-1' }, 'a-1'],
+		['={{$json.id}}', { id: 7 }, 7],
+		['={{ $json["the id"] }}', { 'the id': 'x' }, 'x'],
+		["={{ $json['the id'] }}", { 'the id': false }, false],
+	])('%s on %j is read from the item', (raw, json, expected) => {
+		const { ctx, evaluated } = context(raw, json);
+		expect(itemParameter(ctx, 'field', 0)).toBe(expected);
+		expect(evaluated).toEqual([]);
+	});
+
+	test.each([
+		['={{ $json.id }}', {}],
+		['={{ $json.id }}', { id: null }],
+		['={{ $json.id }}', { id: { a: 1 } }],
+		['={{ $json.id }}', { id: Number.NaN }],
+		['={{ $json.constructor }}', {}],
+		['={{ $json.__proto__ }}', {}],
+		['={{ $json.id.trim() }}', { id: 'a' }],
+		['={{ $json.id }} ', { id: 'a' }],
+		['= {{ $json.id }}', { id: 'a' }],
+		['={{ $json.a.b }}', { a: { b: 'c' } }],
+		['$json.id', { id: 'a' }],
+	])('%s on %j is left to n8n', (raw, json) => {
+		const { ctx, evaluated } = context(raw, json);
+		expect(itemParameter(ctx, 'field', 0)).toBe('by n8n');
+		expect(evaluated).toEqual(['field']);
 	});
 });

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { OperationModule } from '../actions/types';
 import { amlApiRequest, isTransientFailure, seg } from '../transport';
 import { checkId } from '../validation';
+import { itemParameter } from './itemParameter';
 import { requestOptions, runItems } from './items';
 
 /**
@@ -98,7 +99,7 @@ export function unresolvedAlertsOperation(options: {
 		),
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 			return await runItems(this, items, {
-				prepare: (i) => checkId(this, i, options.idLabel, this.getNodeParameter(options.idProperty.name, i)),
+				prepare: (i) => checkId(this, i, options.idLabel, itemParameter(this, options.idProperty.name, i)),
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(
 						this,

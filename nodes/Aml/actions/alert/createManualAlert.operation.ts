@@ -5,6 +5,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import { checkId } from '../../validation';
 import { answerOrSent, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -45,10 +46,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const body: IDataObject = {
-				personId: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)),
+				personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
 				rationale: this.getNodeParameter('rationale', i) as string,
 			};
-			const transactionId = this.getNodeParameter('transactionId', i, '') as string;
+			const transactionId = itemParameter(this, 'transactionId', i, '') as string;
 			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
 				body.transactionId = checkId(this, i, 'Transaction ID', transactionId);
 			}

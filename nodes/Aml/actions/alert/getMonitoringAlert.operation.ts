@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -26,7 +27,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 1),
+			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		}),
 		send: async ({ alertId, simplify }, i) => {

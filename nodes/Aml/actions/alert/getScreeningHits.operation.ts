@@ -5,6 +5,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/paging';
 import { amlApiRequest, seg, type Paged } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -30,7 +31,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Screening Alert ID', this.getNodeParameter('screeningAlertId', i), 1),
+			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
 			simplify: this.getNodeParameter('simplify', i, false) as boolean,
 		}),
 		send: async ({ alertId, simplify }, i) => {

@@ -15,6 +15,7 @@ import {
 	rationaleProperty,
 	STATUS_CODE_HINT,
 } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -59,7 +60,7 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => {
-			const alertId = checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 1);
+			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const body: IDataObject = { rationale: this.getNodeParameter('rationale', i) as string };
 			const comment = optionalText(this, i, 'Rationale Comment', this.getNodeParameter('rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;

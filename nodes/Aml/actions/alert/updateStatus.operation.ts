@@ -5,6 +5,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { check, nonEmptyRule } from '../../validation';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -60,7 +61,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: this.getNodeParameter('alertType', i) as string,
-				alertId: checkAlertId(this, i, 'Alert ID', this.getNodeParameter('alertId', i), 0),
+				alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
 				status: check<string>(this, i, 'Status Code', this.getNodeParameter('status', i, ''), nonEmptyRule).trim(),
 			};
 			const note = optionalText(this, i, 'Note', this.getNodeParameter('note', i, ''));

@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/items';
+import { itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, seg, type AmlContext } from '../../transport';
 import { check, checkAttributes, checkId, uuidRule } from '../../validation';
 
@@ -64,12 +65,12 @@ export function recordAttributeProperties(reservedInputFields: string[] = ['id']
 export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const raw = ctx.getNodeParameter('customListId', itemIndex) as unknown;
+	const raw = itemParameter(ctx, 'customListId', itemIndex);
 	return check<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const raw = ctx.getNodeParameter('recordId', itemIndex) as unknown;
+	const raw = itemParameter(ctx, 'recordId', itemIndex);
 	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001".
 	const value = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
 	return checkId(ctx, itemIndex, 'Record ID', value);

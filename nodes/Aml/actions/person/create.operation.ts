@@ -6,6 +6,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlRequest, seg } from '../../transport';
 import { checkId } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -33,7 +34,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			return {
-				id: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)),
+				id: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
 				type: this.getNodeParameter('personType', i) as string,
 				attributes: readAttributes(this, i),
 				onExisting: this.getNodeParameter('onExisting', i, 'error') as string,

@@ -5,6 +5,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { checkId } from '../../validation';
 import { personIdProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -16,7 +17,7 @@ export const description = updateDisplayOptions({ show: { resource: ['person'], 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => {
-			return { personId: checkId(this, i, 'Person ID', this.getNodeParameter('personId', i)) };
+			return { personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
 		},
 		send: async ({ personId }, i) => {
 			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}` }, i)) as IDataObject;

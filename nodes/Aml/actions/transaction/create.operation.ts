@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
+import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, seg } from '../../transport';
 import {
 	answerOrSent,
@@ -57,7 +58,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const attributes = readAttributes(this, i);
 			if (fromFields) {
 				for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
-					const value = this.getNodeParameter(parameter, i, '') as unknown;
+					const value = itemParameter(this, parameter, i, '');
 					if (value === '' || value === undefined || value === null) continue;
 					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
 				}

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { requestOptions } from '../../helpers/items';
+import { itemParameter } from '../../helpers/itemParameter';
 import { amountRule, checkId, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
@@ -91,11 +92,11 @@ export function transactionOptions(extra: INodeProperties[] = []): INodeProperti
 }
 
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Transaction ID', ctx.getNodeParameter('transactionId', itemIndex));
+	return checkId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));
 }
 
 export function readOwnerId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Person ID', ctx.getNodeParameter('personId', itemIndex));
+	return checkId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
 }
 
 /**
