@@ -236,6 +236,13 @@ describe('Alert resource in real n8n', () => {
 				'/manual-alerts',
 			],
 			[
+				'comment that is an object',
+				{ resource: 'alert', operation: 'createManualAlert', personId: 'cust-1001', rationale: 'OTHER', rationaleComment: '={{ $json.c }}' },
+				[{ c: 'ok' }, { c: { text: 'not text' } }],
+				/Item 1: "Rationale Comment" must be text, not an object or a list \(value: \{"text":"not text"\}\)/,
+				'/manual-alerts',
+			],
+			[
 				'bad person id',
 				{ resource: 'alert', operation: 'createManualAlert', personId: 'cust 1001', rationale: 'OTHER' },
 				[{}],

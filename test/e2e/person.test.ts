@@ -58,6 +58,23 @@ describe('Person resource in real n8n', () => {
 		});
 	});
 
+	test('Create: an object or list an expression gives a named attribute field is stored as such (not as "[object Object]")', async () => {
+		const personId = id('create-object');
+		const run = await runAml(
+			{
+				resource: 'person',
+				operation: 'create',
+				personId,
+				personType: 'INDIVIDUAL',
+				attributesMode: 'fields',
+				attributeFields: { first_name: '={{ $json.name }}', id_document: '={{ $json.document }}', shareholders: '={{ $json.owners }}' },
+			},
+			[{ name: 'Ola', document: { type: 'passport', number: 'P123' }, owners: [{ id: 'sh-1' }, { id: 'sh-2' }] }],
+		);
+		expect(run.status).toBe('success');
+		expect((await stored(personId)).attributes).toEqual({ first_name: 'Ola', id_document: { type: 'passport', number: 'P123' }, shareholders: [{ id: 'sh-1' }, { id: 'sh-2' }] });
+	});
+
 	test('Create with an existing id: error (422), skip (unchanged), replace (update) and merge (patch) as stored', async () => {
 		const personId = id('exists');
 		await createPerson(personId, { first_name: 'Eva', last_name: 'Lind', city: 'Oslo' });

@@ -120,6 +120,7 @@ describe('Transaction resource in real n8n', () => {
 		const evaluated = await run(id('field-b-'), (e) => `(${e})`);
 		expect(read).toEqual(evaluated);
 		expect(read.outputs[0]).toHaveLength(9);
+		expect(read.outputs[0][6].error).toBe('Item 6: "Amount" must be text or a number, not an object or a list (value: {"value":1})');
 		expect(read.stored.length).toBeGreaterThanOrEqual(2);
 	});
 

@@ -161,7 +161,8 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 		const result: IDataObject = {};
 		for (const [key, value] of Object.entries(named)) {
 			if (value !== '' && value !== undefined && value !== null) {
-				result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : String(value);
+				// Objects and lists (from an expression) stay as they are, as in Custom Attributes; the attribute rules check them.
+				result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : typeof value === 'object' ? value : String(value);
 			}
 		}
 		for (const { key, value } of custom) {

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { check, lengthRule } from '../../validation';
+import { check, invalid, lengthRule } from '../../validation';
 
 /** The service's manual alert rationales (ApiManualAlertRationale). */
 export const RATIONALES = [
@@ -50,6 +50,7 @@ export function optionalText(
 	max?: number,
 ): string | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value === 'object') throw invalid(ctx, i, field, value, 'must be text, not an object or a list');
 	const text = typeof value === 'string' ? value : String(value);
 	check(ctx, i, field, text, (v) => {
 		if (typeof v === 'string' && v.trim() === '') return 'must not consist of spaces only (leave it empty to not send it)';

@@ -5,6 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, seg } from '../../transport';
+import { invalid } from '../../validation';
 import {
 	answerOrSent,
 	checkTransactionAttributes,
@@ -60,6 +61,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
 					const value = itemParameter(this, parameter, i, '');
 					if (value === '' || value === undefined || value === null) continue;
+					if (typeof value === 'object') {
+						// An object or list from an expression would otherwise be sent as the text "[object Object]".
+						const field = CORE_FIELDS.find((property) => property.name === parameter)?.displayName ?? parameter;
+						throw invalid(this, i, field, value, 'must be text or a number, not an object or a list');
+					}
 					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
 				}
 			}
