@@ -187,7 +187,7 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		const run = await upload({ rows: persons(prefix, 3) }, { uploadType: 'PERSON' });
 		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true });
 		expect((await control.get<Json[]>('/uploads')).length - uploadsBefore).toBe(1);
-		// The first attempt was refused (401, nothing stored), the re-sent Buffer accepted once.
+		// The first attempt was refused (401, nothing stored), the re-sent file (read again from n8n's binary data) accepted once.
 		expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([401, 202]);
 		expect((await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`) && !p.id.includes('warm'))).toHaveLength(3);
 	});
@@ -209,7 +209,7 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		}
 	});
 
-	test('100 MB file from disk: one request, peak memory of n8n grows by about one file size', async () => {
+	test('100 MB file from disk: one request, streamed: peak memory of n8n grows by less than the file size', async () => {
 		const dir = path.join(os.homedir(), '.n8n-files');
 		fs.mkdirSync(dir, { recursive: true });
 		const filePath = path.join(dir, `aml-upload-${suffix}.csv`);
@@ -236,7 +236,8 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
 			const added = peak - baseline;
 			console.log(`100 MB upload: n8n RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB, added ${(added / 2 ** 20).toFixed(0)} MB = ${(added / size).toFixed(2)}× file size`);
-			expect(added / size).toBeLessThan(1.5);
+			// A body built in memory would add at least the file size; streamed, it measured 0.5× (the file reader's share).
+			expect(added / size).toBeLessThan(1);
 		} finally {
 			stopSampling();
 			fs.rmSync(filePath, { force: true });

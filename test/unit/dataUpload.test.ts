@@ -1,10 +1,13 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import axios from 'axios';
 import Busboy from 'busboy';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
-import { firstRowId, headerProblem, multipartFrame, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
+import { firstRowId, headerProblem, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
 import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
-import { multipartBody, type PreparedUpload } from '../../nodes/Aml/actions/dataUpload/upload.operation';
+import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
 
 describe('CSV header row', () => {
 	test.each([
@@ -107,52 +110,86 @@ function* chunksOf(buffer: Buffer, size: number) {
 	for (let i = 0; i < buffer.length; i += size) yield buffer.subarray(i, i + size);
 }
 
-describe('multipart body', () => {
+describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 	const csv = Buffer.from('id,type,first_name\np-1,INDIVIDUAL,Zoë\n');
 
-	test('one Buffer of the exact size from base64 (memory mode); a server reads back the same bytes', async () => {
-		const upload: PreparedUpload = {
-			property: 'data',
-			binary: { data: csv.toString('base64'), mimeType: 'text/csv', fileName: 'p.csv' },
-			type: 'PERSON',
-			fileName: 'pers"ons.csv',
-			size: csv.length,
-		};
-		const { body, contentType } = await multipartBody(fakeContext(new Map()), upload, 0);
-		expect(contentType).toMatch(/^multipart\/form-data; boundary=----n8n-aml-[0-9a-f]{32}$/);
-		const part = await parseMultipart(body, contentType);
+	async function bytesOf(file: Blob): Promise<Buffer> {
+		const chunks: Buffer[] = [];
+		for await (const chunk of file.stream()) chunks.push(Buffer.from(chunk));
+		return Buffer.concat(chunks);
+	}
+
+	/** Sends the form with axios (the HTTP client of n8n's helpers) to a server that parses it with busboy. */
+	async function sentThroughAxios(form: FormData): Promise<{ contentLength: number; received: number; part: Awaited<ReturnType<typeof parseMultipart>> }> {
+		let contentLength = 0;
+		let received = 0;
+		let part: Awaited<ReturnType<typeof parseMultipart>> | undefined;
+		const server = http.createServer((req, res) => {
+			contentLength = Number(req.headers['content-length']);
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', () => {
+				const body = Buffer.concat(chunks);
+				received = body.length;
+				parseMultipart(body, String(req.headers['content-type'])).then((p) => {
+					part = p;
+					res.end('{}');
+				}, () => res.end('{}'));
+			});
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		try {
+			await axios.post(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, form, { maxBodyLength: Infinity });
+		} finally {
+			server.close();
+		}
+		return { contentLength, received, part: part! };
+	}
+
+	test('base64 binary (memory mode): one part "file", text/csv, the sanitised file name, the same bytes, the exact length', async () => {
+		const binary = { data: csv.toString('base64'), mimeType: 'text/csv', fileName: 'p.csv' };
+		const form = uploadForm(fakeContext(new Map()), binary, csv.length, 'pers"ons.csv');
+		const file = form.get('file') as File;
+		expect(file).toBeInstanceOf(BinaryDataFile);
+		expect({ name: file.name, type: file.type, size: file.size }).toEqual({ name: 'pers_ons.csv', type: 'text/csv', size: csv.length });
+		expect((await bytesOf(file)).equals(csv)).toBe(true);
+		const { contentLength, received, part } = await sentThroughAxios(form);
 		expect(part).toMatchObject({ name: 'file', filename: 'pers_ons.csv', mimeType: 'text/csv' });
 		expect(part.data.equals(csv)).toBe(true);
-		const frame = multipartFrame(contentType.split('boundary=')[1], 'pers_ons.csv');
-		expect(body.length).toBe(frame.head.length + csv.length + frame.tail.length);
+		expect(received).toBe(contentLength);
 	});
 
-	test('streamed from stored binary data (filesystem mode)', async () => {
-		const big = Buffer.alloc(300_000, 'x');
-		const upload: PreparedUpload = {
-			property: 'data',
-			binary: { id: 'filesystem-v2:abc', data: 'filesystem-v2', mimeType: 'text/csv' },
-			type: 'PERSON',
-			fileName: 'p.csv',
-			size: big.length,
-		};
-		const { body, contentType } = await multipartBody(fakeContext(new Map([['filesystem-v2:abc', big]])), upload, 0);
-		expect((await parseMultipart(body, contentType)).data.equals(big)).toBe(true);
+	test('stored binary (filesystem mode): streamed in chunks; every stream() reads the file again (a re-sent request after a token renewal carries it whole)', async () => {
+		const big = Buffer.alloc(3_000_000, 'x');
+		const binary = { id: 'filesystem-v2:abc', data: 'filesystem-v2', mimeType: 'text/csv' };
+		const form = uploadForm(fakeContext(new Map([['filesystem-v2:abc', big]])), binary, big.length, 'p.csv');
+		for (const attempt of [1, 2]) {
+			const { contentLength, received, part } = await sentThroughAxios(form);
+			expect({ attempt, equal: part.data.equals(big), received }).toEqual({ attempt, equal: true, received: contentLength });
+		}
+		expect(Buffer.from(await (form.get('file') as File).arrayBuffer()).equals(big)).toBe(true);
 	});
 
-	test('100 MB: building the body adds about one file size of memory', async () => {
+	test('a file longer or shorter than n8n recorded: the stream fails (the request stops before its end), nothing is cut or padded', async () => {
+		const binary = { id: 'filesystem-v2:abc', data: 'filesystem-v2', mimeType: 'text/csv' };
+		const context = fakeContext(new Map([['filesystem-v2:abc', csv]]));
+		await expect(bytesOf(uploadForm(context, binary, csv.length - 1, 'p.csv').get('file') as File)).rejects.toThrow(/holds more bytes, not the 38 n8n recorded/);
+		await expect(bytesOf(uploadForm(context, binary, csv.length + 5, 'p.csv').get('file') as File)).rejects.toThrow(/holds 39 bytes, not the 44 n8n recorded.*stored nothing/);
+	});
+
+	test('100 MB from base64: read in chunks of at most 256 KiB while it is sent, never decoded whole', async () => {
 		const size = 100 * 1024 * 1024;
-		const file = Buffer.alloc(size, 'a');
-		const base64 = file.toString('base64');
-		const upload: PreparedUpload = { property: 'data', binary: { data: base64, mimeType: 'text/csv' }, type: 'PERSON', fileName: 'p.csv', size };
-		const before = process.memoryUsage();
-		const { body } = await multipartBody(fakeContext(new Map()), upload, 0);
-		const after = process.memoryUsage();
-		const added = after.arrayBuffers - before.arrayBuffers;
-		expect(body.length).toBeGreaterThan(size);
-		const start = body.indexOf('\r\n\r\n') + 4;
-		expect(body.subarray(start, start + size).equals(file)).toBe(true);
-		expect(added / size).toBeLessThanOrEqual(1.2);
-		console.log(`multipart body for ${size} bytes added ${(added / 1024 / 1024).toFixed(1)} MB of buffers (${(added / size).toFixed(2)}× file size)`);
+		const base64 = Buffer.alloc(size, 'a').toString('base64');
+		const file = uploadForm(fakeContext(new Map()), { data: base64, mimeType: 'text/csv' }, size, 'p.csv').get('file') as File;
+		let largest = 0;
+		let total = 0;
+		let allA = true;
+		for await (const chunk of file.stream()) {
+			total += chunk.length;
+			largest = Math.max(largest, chunk.length);
+			allA &&= Buffer.from(chunk).every((b: number) => b === 0x61);
+		}
+		expect({ total, allA }).toEqual({ total: size, allA: true });
+		expect(largest).toBeLessThanOrEqual(256 * 1024);
 	});
 });

@@ -32,7 +32,8 @@ export interface AmlRequest {
 	/** Path after the credential's API prefix, e.g. `/v1/persons/abc`. Build it with `apiPath`. */
 	path: string;
 	qs?: IDataObject;
-	body?: IDataObject | IDataObject[] | Buffer;
+	/** JSON (objects, lists), a Buffer as it is, or a FormData sent as multipart/form-data (its Files streamed). */
+	body?: IDataObject | IDataObject[] | Buffer | FormData;
 	headers?: IDataObject;
 	retry?: RetryMode;
 	timeoutMs?: number;
@@ -336,15 +337,15 @@ export async function amlRequest<T = unknown>(
 	const state = runState(this);
 	const { baseUrl, tokenUrl, ignoreSslIssues } = await state.info;
 	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
-	const isBuffer = Buffer.isBuffer(request.body);
+	const isJson = !Buffer.isBuffer(request.body) && !(request.body instanceof FormData);
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
 		qs: request.qs,
-		body: request.body,
+		body: request.body as IHttpRequestOptions['body'],
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
-		json: !isBuffer,
+		json: isJson,
 		returnFullResponse: true,
 		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
 		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.

@@ -138,18 +138,6 @@ export function safeFileName(name: string): string {
 	return name.replace(/[\r\n]/g, ' ').replace(/["\\]/g, '_');
 }
 
-/** The multipart text before and after the file bytes (one part, field `file`, text/csv). */
-export function multipartFrame(boundary: string, fileName: string): { head: Buffer; tail: Buffer; contentType: string } {
-	const head = Buffer.from(
-		`--${boundary}\r\n` +
-			`Content-Disposition: form-data; name="file"; filename="${safeFileName(fileName)}"\r\n` +
-			'Content-Type: text/csv\r\n\r\n',
-		'utf8',
-	);
-	const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
-	return { head, tail, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
 export interface ReasonIds {
 	offendingId?: string;
 	lastSavedId?: string | null;

@@ -1,12 +1,12 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { randomBytes } from 'crypto';
 
 import { requestOptions, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
-import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, multipartFrame, readHead, UPLOAD_TYPES, type UploadType } from './csv';
+import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { renewTokenIfExpiring, unsuccessfulUpload, waitForFinalState } from './shared';
+import { uploadForm } from './uploadForm';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
 
@@ -77,7 +77,7 @@ const properties: INodeProperties[] = [
 						...option,
 						default: 1,
 						description:
-							'How many files are uploaded at the same time. Each file up to 100 MB is held in memory while it is sent, so keep this low.',
+							'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
 					};
 				}
 				if (option.name === 'timeout') {
@@ -121,50 +121,6 @@ async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData, size: num
 		if (got >= want) break;
 	}
 	return Buffer.concat(chunks).subarray(0, want);
-}
-
-/** Read size when copying a stored file (n8n's default is 64 KiB: 1,600 reads for 100 MB). */
-const STREAM_CHUNK_BYTES = 256 * 1024;
-
-/** Copies a stored binary into `target` at `offset`; returns the byte count, or -1 when it is not `size`. */
-async function streamInto(ctx: IExecuteFunctions, id: string, target: Buffer, offset: number, size: number): Promise<number> {
-	let at = offset;
-	for await (const chunk of await ctx.helpers.getBinaryStream(id, STREAM_CHUNK_BYTES)) {
-		const bytes = chunk as Buffer;
-		if (at + bytes.length > offset + size) return -1;
-		bytes.copy(target, at);
-		at += bytes.length;
-	}
-	return at - offset;
-}
-
-/**
- * The multipart body as ONE Buffer of the exact final size, the file bytes decoded or streamed straight
- * into it (no Buffer.concat, no second copy of the file). A Buffer, unlike a stream or FormData, can be
- * sent again by n8n after it renews the OAuth2 token on a 401: a token refresh cannot drop the file.
- */
-export async function multipartBody(ctx: IExecuteFunctions, upload: PreparedUpload, itemIndex: number): Promise<{ body: Buffer; contentType: string }> {
-	const boundary = `----n8n-aml-${randomBytes(16).toString('hex')}`;
-	const { head, tail, contentType } = multipartFrame(boundary, upload.fileName);
-	let body = Buffer.allocUnsafe(head.length + upload.size + tail.length);
-	head.copy(body, 0);
-	let written = -1;
-	if (upload.binary.id) {
-		written = await streamInto(ctx, upload.binary.id, body, head.length, upload.size).catch(() => -1);
-	} else if (upload.binary.data) {
-		written = body.write(upload.binary.data, head.length, upload.size, 'base64');
-	}
-	if (written !== upload.size) {
-		// The size known in advance was not the real one: take the file as n8n hands it out.
-		const file = await ctx.helpers.getBinaryDataBuffer(itemIndex, upload.property);
-		if (file.length > MAX_UPLOAD_BYTES) throw tooLarge(ctx, itemIndex, upload.property, file.length);
-		body = Buffer.allocUnsafe(head.length + file.length + tail.length);
-		head.copy(body, 0);
-		file.copy(body, head.length);
-		written = file.length;
-	}
-	tail.copy(body, head.length + written);
-	return { body, contentType };
 }
 
 function tooLarge(ctx: IExecuteFunctions, itemIndex: number, property: string, bytes: number): NodeOperationError {
@@ -219,7 +175,6 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		},
 		send: async (upload, i) => {
 			await renewTokenIfExpiring(this);
-			const { body, contentType } = await multipartBody(this, upload, i);
 			const timeout = this.getNodeParameter('options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
 			const response = await amlRequest.call(
 				this,
@@ -227,8 +182,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					method: 'POST',
 					path: '/v1/data-upload',
 					qs: { type: upload.type },
-					body,
-					headers: { 'Content-Type': contentType },
+					// Streamed from n8n's binary data while it is sent; n8n's HTTP client writes the multipart framing.
+					body: uploadForm(this, upload.binary, upload.size, upload.fileName),
 					// A repeated upload would store the rows twice: never repeated after it may have arrived.
 					retry: 'none',
 					timeoutMs: timeout >= 1000 ? timeout : UPLOAD_TIMEOUT_MS,
