@@ -6,8 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
 import { firstRowId, headerProblem, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
-import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
+import { CHECK_REQUEST_PATH, confirmToken, statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
 import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
+import { context, scriptedServer } from './realHttpContext';
 
 describe('CSV header row', () => {
 	test.each([
@@ -191,5 +192,35 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 		}
 		expect({ total, allA }).toEqual({ total: size, allA: true });
 		expect(largest).toBeLessThanOrEqual(256 * 1024);
+	});
+});
+
+describe('token check before a file is sent', () => {
+	async function check(status: number) {
+		const server = await scriptedServer((_req, _body, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '[]' : '{"message":"no"}'));
+		try {
+			const outcome = await confirmToken(context(server.baseUrl) as IExecuteFunctions, 0).then(
+				() => 'resolved',
+				(error: { httpCode?: string; message?: string }) => `rejected ${error.httpCode}`,
+			);
+			return { outcome, requests: server.requests.map((r) => `${r.method} ${r.url}`) };
+		} finally {
+			await server.close();
+		}
+	}
+
+	test('200: one small GET (the credential test request), then the upload goes on', async () => {
+		expect(await check(200)).toEqual({ outcome: 'resolved', requests: [`GET /api${CHECK_REQUEST_PATH}`] });
+	});
+
+	test('a 401 that survives n8n\'s renewal fails the item before any byte of the file is sent', async () => {
+		const { outcome, requests } = await check(401);
+		expect(outcome).toBe('rejected 401');
+		expect(requests.every((r) => r === `GET /api${CHECK_REQUEST_PATH}`)).toBe(true);
+	});
+
+	test('any other failure of the check (403, 404) is left to the upload, which reports its own error', async () => {
+		expect((await check(403)).outcome).toBe('resolved');
+		expect((await check(404)).outcome).toBe('resolved');
 	});
 });

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { amlApiRequest, CREDENTIAL_TYPE, isTransientFailure, seg, useRenewedToken } from '../../transport';
 import { parseReason } from './csv';
@@ -98,21 +98,35 @@ export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, it
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description: `${description} ${hint}` });
 }
 
+/** The credential test's request: small, read-only, answered by every account. */
+export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
+
 /**
- * n8n renews an OAuth2 token only when a request answers 401 and then sends the request body a second
- * time; for a file of up to 100 MB that is worth avoiding. When the token n8n stored is known to be
- * expired (or about to be), it is renewed before the upload. A token the service revokes early is still
- * handled by n8n's renewal on 401, which re-sends the upload's single-Buffer body.
+ * Makes sure the upload goes out with a token the service accepts, so that the file is not sent to be refused.
+ * n8n renews an OAuth2 token only when a request answers 401, and a server that refuses the token of a large
+ * request may answer 401 and close the connection while the file is still being written: n8n then sees a dropped
+ * connection (EPIPE), not the 401, and keeps the refused token for the next run too.
+ * 1. A token n8n knows to be expired (or about to be) is renewed.
+ * 2. One small authenticated GET (the credential test's): a token the service revoked early answers 401 there,
+ *    and n8n renews it on that answer.
+ * Best effort: the upload reports its own error if this fails for any other reason; a 401 that survives n8n's
+ * renewal fails the item here, before any byte of the file is sent.
  */
-export async function renewTokenIfExpiring(ctx: IExecuteFunctions): Promise<void> {
+export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	try {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 		const tokenData = credentials.oauthTokenData as IDataObject | undefined;
 		const expiresAt = Number(tokenData?.n8n_expires_at);
-		if (!tokenData?.access_token || !Number.isFinite(expiresAt) || expiresAt - Date.now() > 15_000) return;
-		await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
-		await useRenewedToken(ctx);
+		if (tokenData?.access_token && Number.isFinite(expiresAt) && expiresAt - Date.now() <= 15_000) {
+			await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+			await useRenewedToken(ctx);
+		}
 	} catch {
-		// Best effort: the upload itself still renews the token on a 401.
+		// The check below (or the upload itself) still renews the token on a 401.
 	}
+	const refused = await amlApiRequest.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex).then(
+		() => undefined,
+		(error: unknown) => (error instanceof NodeApiError && error.httpCode === '401' ? error : undefined),
+	);
+	if (refused) throw refused;
 }

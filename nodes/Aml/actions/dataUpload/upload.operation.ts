@@ -5,7 +5,7 @@ import { requestOptions, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
-import { renewTokenIfExpiring, unsuccessfulUpload, waitForFinalState } from './shared';
+import { confirmToken, unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
@@ -174,7 +174,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
 		},
 		send: async (upload, i) => {
-			await renewTokenIfExpiring(this);
+			await confirmToken(this, i);
 			const timeout = this.getNodeParameter('options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
 			const response = await amlRequest.call(
 				this,
