@@ -11,6 +11,7 @@ import * as person from './person';
 import * as screening from './screening';
 import * as transaction from './transaction';
 import type { ResourceModule } from './types';
+import { itemParameter } from '../helpers/itemParameter';
 
 export const resources: Record<string, ResourceModule> = {
 	person,
@@ -23,8 +24,8 @@ export const resources: Record<string, ResourceModule> = {
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
+	const resource = itemParameter(this, 'resource', 0) as string;
+	const operation = itemParameter(this, 'operation', 0) as string;
 	const module = resources[resource]?.operations[operation];
 	if (!module) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);

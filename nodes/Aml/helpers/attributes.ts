@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkAttributes, invalid } from '../validation';
+import { itemParameter } from './itemParameter';
 
 export interface KnownAttribute {
 	name: string;
@@ -137,10 +138,10 @@ function parseMaybeJson(value: string): unknown {
 
 /** Reads the attributes of one item in whichever mode the user chose and checks the spec's rules. */
 export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field = 'attributes'): IDataObject {
-	const mode = ctx.getNodeParameter('attributesMode', itemIndex, 'fields') as string;
+	const mode = itemParameter(ctx, 'attributesMode', itemIndex, 'fields') as string;
 	let attributes: unknown;
 	if (mode === 'json') {
-		const raw = ctx.getNodeParameter('attributesJson', itemIndex, '{}') as unknown;
+		const raw = itemParameter(ctx, 'attributesJson', itemIndex, '{}') as unknown;
 		if (typeof raw === 'string') {
 			const parsed = parseJson(raw.trim() === '' ? '{}' : raw);
 			if (parsed.error !== undefined) throw invalid(ctx, itemIndex, `${field} (JSON)`, raw, `is not valid JSON (${parsed.error})`);
@@ -149,15 +150,15 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 			attributes = raw;
 		}
 	} else if (mode === 'input') {
-		const exclude = String(ctx.getNodeParameter('excludeInputFields', itemIndex, '') ?? '')
+		const exclude = String(itemParameter(ctx, 'excludeInputFields', itemIndex, '') ?? '')
 			.split(',')
 			.map((name) => name.trim())
 			.filter(Boolean);
 		const json = ctx.getInputData()[itemIndex]?.json ?? {};
 		attributes = Object.fromEntries(Object.entries(json).filter(([key]) => !exclude.includes(key)));
 	} else {
-		const named = (ctx.getNodeParameter('attributeFields', itemIndex, {}) ?? {}) as IDataObject;
-		const custom = (ctx.getNodeParameter('customAttributes.attribute', itemIndex, []) ?? []) as Array<{ key: string; value: string }>;
+		const named = (itemParameter(ctx, 'attributeFields', itemIndex, {}) ?? {}) as IDataObject;
+		const custom = (itemParameter(ctx, 'customAttributes.attribute', itemIndex, []) ?? []) as Array<{ key: string; value: string }>;
 		const result: IDataObject = {};
 		for (const [key, value] of Object.entries(named)) {
 			if (value !== '' && value !== undefined && value !== null) {

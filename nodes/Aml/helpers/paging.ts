@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { walkPages, type Paged } from '../transport';
+import { itemParameter } from './itemParameter';
 
 /** Return All / Limit, as every n8n list operation has them. */
 export const pagingProperties: INodeProperties[] = [
@@ -45,9 +46,9 @@ export async function readAllPages(
 	fetchPage: (page: number, size: number) => Promise<Paged<IDataObject>>,
 	walkOptions: { cap?: number } = {},
 ): Promise<IDataObject[]> {
-	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? undefined : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
-	const parallel = ctx.getNodeParameter('options.parallelRequests', 0, 4) as number;
+	const returnAll = itemParameter(ctx, 'returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : (itemParameter(ctx, 'limit', itemIndex, 50) as number);
+	const parallel = itemParameter(ctx, 'options.parallelRequests', 0, 4) as number;
 	const walk = await walkPages(fetchPage, { returnAll, limit, concurrency: parallel, cap: walkOptions.cap });
 	if (walk.capped) {
 		ctx.addExecutionHints({

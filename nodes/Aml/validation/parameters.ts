@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalid } from './assert';
+import { itemParameter } from '../helpers/itemParameter';
 
 /**
  * Checks that apply to every operation's own top-level parameters, read per item: a choice (options,
@@ -37,7 +38,7 @@ export function parameterCheck(ctx: IExecuteFunctions, properties: INodeProperti
 
 function read(ctx: IExecuteFunctions, name: string, itemIndex: number): unknown {
 	try {
-		return ctx.getNodeParameter(name, itemIndex, undefined);
+		return itemParameter(ctx, name, itemIndex, undefined);
 	} catch {
 		return undefined;
 	}

@@ -47,13 +47,13 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const body: IDataObject = {
 				personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
-				rationale: this.getNodeParameter('rationale', i) as string,
+				rationale: itemParameter(this, 'rationale', i) as string,
 			};
 			const transactionId = itemParameter(this, 'transactionId', i, '') as string;
 			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
 				body.transactionId = checkId(this, i, 'Transaction ID', transactionId);
 			}
-			const comment = optionalText(this, i, 'Rationale Comment', this.getNodeParameter('rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;
 			return body;
 		},

@@ -28,7 +28,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
-			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+			simplify: itemParameter(this, 'simplify', i, false) as boolean,
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${seg(alertId)}` }, i)) as IDataObject;

@@ -32,7 +32,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
-			simplify: this.getNodeParameter('simplify', i, false) as boolean,
+			simplify: itemParameter(this, 'simplify', i, false) as boolean,
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			// Hits are not a search: the 10,000-result cap does not apply.

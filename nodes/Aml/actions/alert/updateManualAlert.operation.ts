@@ -61,11 +61,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
-			const body: IDataObject = { rationale: this.getNodeParameter('rationale', i) as string };
-			const comment = optionalText(this, i, 'Rationale Comment', this.getNodeParameter('rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			const body: IDataObject = { rationale: itemParameter(this, 'rationale', i) as string };
+			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;
-			const status = optionalText(this, i, 'Status Code', this.getNodeParameter('status', i, ''));
-			const note = optionalText(this, i, 'Note', this.getNodeParameter('note', i, ''));
+			const status = optionalText(this, i, 'Status Code', itemParameter(this, 'status', i, ''));
+			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
 			if (note !== undefined && status === undefined) {
 				throw invalid(
 					this,

@@ -60,11 +60,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const body: IDataObject = {
-				alertType: this.getNodeParameter('alertType', i) as string,
+				alertType: itemParameter(this, 'alertType', i) as string,
 				alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
-				status: check<string>(this, i, 'Status Code', this.getNodeParameter('status', i, ''), nonEmptyRule).trim(),
+				status: check<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
 			};
-			const note = optionalText(this, i, 'Note', this.getNodeParameter('note', i, ''));
+			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
 			if (note !== undefined) body.note = note;
 			return body;
 		},

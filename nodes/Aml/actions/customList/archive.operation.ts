@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { requestOptions, runItems } from '../../helpers/items';
 import { amlRequest } from '../../transport';
 import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	customListIdProperty,
@@ -35,7 +36,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => ({
 			customListId: readListId(this, i),
 			id: readRecordId(this, i),
-			ignoreArchived: this.getNodeParameter('options.ignoreArchived', i, false) as boolean,
+			ignoreArchived: itemParameter(this, 'options.ignoreArchived', i, false) as boolean,
 		}),
 		send: async ({ customListId, id, ignoreArchived }, i) => {
 			const response = await amlRequest.call(

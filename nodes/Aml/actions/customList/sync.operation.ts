@@ -25,6 +25,7 @@ import {
 	type DesiredRecord,
 	type PlannedChange,
 } from './syncPlan';
+import { itemParameter } from '../../helpers/itemParameter';
 
 /** After this many failed writes in a row (and none succeeding in between), no further write is started. */
 const MAX_CONSECUTIVE_FAILURES = 20;
@@ -194,13 +195,13 @@ function percent(value: number): string {
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	const customListId = readListId(this, 0);
-	const archiveMissing = (this.getNodeParameter('onMissing', 0, 'archive') as string) === 'archive';
-	const dryRun = this.getNodeParameter('options.dryRun', 0, false) as boolean;
-	const maxArchivePercent = this.getNodeParameter('options.maxArchivePercent', 0, 50) as number;
-	const outputChanges = (this.getNodeParameter('options.output', 0, 'summary') as string) === 'changes';
+	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
+	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
+	const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
+	const outputChanges = (itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
 	const parallel = Math.max(
 		1,
-		Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
+		Math.floor(itemParameter(this, 'options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
 	);
 
 	const desired = readDesired(this, items);

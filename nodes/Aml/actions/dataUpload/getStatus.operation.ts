@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection, runItems } from '../../helpers/items';
 import { check, positiveIntegerRule } from '../../validation';
 import { fetchStatus } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,7 +25,7 @@ export const description = updateDisplayOptions({ show: { resource: ['dataUpload
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => {
-			const raw = this.getNodeParameter('uploadId', i);
+			const raw = itemParameter(this, 'uploadId', i);
 			return Number(check(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
 		},
 		// PROCESSING and the other states are answers, not errors: `success` tells COMPLETED apart.

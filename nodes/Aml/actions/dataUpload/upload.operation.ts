@@ -7,6 +7,7 @@ import { check, enumRule, invalid, positiveIntegerRule } from '../../validation'
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { confirmToken, unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
 
@@ -145,8 +146,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {
-			const type = check<UploadType>(this, i, 'Upload Type', this.getNodeParameter('uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
-			const property = String(this.getNodeParameter('binaryPropertyName', i, 'data')).trim();
+			const type = check<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
+			const property = String(itemParameter(this, 'binaryPropertyName', i, 'data')).trim();
 			const binary = items[i].binary?.[property];
 			if (!binary) {
 				const present = Object.keys(items[i].binary ?? {});
@@ -158,7 +159,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
 				);
 			}
-			const fileName = String(this.getNodeParameter('options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`).trim();
+			const fileName = String(itemParameter(this, 'options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`).trim();
 			if (!/\.csv$/i.test(fileName)) throw invalid(this, i, 'File Name', fileName, 'must end with .csv (the service only takes CSV files)');
 			// Size and header row are checked without loading the file: only its first 64 KB are read.
 			const size = await binarySize(this, binary);
@@ -169,13 +170,13 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const problem = headerProblem(head.headerLine, type);
 			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
 			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
-			const waitForCompletion = this.getNodeParameter('waitForCompletion', i, true) as boolean;
-			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', this.getNodeParameter('options.maxWait', i, 600), positiveIntegerRule));
+			const waitForCompletion = itemParameter(this, 'waitForCompletion', i, true) as boolean;
+			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
 			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
 		},
 		send: async (upload, i) => {
 			await confirmToken(this, i);
-			const timeout = this.getNodeParameter('options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
+			const timeout = itemParameter(this, 'options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
 			const response = await amlRequest.call(
 				this,
 				{

@@ -5,6 +5,7 @@ import { runItems } from '../../helpers/items';
 import { amlRequest, seg } from '../../transport';
 import { check, nonEmptyRule, positiveIntegerRule, timestampRule } from '../../validation';
 import { personIdProperty, personOptions, readPersonId } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -45,9 +46,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
-			const content = check<string>(this, i, 'Content', this.getNodeParameter('content', i, ''), nonEmptyRule);
+			const content = check<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
 			const body: IDataObject = { content };
-			const noteId = this.getNodeParameter('options.noteId', i, '') as unknown;
+			const noteId = itemParameter(this, 'options.noteId', i, '') as unknown;
 			if (noteId !== '' && noteId !== undefined && noteId !== null) {
 				const text = typeof noteId === 'string' ? noteId.trim() : noteId;
 				check(this, i, 'Note ID', text, (value) =>
@@ -55,7 +56,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				);
 				body.id = Number(text);
 			}
-			const createdTime = this.getNodeParameter('options.createdTime', i, '') as unknown;
+			const createdTime = itemParameter(this, 'options.createdTime', i, '') as unknown;
 			if (createdTime !== '' && createdTime !== undefined && createdTime !== null) {
 				body.createdTime = check<string>(this, i, 'Created Time', typeof createdTime === 'string' ? createdTime.trim() : createdTime, timestampRule);
 			}

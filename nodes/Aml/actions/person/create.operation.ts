@@ -35,9 +35,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			return {
 				id: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
-				type: this.getNodeParameter('personType', i) as string,
+				type: itemParameter(this, 'personType', i) as string,
 				attributes: readAttributes(this, i),
-				onExisting: this.getNodeParameter('onExisting', i, 'error') as string,
+				onExisting: itemParameter(this, 'onExisting', i, 'error') as string,
 			};
 		},
 		send: async ({ id, type, attributes, onExisting }, i) => {

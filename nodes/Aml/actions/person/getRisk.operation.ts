@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyRisk } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,7 +25,7 @@ export const description = updateDisplayOptions({ show: { resource: ['person'], 
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
-		prepare: (i) => ({ personId: readPersonId(this, i), simplify: this.getNodeParameter('simplify', i, false) as boolean }),
+		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
 		send: async ({ personId, simplify }, i) => {
 			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}/risks` }, i)) ??
 				{}) as IDataObject;

@@ -6,6 +6,7 @@ import { runItems } from '../../helpers/items';
 import { amlRequest, seg } from '../../transport';
 import { invalid } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -30,7 +31,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
-			const type = this.getNodeParameter('personType', i, '') as string;
+			const type = itemParameter(this, 'personType', i, '') as string;
 			const attributes = readAttributes(this, i);
 			if (!type && Object.keys(attributes).length === 0) {
 				throw invalid(this, i, 'Attributes', attributes, 'must name at least one attribute to add or change (or choose a new type)');

@@ -5,6 +5,7 @@ import { alertIdsOf, listOf } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -23,7 +24,7 @@ export const description = updateDisplayOptions({ show: { resource: ['person'], 
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
-		prepare: (i) => ({ personId: readPersonId(this, i), allResults: this.getNodeParameter('allResults', i, false) as boolean }),
+		prepare: (i) => ({ personId: readPersonId(this, i), allResults: itemParameter(this, 'allResults', i, false) as boolean }),
 		send: async ({ personId, allResults }, i) => {
 			const answer = await amlApiRequest.call(
 				this,

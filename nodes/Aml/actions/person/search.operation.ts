@@ -7,6 +7,7 @@ import { amlApiRequest, type Paged } from '../../transport';
 import { check, invalid } from '../../validation';
 import { categoryOptions, personOptions, simplifyPerson, simplifyProperty } from './shared';
 import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -52,20 +53,20 @@ export const description = updateDisplayOptions({ show: { resource: ['person'], 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => {
-			const rows = this.getNodeParameter('filters.filter', i, []) as FilterRow[];
+			const rows = itemParameter(this, 'filters.filter', i, []) as FilterRow[];
 			const { filters, problem } = buildSearchFilters(rows);
 			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
 			const body: IDataObject = {
 				filters,
-				logicalOperator: this.getNodeParameter('logicalOperator', i, 'AND') as string,
-				category: this.getNodeParameter('category', i) as string,
+				logicalOperator: itemParameter(this, 'logicalOperator', i, 'AND') as string,
+				category: itemParameter(this, 'category', i) as string,
 			};
-			const orderBy = check<string>(this, i, 'Order By', this.getNodeParameter('options.orderBy', i, ''), orderByRule);
+			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
 			if (orderBy) {
 				body.orderBy = orderBy;
-				body.direction = this.getNodeParameter('options.direction', i, 'ASC') as string;
+				body.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;
 			}
-			return { body, simplify: this.getNodeParameter('simplify', i, false) as boolean };
+			return { body, simplify: itemParameter(this, 'simplify', i, false) as boolean };
 		},
 		send: async ({ body, simplify }, i) => {
 			const persons = await readAllPages(this, i, async (page, size) => {

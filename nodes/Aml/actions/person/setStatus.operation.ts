@@ -7,6 +7,7 @@ import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { enumRule, check, invalid } from '../../validation';
 import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, personOptions, readPersonId } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	deprecationNotice(
@@ -77,7 +78,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
-			const fields = (this.getNodeParameter('setFields', i, {}) ?? {}) as IDataObject;
+			const fields = (itemParameter(this, 'setFields', i, {}) ?? {}) as IDataObject;
 			const body: IDataObject = { id };
 			if (fields.status !== undefined) body.status = check<string>(this, i, 'Status', fields.status, (v) => enumRule(v, PERSON_STATUSES));
 			if (fields.category !== undefined) body.category = check<string>(this, i, 'Category', fields.category, (v) => enumRule(v, PERSON_CATEGORIES));

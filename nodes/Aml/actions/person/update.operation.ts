@@ -5,6 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { amlRequest, seg } from '../../transport';
 import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -26,7 +27,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({
 			id: readPersonId(this, i),
-			type: this.getNodeParameter('personType', i) as string,
+			type: itemParameter(this, 'personType', i) as string,
 			attributes: readAttributes(this, i),
 		}),
 		send: async ({ id, type, attributes }, i) => {

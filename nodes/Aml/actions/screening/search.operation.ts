@@ -5,6 +5,7 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import { check, invalid } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -128,21 +129,21 @@ export const description = updateDisplayOptions({ show: { resource: ['screening'
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
 		prepare: (i) => {
-			const name = check<string>(this, i, 'Name', this.getNodeParameter('name', i, ''), (value) =>
+			const name = check<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
 				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME
 					? undefined
 					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,
 			);
-			const rows = this.getNodeParameter('configurations.configuration', i, []) as ConfigurationInput[];
+			const rows = itemParameter(this, 'configurations.configuration', i, []) as ConfigurationInput[];
 			const { configurations, problem } = buildConfigurations(rows);
 			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
 			return {
 				body: {
 					name: name.trim(),
-					recordEntityType: this.getNodeParameter('recordEntityType', i) as string,
+					recordEntityType: itemParameter(this, 'recordEntityType', i) as string,
 					configurations,
 				} as IDataObject,
-				simplify: this.getNodeParameter('simplify', i, false) as boolean,
+				simplify: itemParameter(this, 'simplify', i, false) as boolean,
 			};
 		},
 		send: async ({ body, simplify }, i) => {

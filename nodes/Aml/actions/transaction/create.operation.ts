@@ -55,7 +55,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
-			const fromFields = (this.getNodeParameter('attributesMode', i, 'fields') as string) === 'fields';
+			const fromFields = (itemParameter(this, 'attributesMode', i, 'fields') as string) === 'fields';
 			const attributes = readAttributes(this, i);
 			if (fromFields) {
 				for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				}
 			}
 			checkTransactionAttributes(this, i, attributes, fromFields);
-			return { personId, id, attributes, onExisting: this.getNodeParameter('onExisting', i, 'error') as string };
+			return { personId, id, attributes, onExisting: itemParameter(this, 'onExisting', i, 'error') as string };
 		},
 		send: async ({ personId, id, attributes, onExisting }, i) => {
 			const response = await amlRequest.call(

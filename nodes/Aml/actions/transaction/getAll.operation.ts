@@ -6,6 +6,7 @@ import { pagingProperties, readAllPages, sortDirectionProperty } from '../../hel
 import { amlApiRequest, seg, type Paged } from '../../transport';
 import { check, lengthRule } from '../../validation';
 import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 const MAX_TEXT = 200;
 
@@ -42,12 +43,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const qs: IDataObject = {};
-			const query = check<string>(this, i, 'Search Text', this.getNodeParameter('options.query', i, ''), optionalText);
+			const query = check<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
 			if (query) qs.query = query;
-			const orderBy = check<string>(this, i, 'Order By', this.getNodeParameter('options.orderBy', i, ''), optionalText);
+			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
 			if (orderBy) {
 				qs.orderBy = orderBy;
-				qs.direction = this.getNodeParameter('options.direction', i, 'ASC') as string;
+				qs.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;
 			}
 			return { personId, qs };
 		},

@@ -7,6 +7,7 @@ import { amlApiRequest, seg } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
+import { itemParameter } from '../../helpers/itemParameter';
 
 /**
  * A real-time check of a stored transaction (monitoring: operation 21, screening: 23) whose items go
@@ -39,7 +40,7 @@ export function routedCheckOperation(options: {
 	return {
 		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-			const routed = this.getNodeParameter('routeOutputs', 0, true) !== false;
+			const routed = itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
