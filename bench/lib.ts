@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import * as fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
 
 import type { CredentialRef, N8nClient } from '../test/harness/client';
 import type { N8nInstance } from '../test/harness/n8n';
@@ -64,6 +65,27 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const mb = (bytes: number) => Math.round(bytes / 1e6);
+
+/**
+ * Runs a raw baseline client on a thread of its own and returns what it posts (`{ ms }` or `{ error }`), as n8n
+ * runs in a process of its own: in the bench's main thread a client would share one event loop with the sandbox
+ * answering it, and look slower than it is. `code` is CommonJS run in the worker with `d` = workerData and `axios`
+ * loaded; it posts its answer with `parentPort.postMessage`.
+ */
+export async function inWorker(code: string, workerData: Record<string, unknown>): Promise<number> {
+	const prelude = "const { parentPort, workerData: d } = require('node:worker_threads'); const http = require('node:http'); const axios = require(d.axiosPath);";
+	const worker = new Worker(`${prelude}\n${code}`, { eval: true, workerData: { axiosPath: require.resolve('axios'), ...workerData } });
+	try {
+		const answer = await new Promise<{ ms?: number; error?: string }>((resolve, reject) => {
+			worker.once('message', resolve);
+			worker.once('error', reject);
+		});
+		if (answer.error !== undefined || answer.ms === undefined) throw new Error(`raw client failed: ${answer.error}`);
+		return answer.ms;
+	} finally {
+		await worker.terminate();
+	}
+}
 
 /** An OAuth2 token straight from the sandbox (raw baselines). */
 export async function rawToken(env: BenchEnv): Promise<string> {

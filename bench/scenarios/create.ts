@@ -1,6 +1,4 @@
-import { Worker } from 'node:worker_threads';
-
-import { executionMs, mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
+import { executionMs, inWorker, mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
 
 /** Parallel requests of the AML node and of the raw client. */
 export const CONCURRENCY = 8;
@@ -14,39 +12,28 @@ async function storedWith(env: BenchEnv, prefix: string): Promise<{ stored: numb
 }
 
 /**
- * The raw client: axios with a keep-alive agent, CONCURRENCY requests at a time, timed from its first request to
- * its last answer. It runs on a thread of its own, as n8n runs in a process of its own: in the bench's main thread
- * it would share one event loop with the sandbox answering it, and look slower than it is.
+ * The raw client: axios with a keep-alive agent, CONCURRENCY requests at a time, timed from its first request to its
+ * last answer. With `newConnections`, every request gets a new agent (a new connection, closed after the answer), as
+ * n8n's `httpRequest` builds one per request: that run shows what connection reuse alone is worth here.
  */
-async function rawCreate(baseURL: string, token: string, count: number): Promise<number> {
-	const code = `
-		const { parentPort, workerData: d } = require('node:worker_threads');
-		const http = require('node:http');
-		const axios = require(d.axiosPath);
-		const agent = new http.Agent({ keepAlive: true, maxSockets: d.concurrency });
-		const raw = axios.create({ baseURL: d.baseURL, httpAgent: agent, headers: { Authorization: 'Bearer ' + d.token } });
+async function rawCreate(baseURL: string, token: string, count: number, prefix: string, newConnections = false): Promise<number> {
+	return await inWorker(
+		`const shared = new http.Agent({ keepAlive: true, maxSockets: d.concurrency });
+		const raw = axios.create({ baseURL: d.baseURL, headers: { Authorization: 'Bearer ' + d.token } });
 		let next = 0;
 		const started = Date.now();
 		Promise.all(Array.from({ length: d.concurrency }, async () => {
 			while (next < d.count) {
 				const i = next++;
-				await raw.post('/v1/persons/cust-1002/transactions', { id: 'raw-' + i, attributes: d.attributes });
+				const httpAgent = d.newConnections ? new http.Agent() : shared;
+				await raw.post('/v1/persons/cust-1002/transactions', { id: d.prefix + i, attributes: d.attributes }, { httpAgent });
 			}
 		})).then(
-			() => { agent.destroy(); parentPort.postMessage({ ms: Date.now() - started }); },
-			(error) => { agent.destroy(); parentPort.postMessage({ error: String(error) }); },
-		);`;
-	const worker = new Worker(code, { eval: true, workerData: { axiosPath: require.resolve('axios'), baseURL, token, count, concurrency: CONCURRENCY, attributes: ATTRIBUTES } });
-	try {
-		const answer = await new Promise<{ ms?: number; error?: string }>((resolve, reject) => {
-			worker.once('message', resolve);
-			worker.once('error', reject);
-		});
-		if (answer.error !== undefined || answer.ms === undefined) throw new Error(`raw client failed: ${answer.error}`);
-		return answer.ms;
-	} finally {
-		await worker.terminate();
-	}
+			() => { shared.destroy(); parentPort.postMessage({ ms: Date.now() - started }); },
+			(error) => { shared.destroy(); parentPort.postMessage({ error: String(error) }); },
+		);`,
+		{ baseURL, token, count, prefix, newConnections, concurrency: CONCURRENCY, attributes: ATTRIBUTES },
+	);
 }
 
 /**
@@ -61,7 +48,9 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 
 	// Raw baseline: keep-alive, one token, same requests, same concurrency, on its own thread.
 	await control.post('/reset', {});
-	const rawMs = await rawCreate(`${sb.baseUrl}/api`, await rawToken(env), count);
+	const rawMs = await rawCreate(`${sb.baseUrl}/api`, await rawToken(env), count, 'raw-');
+	await control.post('/reset', {});
+	const rawNewConnectionsMs = await rawCreate(`${sb.baseUrl}/api`, await rawToken(env), count, 'rawnc-', true);
 	let started: number;
 
 	// AML node, token lifetime about a third of the raw run.
@@ -86,7 +75,7 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	const amlErrors = (measured.value.outputs[0] ?? []).filter((j) => j.error !== undefined).length;
 	results.push({
 		name: 'create transactions',
-		figures: { items: count, rawMs, nodeMs, stored: aml.stored, duplicates: aml.stored - aml.distinct, errorItems: amlErrors, failures: count - aml.distinct, peakRssMb: mb(measured.peak), addedRssMb: mb(measured.peak - measured.idle) },
+		figures: { items: count, rawMs, rawNewConnectionsMs, nodeMs, stored: aml.stored, duplicates: aml.stored - aml.distinct, errorItems: amlErrors, failures: count - aml.distinct, peakRssMb: mb(measured.peak), addedRssMb: mb(measured.peak - measured.idle) },
 		ratio: +(nodeMs / rawMs).toFixed(2),
 		baseline: `raw keep-alive client, concurrency ${CONCURRENCY}`,
 		goal: '<= 1.25, zero failures',
