@@ -66,3 +66,37 @@ test(`${PARALLEL} parallel executions sharing one credential, across forced toke
 	expect(stats.tokenRequests).toBeLessThanOrEqual(5);
 	expect(stats.tokenRequests429).toBe(0);
 }, 10 * 60_000);
+
+test('token endpoint refusing renewals (429: its per-minute limit is used up) while tokens keep expiring: every item is answered, the node waits instead of asking once per request', async () => {
+	await control.post('/reset');
+	// Tokens live 1 s; the token endpoint grants 2 per 6 s; each person read takes 15 ms (4 in parallel: the run lasts
+	// several token lifetimes): renewals are refused again and again during the run.
+	await control.post('/config', { tokenLifetimeSeconds: 1, tokenRateLimit: { max: 2, windowSeconds: 6 } });
+	await control.post('/faults', { rules: [{ method: 'GET', path: 'v1/persons/cust-', latencyMs: 15 }] });
+	const fresh = await n8n().createCredential(`faults token limit ${Date.now()}`, 'amlOAuth2Api', amlCredentialData());
+	const answering = await publishAnswering({ parameters: { resource: 'person', operation: 'get', personId: '={{ $json.id }}', options: { parallelRequests: 4 } }, credentials: { amlOAuth2Api: fresh } });
+	try {
+		const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
+		const items = Array.from({ length: 1_000 }, (_, i) => ({ id: ids[i % ids.length] }));
+		await answering.call(items.slice(0, 1));
+		await sleep(1_200); // the stored token has expired: the run starts with a renewal
+		const started = Date.now();
+		const answer = await answering.call(items);
+		const seconds = Math.round((Date.now() - started) / 100) / 10;
+		const stats = (await control.get('/stats')) as Json;
+		const granted = (stats.tokenRequests as number) - (stats.tokenRequests429 as number);
+		report('token-endpoint-429', { items: items.length, seconds, tokenRequests: stats.tokenRequests, tokenRequests429: stats.tokenRequests429, granted });
+
+		expect(answer.status).toBe(200);
+		const returned = (answer.data as Json[]).map((p) => p.id ?? `error: ${String(p.error)}`);
+		expect(returned).toEqual(items.map((item) => item.id));
+		// The 429s really happened (the case under test), and each refused renewal was asked again a few times at most
+		// (the old per-request retries asked ~30 times per granted token and failed items).
+		expect(stats.tokenRequests429).toBeGreaterThan(0);
+		expect(stats.tokenRequests429 as number).toBeLessThanOrEqual(granted * 4);
+	} finally {
+		await answering.remove();
+		await n8n().deleteCredential(fresh.id).catch(() => undefined);
+		await control.post('/reset');
+	}
+}, 10 * 60_000);

@@ -238,6 +238,36 @@ describe('transport: the run holds the stored token (no credential read per requ
 		}
 	});
 
+	test('token endpoint answers 429 (5 a minute per IP): the one renewal waits and asks again for all refused requests; none fails, none asks on its own', async () => {
+		let valid = 'tok-old';
+		const server = await service(() => valid);
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old' });
+		let asks = 0;
+		const helpers = (ctx as unknown as { helpers: Record<string, unknown> }).helpers;
+		helpers.refreshOAuth2Token = async () => {
+			asks++;
+			// What n8n's OAuth2 client throws for the token endpoint's 429: an AuthError when the body is an OAuth error
+			// (the status is dropped), a ResponseError otherwise.
+			if (asks === 1) throw Object.assign(new Error('token endpoint rate limit: 5 requests per 60 s'), { code: 'EAUTH', body: { error: 'too_many_requests', error_description: 'token endpoint rate limit: 5 requests per 60 s' } });
+			if (asks === 2) throw Object.assign(new Error('HTTP status 429'), { status: 429, body: 'slow down', code: 'ESTATUS' });
+			store.token = 'tok-new';
+			return { access_token: store.token };
+		};
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+			valid = 'tok-new';
+			const started = Date.now();
+			const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast)));
+			expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+			expect(asks).toBe(3);
+			// Backoff before the 2nd and 3rd ask: at least 0.5 s + 1 s.
+			expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+			expect(server.requests).toHaveLength(1 + 16);
+		} finally {
+			await server.close();
+		}
+	}, 30_000);
+
 	test('another run already renewed the stored token: it is taken without a new renewal', async () => {
 		let valid = 'tok-old';
 		const server = await service(() => valid);

@@ -90,7 +90,7 @@ interface RunState {
 	/** Set while the token is read again from the credential (one read for all waiting requests). */
 	reading?: Promise<void>;
 	/** Set while a refused token is renewed. */
-	renewing?: Promise<void>;
+	renewing?: Promise<RenewalFailure | undefined>;
 	/** The stored token cannot be used directly (e.g. n8n keeps it encrypted): always ask n8n. */
 	viaN8nOnly?: boolean;
 	/** The node's Timeout option, read once. */
@@ -162,27 +162,62 @@ async function rereadToken(ctx: AmlContext, state: RunState): Promise<void> {
  * otherwise n8n renews it (`refreshOAuth2Token`, which n8n runs once per credential however many
  * callers wait) and stores it. One renewal per run however many requests were refused at once.
  */
-async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: string): Promise<void> {
-	if (state.token !== refused) return;
-	state.renewing ??= (async () => {
-		const stored = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
-		if (stored !== undefined && stored !== refused) {
-			state.token = stored;
-			return;
+async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: string): Promise<RenewalFailure | undefined> {
+	if (state.token !== refused) return undefined;
+	state.renewing ??= (async (): Promise<RenewalFailure | undefined> => {
+		const { tokenUrl } = await state.info;
+		let waited = 0;
+		for (let attempt = 1; ; attempt++) {
+			const stored = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
+			if (stored !== undefined && stored !== refused) {
+				state.token = stored;
+				return undefined;
+			}
+			if (state.refusedFresh >= MAX_REFUSED_FRESH) return undefined;
+			try {
+				await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+				break;
+			} catch (error) {
+				// The token endpoint allows 5 requests a minute per IP. While it answers 429 (or fails), this one renewal
+				// waits and asks again, for every request of the run that waits on it: asking once per refused request
+				// and retry would keep the endpoint refusing (and each ask counts against the limit where it is shared).
+				const delay = backoffDelay(attempt, TOKEN_BACKOFF);
+				const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+				if (!tokenEndpointBusy(error, tokenUrl) || waited + delay > TOKEN_WAIT_MS || signal?.aborted) {
+					return { error, waited: waited > 0 };
+				}
+				await sleep(delay);
+				waited += delay;
+			}
 		}
-		if (state.refusedFresh >= MAX_REFUSED_FRESH) return;
-		await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
 		const renewed = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
 		// A stored token that cannot be used as it is (n8n may keep it encrypted): let n8n sign every request.
 		if (renewed === undefined || renewed === refused) state.viaN8nOnly = true;
 		state.token = renewed;
+		return undefined;
 	})().finally(() => {
 		state.renewing = undefined;
 	});
-	await state.renewing;
+	return await state.renewing;
 }
 
 const MAX_REFUSED_FRESH = 2;
+
+/** Longest a renewal waits in all for a token endpoint that answers 429 or fails (its limit counts per minute). */
+export const TOKEN_WAIT_MS = 70_000;
+const TOKEN_BACKOFF: BackoffPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
+
+/** A renewal the token endpoint refused or failed; `waited`: it already waited and asked again (up to TOKEN_WAIT_MS). */
+interface RenewalFailure {
+	error: unknown;
+	waited: boolean;
+}
+
+function tokenEndpointBusy(error: unknown, tokenUrl: string): boolean {
+	const outcome = classify(error, tokenUrl);
+	if (outcome.kind === 'network') return true;
+	return outcome.kind === 'http' && (outcome.status === 429 || outcome.status >= 500);
+}
 
 /** After the node renewed the token itself (n8n's `refreshOAuth2Token`): use the stored new one. */
 export async function useRenewedToken(ctx: AmlContext): Promise<void> {
@@ -197,7 +232,7 @@ interface FullResponse<T> {
 }
 
 /** What one send gave: an answer (any status but 401), or the error to classify. */
-type Sent<T> = { response: FullResponse<T>; error?: undefined } | { response?: undefined; error: unknown };
+type Sent<T> = { response: FullResponse<T>; error?: undefined } | { response?: undefined; error: unknown; final?: boolean };
 
 /**
  * Sends one request with the run's token through n8n's `httpRequest`. Without a usable token the
@@ -245,7 +280,9 @@ async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOp
 	}
 	if (!('refreshOAuth2Token' in ctx.helpers)) return await viaN8n();
 	try {
-		await renewRefusedToken(ctx, state, token);
+		const failure = await renewRefusedToken(ctx, state, token);
+		// A renewal that already waited for the token endpoint is not repeated per request.
+		if (failure) return { error: failure.error, final: failure.waited };
 	} catch (error) {
 		return { error };
 	}
@@ -300,6 +337,15 @@ function classify(error: unknown, tokenUrl: string): Classified {
 	for (const candidate of [err, err?.cause as typeof err]) {
 		if (candidate && typeof candidate.status === 'number' && candidate.status >= 400) {
 			return { kind: 'http', status: candidate.status, body: candidate.body, headers: {}, fromTokenEndpoint: true };
+		}
+	}
+	// n8n's OAuth2 client turns a token endpoint answer with an OAuth error body into an AuthError (code EAUTH) and drops
+	// the status: a throttling error code stands for the endpoint's 429, an unavailable one for its 503.
+	for (const candidate of [err, err?.cause as typeof err]) {
+		const oauthError = (candidate?.body as IDataObject | undefined)?.error;
+		if (candidate?.code === 'EAUTH' && typeof oauthError === 'string') {
+			if (/too_many_requests|rate_limit|slow_down/i.test(oauthError)) return { kind: 'http', status: 429, body: candidate.body, headers: {}, fromTokenEndpoint: true };
+			if (/temporarily_unavailable|server_error/i.test(oauthError)) return { kind: 'http', status: 503, body: candidate.body, headers: {}, fromTokenEndpoint: true };
 		}
 	}
 	const tokenStatus = /Failed to acquire OAuth2 access token: HTTP status (\d{3})/.exec(err?.message ?? '');
@@ -394,7 +440,9 @@ export async function amlRequest<T = unknown>(
 
 		let retryable = false;
 		let retryAfterMs: number | undefined;
-		if (outcome.kind === 'http') {
+		if (sent.error !== undefined && sent.final) {
+			// The token renewal already waited for the token endpoint (up to TOKEN_WAIT_MS): not repeated.
+		} else if (outcome.kind === 'http') {
 			if (outcome.status === 429) {
 				retryable = true;
 				retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
