@@ -179,8 +179,8 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 				break;
 			} catch (error) {
 				// The token endpoint allows 5 requests a minute per IP. While it answers 429 (or fails), this one renewal
-				// waits and asks again, for every request of the run that waits on it: asking once per refused request
-				// and retry would keep the endpoint refusing (and each ask counts against the limit where it is shared).
+				// waits and asks again, for every request of the run that waits on it, instead of each refused request
+				// asking on its own (which kept the endpoint refusing and failed the items).
 				const delay = backoffDelay(attempt, TOKEN_BACKOFF);
 				const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
 				if (!tokenEndpointBusy(error, tokenUrl) || waited + delay > TOKEN_WAIT_MS || signal?.aborted) {
@@ -204,7 +204,7 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 const MAX_REFUSED_FRESH = 2;
 
 /** Longest a renewal waits in all for a token endpoint that answers 429 or fails (its limit counts per minute). */
-export const TOKEN_WAIT_MS = 70_000;
+const TOKEN_WAIT_MS = 70_000;
 const TOKEN_BACKOFF: BackoffPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
 
 /** A renewal the token endpoint refused or failed; `waited`: it already waited and asked again (up to TOKEN_WAIT_MS). */
