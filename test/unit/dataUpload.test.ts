@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
 import { firstRowId, headerProblem, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
-import { CHECK_REQUEST_PATH, confirmToken, statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
+import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
+import { CHECK_REQUEST_PATH, confirmToken } from '../../nodes/Aml/transport';
 import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
 import { context, scriptedServer } from './realHttpContext';
 

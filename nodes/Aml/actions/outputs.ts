@@ -5,8 +5,6 @@
 export const CLEAR_OUTPUT = 0;
 export const BLOCK_OUTPUT = 1;
 
-export const ROUTED_OPERATIONS = ['runMonitoringCheck', 'runScreeningCheck'];
-
 export const outputsExpression = `={{(${String(function configuredOutputs(parameters: {
 	resource?: string;
 	operation?: string;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { amlApiRequest, CREDENTIAL_TYPE, isTransientFailure, seg, useRenewedToken } from '../../transport';
+import { amlApiRequest, isTransientFailure, seg } from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
@@ -96,37 +96,4 @@ export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, it
 			'then upload only the rows that were not stored: the stored rows would now fail as duplicates.';
 	}
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description: `${description} ${hint}` });
-}
-
-/** The credential test's request: small, read-only, answered by every account. */
-export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
-
-/**
- * Makes sure the upload goes out with a token the service accepts, so that the file is not sent to be refused.
- * n8n renews an OAuth2 token only when a request answers 401, and a server that refuses the token of a large
- * request may answer 401 and close the connection while the file is still being written: n8n then sees a dropped
- * connection (EPIPE), not the 401, and keeps the refused token for the next run too.
- * 1. A token n8n knows to be expired (or about to be) is renewed.
- * 2. One small authenticated GET (the credential test's): a token the service revoked early answers 401 there,
- *    and n8n renews it on that answer.
- * Best effort: the upload reports its own error if this fails for any other reason; a 401 that survives n8n's
- * renewal fails the item here, before any byte of the file is sent.
- */
-export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	try {
-		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-		const tokenData = credentials.oauthTokenData as IDataObject | undefined;
-		const expiresAt = Number(tokenData?.n8n_expires_at);
-		if (tokenData?.access_token && Number.isFinite(expiresAt) && expiresAt - Date.now() <= 15_000) {
-			await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
-			await useRenewedToken(ctx);
-		}
-	} catch {
-		// The check below (or the upload itself) still renews the token on a 401.
-	}
-	const refused = await amlApiRequest.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex).then(
-		() => undefined,
-		(error: unknown) => (error instanceof NodeApiError && error.httpCode === '401' ? error : undefined),
-	);
-	if (refused) throw refused;
 }

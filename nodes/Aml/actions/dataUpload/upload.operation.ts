@@ -2,10 +2,10 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, I
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { requestOptions, runItems } from '../../helpers/items';
-import { amlRequest } from '../../transport';
+import { amlRequest, confirmToken } from '../../transport';
 import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
-import { confirmToken, unsuccessfulUpload, waitForFinalState } from './shared';
+import { unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
 
