@@ -9,7 +9,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { backoffDelay, type BackoffPolicy } from './backoff';
-import { tokenEndpointBusy } from './classify';
+import { classify, tokenEndpointBusy } from './classify';
 
 /**
  * The OAuth2 token of one node run. Only n8n fetches, renews and stores tokens (its OAuth2 helpers); this file keeps
@@ -201,12 +201,19 @@ export type Sent<T> = { response: FullResponse<T>; error?: undefined } | { respo
 export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOptions, ignoreSsl: boolean): Promise<Sent<T>> {
 	const viaN8n = async (): Promise<Sent<T>> => {
 		try {
+			// No status is ignored here: n8n renews the OAuth2 token on a thrown 401 (every supported n8n), and any
+			// other answer comes back wrapped in its error, which is turned back into the answer below.
 			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
 				...options,
+				ignoreHttpStatusErrors: false,
 				headers: { ...(options.headers as IDataObject) },
 			})) as FullResponse<T>;
 			return { response };
 		} catch (error) {
+			const outcome = classify(error, (await state.info).tokenUrl);
+			if (outcome.kind === 'http' && !outcome.fromTokenEndpoint) {
+				return { response: { statusCode: outcome.status, body: outcome.body as T, headers: outcome.headers } };
+			}
 			return { error };
 		}
 	};
@@ -217,7 +224,9 @@ export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRe
 				headers: { ...(options.headers as IDataObject), Authorization: `Bearer ${token}` },
 				skipSslCertificateValidation: ignoreSsl,
 			})) as FullResponse<T>;
-			return { response };
+			// n8n before 2.11 ignores every status when `ignoreHttpStatusErrors` is set (it knows no `except` list): the
+			// 401 comes back as an answer there, and is thrown by newer n8n. Both are a refused token.
+			return { response, refused: response.statusCode === 401 };
 		} catch (error) {
 			return { error, refused: (error as { response?: { status?: number } })?.response?.status === 401 };
 		}
