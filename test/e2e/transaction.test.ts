@@ -11,6 +11,8 @@ const suffix = randomUUID().slice(0, 8);
 const id = (name: string) => `tr-${name}-${suffix}`;
 const owner = id('owner');
 const checker = id('checker');
+/** A person of its own for the odd-answer test: the other checks' transactions on `checker` may trigger scenarios. */
+const oddChecker = id('odd-checker');
 
 type Logged = { seq: number; method: string; path: string; status: number };
 async function apiRequestsSince(mark: number): Promise<Logged[]> {
@@ -41,7 +43,7 @@ const check = (operation: string, extra: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-	for (const personId of [owner, checker]) {
+	for (const personId of [owner, checker, oddChecker]) {
 		const run = await runAml({
 			resource: 'person',
 			operation: 'create',
@@ -251,6 +253,38 @@ describe('Transaction resource in real n8n', () => {
 		const attempts = (await control.requestsSince(mark)).filter((r) => r.path === `/api/v1/transactions/${failing}/monitoring-checks`);
 		expect(attempts.length).toBe(6);
 		expect(attempts.every((r) => r.status === 500)).toBe(true);
+	});
+
+	test('A check answered 200 without its result list (empty body, HTML page, object without the array) → Block with the reason; only an empty list clears', async () => {
+		const kinds = [
+			{ name: 'empty', answer: { status: 200, body: '' } },
+			{ name: 'html', answer: { status: 200, body: '<html><body>Maintenance</body></html>', contentType: 'text/html' } },
+			{ name: 'noarray', answer: { status: 200, body: '{"status":"ok"}', contentType: 'application/json' } },
+		];
+		const fine = id('wellformed');
+		const ids = kinds.map((k) => id(`odd-${k.name}`));
+		for (const t of [...ids, fine]) {
+			await createTransaction(oddChecker, t, { amount: '40.00', type: 'payment', direction: 'I', timestamp: '2026-03-08T11:00:00Z' });
+		}
+		for (const [operation, segment] of [['runMonitoringCheck', 'monitoring-checks'], ['runScreeningCheck', 'screening-checks']] as const) {
+			await control.post('/faults', {
+				rules: kinds.map((k, n) => ({ method: 'POST', path: `^/api/v1/transactions/${ids[n]}/${segment}$`, answer: k.answer })),
+			});
+			let run;
+			try {
+				run = await runAml(check(operation), [...ids, fine].map((t) => ({ id: t })));
+			} finally {
+				await control.del('/faults');
+			}
+			expect(run.status).toBe('success');
+			const [clear, block] = run.outputs;
+			expect(clear.map((t) => t.transactionId)).toEqual([fine]);
+			expect(block.map((t) => t.transactionId)).toEqual(ids);
+			for (const item of block) {
+				expect(item).toMatchObject({ decision: 'block', alertIds: [] });
+				expect(item.reason).toMatch(/^check answer not understood: the service answered .* without a "(results|matches)" list$/);
+			}
+		}
 	});
 
 	test('Screening check that times out or keeps answering 429 → Block with the reason (fail-closed)', async () => {

@@ -4,7 +4,8 @@
  * whatever the regex matches, /oauth/token included. One roll of a seeded PRNG picks the outcome: drop, hang, 5xx,
  * 429 (cumulative rates, in that order); `latencyMs` delays every matching request; `times` limits the rule to the
  * first N matching requests; `when: 'after'` lets the request do its work (a write is stored) before the 5xx, drop
- * or hang replaces the answer.
+ * or hang replaces the answer. `answer` replaces the answer of every matching request with exactly that status, body
+ * text and content type (an odd answer: an empty 200, an HTML page, JSON without the expected field).
  */
 export interface FaultRule {
 	method?: string;
@@ -18,13 +19,15 @@ export interface FaultRule {
 	hangRate?: number;
 	times?: number;
 	when?: 'before' | 'after';
+	answer?: { status: number; body: string; contentType?: string };
 }
 
 export type FaultAction =
 	| { kind: 'drop' }
 	| { kind: 'hang' }
 	| { kind: 'error'; status: number }
-	| { kind: '429'; retryAfter: boolean };
+	| { kind: '429'; retryAfter: boolean }
+	| { kind: 'answer'; status: number; body: string; contentType?: string };
 
 export interface FaultDecision {
 	latencyMs: number;
@@ -89,7 +92,8 @@ export class Faults {
 			const roll = this.random();
 			let edge = 0;
 			let action: FaultAction | undefined;
-			if (rule.dropRate && roll < (edge += rule.dropRate)) action = { kind: 'drop' };
+			if (rule.answer) action = { kind: 'answer', ...rule.answer };
+			else if (rule.dropRate && roll < (edge += rule.dropRate)) action = { kind: 'drop' };
 			else if (rule.hangRate && roll < (edge += rule.hangRate)) action = { kind: 'hang' };
 			else if (rule.errorRate && roll < (edge += rule.errorRate)) action = { kind: 'error', status: rule.errorStatus ?? 500 };
 			else if (rule.rate429 && roll < (edge += rule.rate429)) action = { kind: '429', retryAfter: this.random() < (rule.retryAfterRate ?? 0) };

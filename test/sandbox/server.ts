@@ -278,6 +278,13 @@ export class SandboxServer {
 			this.send(res, fail(action.status, 'injected fault'));
 			return action.status;
 		}
+		if (action.kind === 'answer') {
+			const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(action.body)) };
+			if (action.contentType) headers['content-type'] = action.contentType;
+			res.writeHead(action.status, headers);
+			res.end(action.body);
+			return action.status;
+		}
 		this.send(res, { ...fail(429, 'rate limit exceeded (injected)'), headers: action.retryAfter ? { 'retry-after': '1' } : {} });
 		return 429;
 	}

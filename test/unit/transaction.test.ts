@@ -1,7 +1,7 @@
 import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 
 import { transactionAttributesProblem } from '../../nodes/Aml/actions/transaction/shared';
-import { alertIdsOf, decisionOf, failClosed, failClosedOrThrow, listOf } from '../../nodes/Aml/helpers/checks';
+import { alertIdsOf, checkOutcome, failClosed, failClosedOrThrow } from '../../nodes/Aml/helpers/checks';
 import { networkError, serviceError } from '../../nodes/Aml/transport';
 
 const node: INode = { id: '1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -26,12 +26,26 @@ describe('transaction attributes on create', () => {
 });
 
 describe('check decisions', () => {
-	test('non-empty results or matches block; empty or missing lists clear', () => {
-		expect(decisionOf(listOf({ results: [{ reason: 'x', alertId: 5 }] }, 'results'))).toBe('block');
-		expect(decisionOf(listOf({ results: [] }, 'results'))).toBe('clear');
-		expect(decisionOf(listOf({ matches: [{ alertId: 1 }] }, 'matches'))).toBe('block');
-		expect(listOf(undefined, 'matches')).toEqual([]);
+	test('a non-empty list blocks; only a present, empty list clears', () => {
+		expect(checkOutcome({ results: [{ reason: 'x', alertId: 5 }] }, 'results')).toMatchObject({ decision: 'block', alertIds: [5], malformed: false });
+		expect(checkOutcome({ results: [] }, 'results')).toEqual({ decision: 'clear', list: [], alertIds: [], malformed: false });
+		expect(checkOutcome({ matches: [{ alertId: 1 }] }, 'matches').decision).toBe('block');
 		expect(alertIdsOf([{ alertId: 7 }, { alertId: 7 }, { alertId: null }, { alertId: 9 }])).toEqual([7, 9]);
+	});
+
+	test.each([
+		['no body', undefined],
+		['empty text', ''],
+		['an HTML page', '<html><body>Bad gateway</body></html>'],
+		['an object without the list', { status: 'ok' }],
+		['the list under another key', { matches: [] }],
+		['the list not an array', { results: 'none' }],
+		['a bare array', []],
+		['null', null],
+	])('a malformed answer (%s) blocks with the reason', (_label, answer) => {
+		const outcome = checkOutcome(answer, 'results');
+		expect(outcome).toMatchObject({ decision: 'block', malformed: true, list: [], alertIds: [] });
+		expect(outcome.reason).toMatch(/check answer not understood: .* without a "results" list/);
 	});
 
 	test('fail-closed: 5xx, 429 and network failures block with the reason', () => {

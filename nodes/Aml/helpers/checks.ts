@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, updateDisplayOptions, type JsonObject } from 'n8n-workflow';
 
 import type { OperationModule } from '../actions/types';
 import { amlApiRequest, isTransientFailure, seg } from '../transport';
@@ -14,15 +14,60 @@ import { requestOptions, runItems } from './items';
 
 export type Decision = 'clear' | 'block';
 
-/** `results` of a monitoring check or `matches` of a screening check; anything but an array counts as empty. */
-export function listOf(answer: unknown, key: 'results' | 'matches'): IDataObject[] {
-	const value = answer !== null && typeof answer === 'object' ? (answer as IDataObject)[key] : undefined;
-	return Array.isArray(value) ? (value as IDataObject[]) : [];
+/** What a monitoring check (`results`) or screening check (`matches`) answered, and what it means. */
+export interface CheckOutcome {
+	decision: Decision;
+	/** Why the decision is block (absent for clear). */
+	reason?: string;
+	list: IDataObject[];
+	alertIds: number[];
+	/** The answer had no `results` / `matches` list: nothing can be concluded from it. */
+	malformed: boolean;
 }
 
-/** The spec: a non-empty list of results or matches means the transaction is to be blocked. */
-export function decisionOf(list: unknown[]): Decision {
-	return list.length > 0 ? 'block' : 'clear';
+/**
+ * The one reading of a check's answer. Only an answer whose list is present and empty is clear; a non-empty list
+ * blocks (the service's rule), and so does an answer without the list (an empty body, an HTML page, an object
+ * without the array): a check whose answer cannot be read has not shown the transaction to be safe.
+ */
+export function checkOutcome(answer: unknown, key: 'results' | 'matches'): CheckOutcome {
+	const value = answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as IDataObject)[key] : undefined;
+	if (!Array.isArray(value)) {
+		const shown = answer === undefined || answer === null || answer === '' ? 'an empty answer' : `"${shortText(answer)}"`;
+		return {
+			decision: 'block',
+			reason: `check answer not understood: the service answered ${shown} without a "${key}" list`,
+			list: [],
+			alertIds: [],
+			malformed: true,
+		};
+	}
+	const list = value as IDataObject[];
+	if (list.length === 0) return { decision: 'clear', list, alertIds: [], malformed: false };
+	const reason = key === 'results' ? `${list.length} monitoring scenario(s) triggered` : `${list.length} screening match(es)`;
+	return { decision: 'block', reason, list, alertIds: alertIdsOf(list), malformed: false };
+}
+
+function shortText(answer: unknown): string {
+	const text = typeof answer === 'string' ? answer : Buffer.isBuffer(answer) ? answer.toString('utf8') : JSON.stringify(answer);
+	const flat = text.replace(/\s+/g, ' ').trim();
+	return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+/**
+ * A person check's answer as a list: a person check routes nothing, so an answer without the list fails the item
+ * (NodeApiError) instead of reporting "no alert".
+ */
+export function checkListOrThrow(ctx: IExecuteFunctions, answer: unknown, key: 'results' | 'matches', itemIndex: number): CheckOutcome {
+	const outcome = checkOutcome(answer, key);
+	if (outcome.malformed) {
+		throw new NodeApiError(ctx.getNode(), { message: outcome.reason ?? '' } as JsonObject, {
+			message: `The AML service's ${key === 'results' ? 'monitoring' : 'screening'} check answer could not be read`,
+			description: `${outcome.reason}. Nothing is concluded from it; run the check again or ask the service's operator.`,
+			itemIndex,
+		});
+	}
+	return outcome;
 }
 
 /** Alert IDs named by monitoring results or screening matches, without repeats. */

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { alertIdsOf, listOf } from '../../helpers/checks';
+import { checkListOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
@@ -37,8 +37,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				},
 				i,
 			);
-			const results = listOf(answer, 'results');
-			const alertIds = alertIdsOf(results);
+			const { list: results, alertIds } = checkListOrThrow(this, answer, 'results', i);
 			return { personId, alertCreated: alertIds.length > 0, alertIds, results };
 		},
 	});

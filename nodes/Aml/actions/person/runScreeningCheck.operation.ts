@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { alertIdsOf, listOf } from '../../helpers/checks';
+import { checkListOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
@@ -29,8 +29,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				{ method: 'POST', path: `/v1/persons/${seg(personId)}/screening-checks`, retry: 'safe' },
 				i,
 			);
-			const matches = listOf(answer, 'matches');
-			const alertIds = alertIdsOf(matches);
+			const { list: matches, alertIds } = checkListOrThrow(this, answer, 'matches', i);
 			return { personId, matched: matches.length > 0, alertIds, matches };
 		},
 	});

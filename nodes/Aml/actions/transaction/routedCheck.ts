@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { alertIdsOf, decisionOf, failClosedOrThrow, listOf } from '../../helpers/checks';
+import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT } from '../outputs';
@@ -51,17 +51,11 @@ export function routedCheckOperation(options: {
 							{ method: 'POST', path: `/v1/transactions/${seg(transactionId)}/${options.pathSegment}`, retry: 'safe' },
 							i,
 						);
-						const list = listOf(answer, options.key);
-						const decision = decisionOf(list);
+						const { decision, reason, list, alertIds } = checkOutcome(answer, options.key);
 						const json: IDataObject = { transactionId, decision };
-						if (decision === 'block') {
-							json.reason =
-								options.key === 'results'
-									? `${list.length} monitoring scenario(s) triggered`
-									: `${list.length} screening match(es)`;
-						}
+						if (reason) json.reason = reason;
 						json[options.key] = list;
-						json.alertIds = alertIdsOf(list);
+						json.alertIds = alertIds;
 						return json;
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
