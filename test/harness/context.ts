@@ -27,7 +27,13 @@ let shared: N8nClient | undefined;
 export function n8n(): N8nClient {
 	if (!shared) {
 		const c = context();
-		shared = new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
+		const client = new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
+		client.restFallback = async (id) => {
+			const made = client.madeCredentials.get(id);
+			if (!made) throw new Error(`credential ${id} was not made by this client: its data is unknown`);
+			return { rest: await ownerRest(), data: made };
+		};
+		shared = client;
 	}
 	return shared;
 }

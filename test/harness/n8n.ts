@@ -156,8 +156,13 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
 }
 
+/** Whether this n8n (its entry script) has the backend module `name` (n8n 2.x added several). */
+function hasModule(n8nBin: string, name: string): boolean {
+	return fs.existsSync(path.resolve(path.dirname(n8nBin), '..', 'dist', 'modules', name));
+}
+
 /** The environment n8n runs with: isolated, local only, quiet, synchronous workflow activation. */
-export function n8nEnv(opts: { node: string; userFolder: string; port: number; brokerPort: number; extra?: Record<string, string> }): Record<string, string> {
+export function n8nEnv(opts: { node: string; n8n: string; userFolder: string; port: number; brokerPort: number; extra?: Record<string, string> }): Record<string, string> {
 	// jest sets NODE_ENV=test and the caller may have N8N_* settings of its own: pass a clean environment.
 	const inherited = Object.fromEntries(
 		Object.entries(process.env).filter(
@@ -186,7 +191,8 @@ export function n8nEnv(opts: { node: string; userFolder: string; port: number; b
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// Only where this n8n has the module (n8n refuses to start when told to disable a module it does not know).
+		...(hasModule(opts.n8n, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_SECURE_COOKIE: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
@@ -266,7 +272,7 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 	const brokerPort = await freePort();
 	const logFile = path.join(userFolder, 'n8n.log');
 	const log = fs.openSync(logFile, 'a');
-	const env = n8nEnv({ node, userFolder, port, brokerPort, extra: options.env });
+	const env = n8nEnv({ node, n8n, userFolder, port, brokerPort, extra: options.env });
 	const child: ChildProcess = spawn(node, [n8n, 'start'], { env, cwd: userFolder, stdio: ['ignore', log, log], detached: true });
 	installExitHook();
 	running.add(child);
@@ -312,7 +318,9 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 		await waitFor(
 			async () => {
 				if (exited) throw Object.assign(new Error(`n8n exited during start; see ${logFile}`), { fatal: true });
-				return (await axios.get(`${baseUrl}/healthz/readiness`, { validateStatus: () => true, timeout: 5000 })).status === 200;
+				if ((await axios.get(`${baseUrl}/healthz/readiness`, { validateStatus: () => true, timeout: 5000 })).status !== 200) return false;
+				// n8n 1.x reports ready before its REST routes are mounted (during database migrations).
+				return (await axios.get(`${baseUrl}/rest/settings`, { validateStatus: () => true, timeout: 5000 })).status === 200;
 			},
 			options.readyTimeoutMs ?? 180_000,
 			`n8n readiness at ${baseUrl} (log: ${logFile})`,

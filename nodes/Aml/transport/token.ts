@@ -9,7 +9,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { backoffDelay, type BackoffPolicy } from './backoff';
-import { classify, tokenEndpointBusy } from './classify';
+import { tokenEndpointBusy } from './classify';
 
 /**
  * The OAuth2 token of one node run. Only n8n fetches, renews and stores tokens (its OAuth2 helpers); this file keeps
@@ -200,20 +200,21 @@ export type Sent<T> = { response: FullResponse<T>; error?: undefined } | { respo
  */
 export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOptions, ignoreSsl: boolean): Promise<Sent<T>> {
 	const viaN8n = async (): Promise<Sent<T>> => {
-		try {
-			// No status is ignored here: n8n renews the OAuth2 token on a thrown 401 (every supported n8n), and any
-			// other answer comes back wrapped in its error, which is turned back into the answer below.
-			const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
+		const call = async () =>
+			(await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
 				...options,
-				ignoreHttpStatusErrors: false,
 				headers: { ...(options.headers as IDataObject) },
 			})) as FullResponse<T>;
+		try {
+			let response = await call();
+			// n8n before 2.11 knows no `except` list: it answers the 401 instead of throwing it, and so renews nothing.
+			// Renew as newer n8n does, and ask once more.
+			if (response.statusCode === 401 && 'refreshOAuth2Token' in ctx.helpers) {
+				await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+				response = await call();
+			}
 			return { response };
 		} catch (error) {
-			const outcome = classify(error, (await state.info).tokenUrl);
-			if (outcome.kind === 'http' && !outcome.fromTokenEndpoint) {
-				return { response: { statusCode: outcome.status, body: outcome.body as T, headers: outcome.headers } };
-			}
 			return { error };
 		}
 	};
