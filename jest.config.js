@@ -24,6 +24,14 @@ module.exports = {
     },
     {
       ...common,
+      // the compatibility subset, on the n8n that AML_N8N_VERSION selects (scripts/test.sh: oldest 1.x and 2.x)
+      displayName: 'compat',
+      testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+    },
+    {
+      ...common,
       displayName: 'faults',
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',

@@ -2,7 +2,8 @@
 # Installs n8n (default 2.41.1) and the Node it runs on from the npm registry into a cache folder outside the repo,
 # once; later calls only check and print the paths. Any supported n8n line: 2.x runs on Node 24, the 1.x line on
 # Node 22; native modules are built for that Node (sqlite3 always, isolated-vm only where that n8n depends on it);
-# n8n 1.x pulls `xlsx` from a CDN that is unreachable here, so its install overrides it with the registry's xlsx. A marker file is written only after a complete, verified install,
+# n8n 1.x and early 2.x pull `xlsx` from a CDN that is unreachable here, so the install overrides it with the
+# registry's xlsx. A marker file is written only after a complete, verified install,
 # so an interrupted install is redone. An existing complete install without a marker is adopted (checked, not
 # reinstalled).
 #
@@ -81,11 +82,10 @@ n8n_ok() {
   done
 }
 
-# n8n 1.x lists xlsx as a CDN tarball; the registry's xlsx (same API) installs offline.
+# n8n 1.x and the early 2.x list xlsx as a CDN tarball; the registry's xlsx (same API) installs offline. Harmless
+# where n8n no longer depends on it.
 overrides_json() {
-  case "$VERSION" in
-    1.*) printf ',\n  "overrides": {\n    "xlsx": "%s"\n  }' "0.18.5" ;;
-  esac
+  printf ',\n  "overrides": {\n    "xlsx": "%s"\n  }' "0.18.5"
 }
 
 clean_package_json() {

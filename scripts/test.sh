@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
 # runs n8n's community-node lint (scripts/lint.sh, counted as one test) and the jest projects unit, sandbox, e2e
-# (real n8n; Debian's Chromium for the browser check, apt-get installed when missing) and faults (real n8n against
-# the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones). Prints each suite's counts and, as the last line, alone:
+# (real n8n; Debian's Chromium for the browser check, apt-get installed when missing), faults (real n8n against
+# the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones) and compat (the
+# compatibility subset on each other supported n8n line, one counted suite per version, each installed and cached
+# like the default n8n). Prints each suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
 # Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
 #
 #   AML_TEST_SUITES="unit sandbox"   run only these suites
+#   AML_N8N_VERSION=1.123.81         run the e2e and faults suites on that n8n instead of the default 2.41.1
+#   AML_COMPAT_VERSIONS="1.123.81 2.0.3"   the n8n versions the compat suite runs on (default: the oldest supported
+#                                    1.x and 2.x)
 #   AML_FAULTS_FULL=1                faults suite at full size (10,000-item soak, 1,000-delivery burst)
 #   AML_KEEP_N8N=1                   keep the e2e n8n user folder (database, n8n.log)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-lint unit sandbox e2e faults}"
+suites="${AML_TEST_SUITES:-lint unit sandbox e2e faults compat}"
+compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
 passed=0
 failed=0
 status=0
@@ -43,7 +49,7 @@ echo "== build"
 npm run -s build </dev/null || step_failed "npm run build"
 
 n8n_ok=1
-if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* ]]; then
+if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* || " $suites " == *" compat "* ]]; then
   echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
   bash scripts/install-n8n.sh </dev/null || n8n_ok=0
   # the browser check (test/e2e/browser.test.ts) drives Debian's Chromium: apt-get install it when missing.
@@ -68,6 +74,30 @@ for suite in $suites; do
     summary+=("$line")
     passed=$((passed + p))
     failed=$((failed + f))
+    continue
+  fi
+  if [ "$suite" = compat ]; then
+    # the compatibility subset once per supported n8n line: its own install (cached), its own n8n and sandbox
+    for version in $compat_versions; do
+      started=$(date +%s)
+      if ! AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
+        line="suite compat@$version: 0 passed, 1 failed (n8n $version install failed)"
+        p=0; f=1
+      else
+        rm -f "$out/compat.json"
+        AML_N8N_VERSION="$version" AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects compat --ci --json --outputFile="$out/compat.json" --runInBand </dev/null
+        rc=$?
+        counts="$(node -e 'const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests + r.testResults.filter((t) => t.status === "failed" && !t.assertionResults.some((a) => a.status === "failed")).length)' "$out/compat.json" 2>/dev/null)"
+        if [[ "$counts" =~ ^[0-9]+\ [0-9]+$ ]]; then read -r p f <<<"$counts"; else p=0; f=1; fi
+        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+        line="suite compat@$version: $p passed, $f failed in $(($(date +%s) - started))s"
+      fi
+      echo "$line"
+      summary+=("$line")
+      passed=$((passed + p))
+      failed=$((failed + f))
+      [ "$f" -ne 0 ] && status=1
+    done
     continue
   fi
   if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then

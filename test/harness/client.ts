@@ -157,6 +157,13 @@ export class N8nClient {
 			for (const field of required) if (!(field in data)) defaults[field] = field.startsWith('send') ? false : '';
 			response = await this.api.post('/credentials', { name, type, data: { ...defaults, ...data } });
 		}
+		if (response.status === 400 && this.restFallback && /request\.body\.data/.test(String(response.data?.message))) {
+			// n8n 1.x's public API cannot express some credentials' conditional fields in its schema (a field shown
+			// for one method only): the editor's REST call stores them as the editor would.
+			const { rest } = await this.restFallback('');
+			const stored = await rest.post('/credentials', { name, type, data });
+			if (stored.status === 200) response = { ...stored, data: stored.data.data ?? stored.data };
+		}
 		const created = this.ok(response, `create credential ${type}`);
 		this.madeCredentials.set(String(created.id), { type, data });
 		return { id: created.id, name: created.name };

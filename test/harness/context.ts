@@ -30,8 +30,8 @@ export function n8n(): N8nClient {
 		const client = new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
 		client.restFallback = async (id) => {
 			const made = client.madeCredentials.get(id);
-			if (!made) throw new Error(`credential ${id} was not made by this client: its data is unknown`);
-			return { rest: await ownerRest(), data: made };
+			if (id && !made) throw new Error(`credential ${id} was not made by this client: its data is unknown`);
+			return { rest: await ownerRest(), data: made ?? { type: '', data: {} } };
 		};
 		shared = client;
 	}

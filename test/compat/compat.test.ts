@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+
+import { amlCredentialData, context, control, loadedTypes, n8n, runAml } from '../harness/context';
+import { cleanup, deliveries, publish, runCleanup, settled, target, until } from '../harness/trigger';
+
+/**
+ * The compatibility subset, run on every supported n8n line (scripts/test.sh runs it on the oldest 1.x and the
+ * oldest 2.x; `AML_N8N_VERSION=<v> npx jest --selectProjects compat` on any): the package loads, the credential
+ * test passes, one operation per resource works, a refused token is renewed with 1 s tokens, the trigger verifies
+ * HMAC. Everything asserts what the sandbox stored or answered.
+ */
+const suffix = randomUUID().slice(0, 8);
+const personId = `compat-${suffix}`;
+
+afterAll(async () => {
+	await control.post('/config', { tokenLifetimeSeconds: 3600 }).catch(() => undefined);
+	await runCleanup();
+});
+
+describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default)'}`, () => {
+	test('both nodes and both credentials load', async () => {
+		const { nodes, credentials } = await loadedTypes();
+		const nodeNames = nodes.map((n) => n.name);
+		expect(nodeNames).toEqual(expect.arrayContaining(['n8n-nodes-aml.aml', 'n8n-nodes-aml.amlTrigger']));
+		expect(credentials.map((c) => c.name)).toEqual(expect.arrayContaining(['amlOAuth2Api', 'amlWebhookApi']));
+	});
+
+	test('the credential test passes with the right secret and fails with a wrong one', async () => {
+		const good = await n8n().createCredential(`compat good ${suffix}`, 'amlOAuth2Api', amlCredentialData());
+		const bad = await n8n().createCredential(`compat bad ${suffix}`, 'amlOAuth2Api', amlCredentialData({ clientSecret: 'wrong-secret' }));
+		cleanup.push(() => n8n().deleteCredential(good.id), () => n8n().deleteCredential(bad.id));
+		expect((await n8n().testCredential(good.id)).status).toBe('OK');
+		expect((await n8n().testCredential(bad.id)).status).not.toBe('OK');
+	});
+
+	test('one operation per resource: person, transaction with its Clear/Block check, alert, screening, custom list', async () => {
+		const person = await runAml({
+			resource: 'person',
+			operation: 'create',
+			personId,
+			personType: 'INDIVIDUAL',
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({ first_name: 'Compat', last_name: 'Tester', country: 'DE' }),
+		});
+		expect(person.status).toBe('success');
+		expect(await control.get<any>(`/persons/${personId}`)).toMatchObject({ id: personId, type: 'INDIVIDUAL' });
+
+		const small = `${personId}-small`;
+		const large = `${personId}-large`;
+		for (const [transactionId, amount] of [[small, '25.00'], [large, '25000.00']]) {
+			const created = await runAml({
+				resource: 'transaction',
+				operation: 'create',
+				personId,
+				transactionId,
+				attributesMode: 'json',
+				attributesJson: JSON.stringify({ amount, type: 'wire_transfer', direction: 'O', timestamp: '2026-03-07T10:00:00Z' }),
+			});
+			expect(created.status).toBe('success');
+		}
+		expect((await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort()).toEqual([large, small].sort());
+
+		const checked = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: '={{ $json.id }}' }, [{ id: small }, { id: large }]);
+		expect(checked.status).toBe('success');
+		const [clear, block] = checked.outputs;
+		expect(clear.map((t) => t.transactionId)).toEqual([small]);
+		expect(block.map((t) => t.transactionId)).toEqual([large]);
+		expect(block[0].alertIds.length).toBeGreaterThan(0);
+
+		const alert = await runAml({ resource: 'alert', operation: 'getMonitoringAlert', alertId: String(block[0].alertIds[0]) });
+		expect(alert.status).toBe('success');
+		expect(alert.outputs[0][0]).toMatchObject({ id: block[0].alertIds[0] });
+
+		const screening = await runAml({
+			resource: 'screening',
+			operation: 'search',
+			name: 'Viktor Drabenko',
+			recordEntityType: 'ALL',
+			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
+		});
+		expect(screening.status).toBe('success');
+		expect(screening.outputs[0].length).toBeGreaterThan(0);
+
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `compat ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
+		const record = await runAml({ resource: 'customList', operation: 'create', customListId: listId, recordId: 'r-1', attributesMode: 'json', attributesJson: '{"name":"Compat Ltd"}' });
+		expect(record.status).toBe('success');
+		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['r-1']);
+	});
+
+	test('1 s tokens: every refused token is renewed, no item fails, one token request per expiry at most', async () => {
+		// the token endpoint's own limit (5 a minute) is lifted here: this test is about renewal, not throttling
+		await control.post('/config', { tokenLifetimeSeconds: 1, tokenRateLimit: { max: 100, windowSeconds: 60 } });
+		// the token n8n holds now was issued for an hour: end it, so that every token of this test lives 1 s
+		await control.post('/tokens/expire');
+		try {
+			const before = (await control.get<{ issued: string[] }>('/tokens')).issued.length;
+			for (let run = 0; run < 3; run++) {
+				const started = Date.now();
+				const result = await runAml({ resource: 'person', operation: 'get', personId }, [{}, {}, {}]);
+				expect(result.status).toBe('success');
+				expect(result.outputs[0].map((p) => p.id)).toEqual([personId, personId, personId]);
+				// let the token expire between runs
+				await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1500 - (Date.now() - started))));
+			}
+			const issued = (await control.get<{ issued: string[] }>('/tokens')).issued.length - before;
+			expect(issued).toBeGreaterThanOrEqual(2);
+			expect(issued).toBeLessThanOrEqual(6);
+		} finally {
+			await control.post('/config', { tokenLifetimeSeconds: 3600, tokenRateLimit: { max: 5, windowSeconds: 60 } });
+		}
+	});
+
+	test('trigger with HMAC: a signed delivery starts one execution, a wrongly signed one is refused', async () => {
+		const cred = await n8n().createCredential(`compat hmac ${suffix}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'compat-key' });
+		cleanup.push(() => n8n().deleteCredential(cred.id));
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred, 1);
+		const wrong = await target(wf.url, { verification: { mode: 'hmac', secret: 'not-the-key' } });
+		const event = (alertId: number) => ({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId, personId, transactionId: null, rationale: 'OTHER', status: 'NEW' } });
+		await control.post('/webhooks/emit', event(9101));
+		const refused = await until('a refused attempt', async () => {
+			const d = await deliveries(wf.url);
+			return d.length >= 1 ? d : undefined;
+		});
+		expect(refused.every((d) => d.status === 401 && !d.accepted)).toBe(true);
+		await control.del(`/webhooks/${wrong}`);
+		await target(wf.url, { verification: { mode: 'hmac', secret: 'compat-key' } });
+		await control.post('/webhooks/emit', event(9102));
+		await until('accepted', async () => (await deliveries(wf.url)).some((d) => d.accepted));
+		expect((await settled(wf.id, 1)).map((o) => o.metadata.alertId)).toEqual([9102]);
+		expect(context().n8n.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:/);
+	});
+});
