@@ -398,6 +398,29 @@ describe('Person resource in real n8n', () => {
 		expect(screening.filter((a) => a.personId === listed).map((a) => a.id)).toEqual(hit.alertIds);
 	});
 
+	test('IDs are never altered or resolved: dots-only and padded IDs fail before any request; a whole number is the same ID as text', async () => {
+		for (const [parameters, field] of [
+			[{ resource: 'transaction', operation: 'update', personId: 'cust-1001', transactionId: '={{ $json.id }}', attributesMode: 'json', attributesJson: '{"amount":"1.00"}' }, 'Transaction ID'],
+			[{ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, 'Person ID'],
+			[{ resource: 'customList', operation: 'archive', customListId: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', recordId: '={{ $json.id }}' }, 'Record ID'],
+		] as const) {
+			for (const bad of ['..', '.', ' cust-1001']) {
+				const mark = await control.mark();
+				const run = await runAml(parameters, [{ id: bad }]);
+				expect(run.status).toBe('error');
+				expect(run.error?.message).toContain(`Item 0: "${field}"`);
+				expect(await apiRequestsSince(mark)).toHaveLength(0);
+			}
+		}
+		const numeric = 900000000 + Math.floor(Math.random() * 99999999);
+		const created = await runAml(
+			{ resource: 'person', operation: 'create', personId: '={{ $json.customerId }}', personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Numeric"}' },
+			[{ customerId: numeric }],
+		);
+		expect(created.status).toBe('success');
+		expect(await control.get<any>(`/persons/${numeric}`)).toMatchObject({ id: String(numeric) });
+	});
+
 	test('bad person id fails before any request, naming item and field', async () => {
 		const mark = await control.mark();
 		const run = await runAml({ resource: 'person', operation: 'getRisk', personId: '={{ $json.id }}' }, [{ id: 'cust-1001' }, { id: 'bad/id' }]);

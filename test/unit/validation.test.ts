@@ -8,8 +8,10 @@ import {
 	amountRule,
 	attributesRule,
 	enumRule,
+	dateTimeRule,
 	idRule,
 	lengthRule,
+	numericIdRule,
 	nonEmptyRule,
 	rangeRule,
 	timestampRule,
@@ -25,6 +27,22 @@ describe('validation rules of the interface', () => {
 		['slash/id', false],
 		['ümlaut', false],
 		['semi;colon', false],
+		// dots alone would be resolved by the URL as "this" or "the parent" resource
+		['.', false],
+		['..', false],
+		['...', false],
+		['.hidden', true],
+		['a..b', true],
+		// IDs are stored unchanged: spaces around them are refused, never trimmed
+		[' cust-1', false],
+		['cust-1 ', false],
+		// whole numbers (from a spreadsheet) are the same ID as text; other numbers are refused
+		[10023, true],
+		[0, true],
+		[Number.MAX_SAFE_INTEGER, true],
+		[2 ** 53, false],
+		[12.5, false],
+		[Number.NaN, false],
 	])('ID %j valid=%s', (value, ok) => {
 		expect(idRule(value) === undefined).toBe(ok);
 	});
@@ -41,10 +59,26 @@ describe('validation rules of the interface', () => {
 		['2024-05-01T12:30:00.1234567Z', false],
 		['2024-05-01T12:30:00+02:00', true],
 		['2024-02-30T00:00:00Z', false],
+		['2024-02-30', false],
+		['2023-02-29', false],
+		['2024-02-29', true],
+		['2024-13-01', false],
 		['01/05/2024', false],
 		['yesterday', false],
 	])('timestamp %j valid=%s', (value, ok) => {
 		expect(timestampRule(value) === undefined).toBe(ok);
+	});
+
+	test('date-time fields need the time of day; numeric IDs stay exact or are refused', () => {
+		expect(dateTimeRule('2024-05-01')).toMatch(/a date alone is not enough/);
+		expect(dateTimeRule('2024-05-01T12:30:00Z')).toBeUndefined();
+		expect(numericIdRule('9007199254740991')).toBeUndefined();
+		expect(numericIdRule(42)).toBeUndefined();
+		expect(numericIdRule('9007199254740993')).toMatch(/at most 9007199254740991/);
+		expect(numericIdRule('0')).toMatch(/at least 1/);
+		expect(numericIdRule('1.5')).toMatch(/whole number/);
+		expect(numericIdRule(' 7')).toMatch(/whole number/);
+		expect(idRule('..')).toMatch(/dots only/);
 	});
 
 	test('seven fractional digits are named as such', () => {

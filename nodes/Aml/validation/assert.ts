@@ -32,8 +32,9 @@ export function check<T>(ctx: IExecuteFunctions, itemIndex: number, field: strin
 	return value as T;
 }
 
-export const checkId = (ctx: IExecuteFunctions, i: number, field: string, value: unknown) =>
-	check<string>(ctx, i, field, typeof value === 'string' ? value.trim() : value, rules.idRule);
+/** An ID as the service stores it: never trimmed or changed; a whole number (from a spreadsheet) becomes its text. */
+export const checkId = (ctx: IExecuteFunctions, i: number, field: string, value: unknown): string =>
+	rules.idText(check<string | number>(ctx, i, field, value, rules.idRule));
 
 export function checkAttributes(ctx: IExecuteFunctions, i: number, field: string, value: unknown): Record<string, unknown> {
 	const broken = rules.attributesRule(value);

@@ -5,7 +5,15 @@
 
 export const ID_PATTERN = /^[A-Za-z0-9\-_:.]+$/;
 
+/**
+ * An ID of a person, transaction or record: text of the allowed characters, stored unchanged by the service (so never
+ * trimmed or altered here). A whole number up to 2^53 - 1 (an ID read from a spreadsheet) is the same ID as text;
+ * other numbers are refused. An ID made only of dots would address another resource in a URL path ("." and "..").
+ */
 export function idRule(value: unknown): string | undefined {
+	if (typeof value === 'number') {
+		return Number.isSafeInteger(value) ? undefined : 'must be text, or a whole number of at most 9007199254740991 (write larger or decimal IDs as text)';
+	}
 	if (typeof value !== 'string' || value.length === 0) return 'must be a non-empty text ID';
 	if (!ID_PATTERN.test(value)) {
 		const bad = [...new Set([...value].filter((c) => !/[A-Za-z0-9\-_:.]/.test(c)))]
@@ -13,6 +21,20 @@ export function idRule(value: unknown): string | undefined {
 			.join(', ');
 		return `may only contain a-z, A-Z, 0-9, hyphen, underscore, colon and dot (found ${bad})`;
 	}
+	if (/^\.+$/.test(value)) return 'must not consist of dots only (in a URL "." and ".." would address another resource)';
+	return undefined;
+}
+
+/** The text form of an ID that passed `idRule` (a whole number becomes its digits). */
+export function idText(value: unknown): string {
+	return typeof value === 'number' ? String(value) : (value as string);
+}
+
+/** A numeric ID of the service (int64 >= 1) that n8n can send exactly: 1 to 2^53 - 1, as a number or its digits. */
+export function numericIdRule(value: unknown): string | undefined {
+	const text = typeof value === 'number' ? (Number.isInteger(value) ? String(value) : '') : typeof value === 'string' ? value : '';
+	if (!/^\d+$/.test(text) || /^0+$/.test(text)) return 'must be a whole number of at least 1';
+	if (!Number.isSafeInteger(Number(text))) return 'must be at most 9007199254740991 (larger numbers cannot be sent exactly)';
 	return undefined;
 }
 
@@ -33,20 +55,30 @@ export function uuidRule(value: unknown): string | undefined {
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
+function validDate(y: string, mo: string, d: string): boolean {
+	const month = Number(mo);
+	const day = Number(d);
+	return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(Number(y), month, 0)).getUTCDate();
+}
+
 export function timestampRule(value: unknown): string | undefined {
 	if (typeof value !== 'string') return 'must be an ISO-8601 timestamp such as 2024-05-01T12:30:00Z';
-	if (ISO_DATE.test(value)) return Number.isNaN(Date.parse(value)) ? 'is not a valid calendar date' : undefined;
+	if (ISO_DATE.test(value)) {
+		const [y, mo, d] = value.split('-');
+		return validDate(y, mo, d) ? undefined : 'is not a valid calendar date';
+	}
 	const match = ISO_DATE_TIME.exec(value);
 	if (!match) return 'must be an ISO-8601 timestamp such as 2024-05-01T12:30:00Z';
 	if (match[7] && match[7].length > 6) return `may have at most 6 fractional-second digits (has ${match[7].length})`;
 	const [, y, mo, d, h, mi, s] = match;
-	const month = Number(mo);
-	const day = Number(d);
-	const daysInMonth = new Date(Date.UTC(Number(y), month, 0)).getUTCDate();
-	if (month < 1 || month > 12 || day < 1 || day > daysInMonth || Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) {
-		return 'is not a valid date and time';
-	}
+	if (!validDate(y, mo, d) || Number(h) > 23 || Number(mi) > 59 || Number(s ?? 0) > 59) return 'is not a valid date and time';
 	return undefined;
+}
+
+/** A date-time (the interface's `date-time` fields): a timestamp with its time of day. */
+export function dateTimeRule(value: unknown): string | undefined {
+	if (typeof value === 'string' && ISO_DATE.test(value)) return 'must be a date and time such as 2024-05-01T12:30:00Z (a date alone is not enough)';
+	return timestampRule(value);
 }
 
 /** `amount` is a decimal carried as a string: "1250.00", "-3.5", "1000". */

@@ -51,7 +51,7 @@ export const description: INodeProperties[] = [
 				name: 'Update Status',
 				value: 'updateStatus',
 				description:
-					'Set the status code of a monitoring, screening, bridge or manual alert (needs credentials created after 16.05.2023; an unknown status code is answered with 404)',
+					'Set the status code of a monitoring, screening, bridge or manual alert (needs credentials created after 16.05.2023; the service refuses a status code it does not know)',
 				action: 'Update an alert status',
 			},
 		],

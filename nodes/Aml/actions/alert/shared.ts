@@ -19,7 +19,7 @@ export const MAX_RATIONALE_COMMENT = 1000;
 
 /** Status codes the interface names as examples; the real set is configured per client. */
 export const STATUS_CODE_HINT =
-	'Status codes are configured per organisation in the AML web UI, for example NEW, CLOSED or CLOSED AS FALSE POSITIVE. A code the service does not know is answered with 404.';
+	'Status codes are configured per organisation in the AML web UI, for example NEW, CLOSED or CLOSED AS FALSE POSITIVE. Use a code configured there: the service refuses one it does not know.';
 
 /**
  * Alert IDs are whole numbers (int64): digits only, no sign, decimals, exponent or hex, within the

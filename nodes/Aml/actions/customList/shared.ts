@@ -70,10 +70,8 @@ export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const raw = itemParameter(ctx, 'recordId', itemIndex);
-	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001".
-	const value = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
-	return checkId(ctx, itemIndex, 'Record ID', value);
+	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (checkId).
+	return checkId(ctx, itemIndex, 'Record ID', itemParameter(ctx, 'recordId', itemIndex));
 }
 
 /**

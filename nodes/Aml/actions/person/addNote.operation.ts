@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { amlRequest, seg } from '../../transport';
-import { check, nonEmptyRule, positiveIntegerRule, timestampRule } from '../../validation';
+import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
 import { personIdProperty, personOptions, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -27,7 +27,7 @@ const properties: INodeProperties[] = [
 			default: '',
 			placeholder: '2024050101',
 			description:
-				'Your own numeric ID for the note (whole number, 1 or more). With an ID the node can safely repeat the request after a timeout; without it, a timed-out note is not re-sent, to avoid a duplicate.',
+				'Your own numeric ID for the note (whole number from 1 to 9007199254740991). With an ID the node can safely repeat the request after a timeout; without it, a timed-out note is not re-sent, to avoid a duplicate.',
 		},
 		{
 			displayName: 'Created Time',
@@ -35,7 +35,7 @@ const properties: INodeProperties[] = [
 			type: 'string',
 			default: '',
 			placeholder: '2024-05-01T12:30:00Z',
-			description: 'When the note was written, as an ISO-8601 timestamp (at most 6 fractional-second digits). Leave empty for now.',
+			description: 'When the note was written, as an ISO-8601 date and time (at most 6 fractional-second digits). Leave empty for now.',
 		},
 	]),
 ];
@@ -50,15 +50,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const body: IDataObject = { content };
 			const noteId = itemParameter(this, 'options.noteId', i, '') as unknown;
 			if (noteId !== '' && noteId !== undefined && noteId !== null) {
-				const text = typeof noteId === 'string' ? noteId.trim() : noteId;
-				check(this, i, 'Note ID', text, (value) =>
-					typeof value === 'string' && !/^\d+$/.test(value) ? 'must be a whole number of at least 1' : positiveIntegerRule(value),
-				);
-				body.id = Number(text);
+				body.id = Number(check(this, i, 'Note ID', noteId, numericIdRule));
 			}
 			const createdTime = itemParameter(this, 'options.createdTime', i, '') as unknown;
 			if (createdTime !== '' && createdTime !== undefined && createdTime !== null) {
-				body.createdTime = check<string>(this, i, 'Created Time', typeof createdTime === 'string' ? createdTime.trim() : createdTime, timestampRule);
+				body.createdTime = check<string>(this, i, 'Created Time', createdTime, dateTimeRule);
 			}
 			return { personId, body };
 		},
