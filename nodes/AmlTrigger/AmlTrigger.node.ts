@@ -36,8 +36,10 @@ export class AmlTrigger implements INodeType {
 		// 1.1 behaves as 1. n8n evaluates a v1-only body option as an expression on every delivery to a version 1
 		// trigger; from 1.1 on it does not, so with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true a delivery needs no
 		// expression isolate at all (see the README's troubleshooting on intake rate).
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: verification is on by default (the AML Webhook credential, HMAC unless set otherwise); None is a choice
+		// the panel warns about. 1 and 1.1 keep None as their default, so saved workflows keep their behaviour.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		subtitle: '={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
@@ -83,9 +85,35 @@ export class AmlTrigger implements INodeType {
 					},
 					{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
 				],
-				default: 'none',
+				default: 'amlWebhookApi',
+				displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
 				description:
 					'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
+			},
+			{
+				displayName: 'Verification',
+				name: 'authentication',
+				type: 'options',
+				options: [
+					{
+						name: 'AML Webhook Credential',
+						value: 'amlWebhookApi',
+						description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
+					},
+					{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
+				],
+				default: 'none',
+				displayOptions: { show: { '@version': [1, 1.1] } },
+				description:
+					'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
+			},
+			{
+				displayName:
+					'<b>No verification</b>: anyone who learns this URL can start the workflow with a forged event (a fake alert, a fake "cleared" decision). Choose the AML Webhook credential unless the URL is reachable only from the AML service.',
+				name: 'noVerificationNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { authentication: ['none'] } },
 			},
 			{
 				displayName: 'Events',
@@ -212,7 +240,8 @@ export class AmlTrigger implements INodeType {
 
 		// 1. Verification, on the raw bytes, before anything else is looked at.
 		let settings: VerificationSettings | undefined;
-		if (this.getNodeParameter('authentication', 'none') === 'amlWebhookApi') {
+		const unsetVerification = this.getNode().typeVersion >= 1.2 ? 'amlWebhookApi' : 'none';
+		if (this.getNodeParameter('authentication', unsetVerification) === 'amlWebhookApi') {
 			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
 			if (!verifyDelivery(settings, headers, rawBody)) {
 				if (settings.method === 'basicAuth') res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');

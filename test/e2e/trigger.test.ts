@@ -175,6 +175,23 @@ describe('AML Trigger verification', () => {
 		expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
 	});
 
+	test('version 1.2 verifies by default: with Verification left unset an unsigned delivery is refused; version 1.1 keeps accepting it as before', async () => {
+		const cred = await n8n().createCredential('AML webhook e2e default v1.2', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'default-key' });
+		cleanup.push(() => n8n().deleteCredential(cred.id));
+		const strict = await publish({ events: ['*'] }, cred, 1.2);
+		const unsigned = await axios.post(strict.url, event(7101), { validateStatus: () => true });
+		expect(unsigned.status).toBe(401);
+		await target(strict.url, { verification: { mode: 'hmac', secret: 'default-key' } });
+		await control.post('/webhooks/emit', event(7102));
+		await until('accepted', async () => (await deliveries(strict.url)).some((d) => d.accepted));
+		expect((await settled(strict.id, 1)).map((o) => o.metadata.alertId)).toEqual([7102]);
+
+		const legacy = await publish({ events: ['*'] }, undefined, 1.1);
+		const accepted = await axios.post(legacy.url, event(7103), { validateStatus: () => true });
+		expect(accepted.status).toBe(200);
+		expect((await settled(legacy.id, 1)).map((o) => o.metadata.alertId)).toEqual([7103]);
+	});
+
 	// Version 1.1 only differs in what n8n does before the trigger runs (it parses no body of a type it does not know).
 	test.each([1, 1.1])('version %s: HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix, any content type; re-serialised or missing signatures get 401', async (typeVersion) => {
 		const cred = await n8n().createCredential(`AML webhook e2e raw v${typeVersion}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
