@@ -1,10 +1,10 @@
 import {
 	alertIdRule,
-	answerOrSent,
 	explainStatusNotFound,
 	simplifyHit,
 	simplifyMonitoringAlert,
 } from '../../nodes/Aml/actions/alert/shared';
+import { answerOrSent } from '../../nodes/Aml/helpers/answers';
 
 describe('alert IDs are whole numbers (int64)', () => {
 	test.each([

@@ -60,7 +60,7 @@ describe('transport: amlRequest against a real local server', () => {
 		}
 	});
 
-	test('a create retried after a lost answer that then gets 422 counts as created and is not sent a third time', async () => {
+	test('a create retried after a lost answer that then gets 422 is answered as stored-after-a-lost-answer (not as created) and is not sent a third time', async () => {
 		let calls = 0;
 		const server = await scriptedServer((req, _body, res) => {
 			calls++;
@@ -77,7 +77,7 @@ describe('transport: amlRequest against a real local server', () => {
 				0,
 				fast,
 			);
-			expect(response.createdOnRetry).toBe(true);
+			expect(response).toMatchObject({ status: 422, afterLostAnswer: true });
 			expect(server.requests).toHaveLength(2);
 		} finally {
 			await server.close();

@@ -13,13 +13,28 @@ export const STATUS_MEANING: Record<number, string> = {
 	429: 'Rate limit exceeded: the service kept answering 429 after the node backed off and retried',
 };
 
-export function statusMeaning(status: number): string {
+export function statusMeaning(status: number, attempts = 2): string {
+	if (status === 429 && attempts <= 1) return 'Rate limit exceeded: the service answered 429';
 	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
 	if (status >= 300 && status < 400) {
 		return `Redirect (HTTP ${status}): the interface never redirects, so the node does not follow it and sends the token nowhere else. Check the API base URL of the credential (for example https:// instead of http://, or a missing path prefix)`;
 	}
-	if (status >= 500) return `Service error (${status}): the service failed; the node retried with increasing intervals and gave up`;
+	if (status >= 500) {
+		return attempts > 1
+			? `Service error (${status}): the service failed; the node retried with increasing intervals and gave up`
+			: `Service error (${status}): the service failed`;
+	}
 	return `Unexpected HTTP status ${status}`;
+}
+
+/** A one-shot request (not repeatable) that reached the service and got no usable answer: it may have been applied. */
+export interface MayHaveApplied {
+	/** How to see whether it was applied, e.g. "Get Status of the upload". */
+	checkHint: string;
+}
+
+function mayHaveAppliedText(may: MayHaveApplied): string {
+	return `The request reached the service and may have been applied; it was not repeated, because a repeat could apply it twice. Check before running it again${may.checkHint ? ` (${may.checkHint})` : ''}`;
 }
 
 /** Service error bodies are JSON or plain text (decisions.md): surface either verbatim, shortened. */
@@ -47,14 +62,16 @@ export interface ServiceFailure {
 	method: string;
 	path: string;
 	attempts: number;
+	mayHaveApplied?: MayHaveApplied;
 }
 
 /** A NodeApiError built only from sanitised facts: never the request config, headers or token. */
 export function serviceError(node: INode, failure: ServiceFailure, itemIndex?: number): NodeApiError {
 	const text = bodyText(failure.body);
 	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
-	const meaning = statusMeaning(failure.status);
-	const message = `${meaning}${short ? ` — service said: ${short}` : ''}`;
+	const meaning = statusMeaning(failure.status, failure.attempts);
+	const applied = failure.mayHaveApplied && failure.status >= 500 ? `. ${mayHaveAppliedText(failure.mayHaveApplied)}` : '';
+	const message = `${meaning}${short ? ` — service said: ${short}` : ''}${applied}`;
 	const description = [
 		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
 			(failure.attempts > 1 ? ` after ${failure.attempts} attempts` : ''),
@@ -90,9 +107,16 @@ export function networkError(
 	path: string,
 	attempts: number,
 	itemIndex?: number,
+	mayHaveApplied?: MayHaveApplied,
 ): NodeApiError {
 	// The code itself stays out of the message: n8n would swap a message containing it for a generic one.
-	const message = `The AML service could not be reached (${NETWORK_WORDS[code] ?? 'no answer'})`;
+	const words = NETWORK_WORDS[code] ?? 'no answer';
+	if (mayHaveApplied) {
+		const message = `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`;
+		const description = `${method} ${path} was sent and got no HTTP answer (${code.toLowerCase()}).`;
+		return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, { message, description, itemIndex });
+	}
+	const message = `The AML service could not be reached (${words})`;
 	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). Check the API base URL in the credential and that the service is reachable.`;
 	return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
 		message,

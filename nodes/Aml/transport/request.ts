@@ -8,12 +8,15 @@ import { renewIfExpiring, runState, send, type AmlContext } from './token';
 
 /**
  * How a request may be repeated after a 5xx, a timeout or a dropped connection (a 429 is always
- * retried: the service did not act on it).
- * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH, checks).
- * - create: a create keyed by the caller's ID; repeated, and a 422 "already exists" on a repeat means
- *   the first attempt did store it.
- * - none: not repeatable (uploads, manual alerts, notes without id); only retried when the request
- *   certainly never reached the service (connection refused).
+ * retried: the service did not act on it). After such a failure the request may have been applied with its
+ * answer lost, so a repeat's answer is read in that light (`AmlResponse.afterLostAnswer`).
+ * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH of a whole state, checks).
+ * - create: a create keyed by the caller's ID; repeated. A 422 "already exists" on a repeat cannot tell "my lost
+ *   attempt stored it" from "it existed before": the caller gets it as `afterLostAnswer` and never claims "created"
+ *   (an upsert still sends its update).
+ * - none: not repeatable (uploads, manual alerts, notes without id, alert status changes: each makes a new entry, a
+ *   note and a webhook event); only retried when the request certainly never reached the service (connection
+ *   refused). When it may have reached the service, the error says so and how to check (`checkHint`).
  */
 export type RetryMode = 'safe' | 'create' | 'none';
 
@@ -29,6 +32,13 @@ export interface AmlRequest {
 	timeoutMs?: number;
 	/** Statuses the caller handles itself (returned, not thrown). */
 	passStatuses?: number[];
+	/**
+	 * Statuses that, on a repeat after a lost answer, mean the lost attempt was applied (a DELETE repeated into 404
+	 * "already gone", an archive repeated into 409 "already archived"): returned as success with `afterLostAnswer`.
+	 */
+	doneOnRepeat?: number[];
+	/** How the user can see whether a request that may have reached the service was applied (for error messages). */
+	checkHint?: string;
 }
 
 export interface AmlResponse<T = unknown> {
@@ -36,8 +46,11 @@ export interface AmlResponse<T = unknown> {
 	body: T;
 	headers: IDataObject;
 	attempts: number;
-	/** A create whose first answer was lost and whose repeat found the entity already stored. */
-	createdOnRetry?: boolean;
+	/**
+	 * An earlier attempt got no answer (timeout, dropped connection, 5xx) and this answer is a repeat's: for a create
+	 * a 422 means "stored, by the lost attempt or before it"; a `doneOnRepeat` status means the lost attempt applied.
+	 */
+	afterLostAnswer?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -88,11 +101,14 @@ export async function amlRequest<T = unknown>(
 		const sent = await send<T>(this, state, options, ignoreSslIssues);
 		const response = sent.response;
 		if (response) {
-			if (response.statusCode < 300 || request.passStatuses?.includes(response.statusCode)) {
-				if (response.statusCode === 422 && retry === 'create' && sentOnce) {
-					return { status: 200, body: undefined as T, headers: response.headers, attempts: attempt, createdOnRetry: true };
-				}
-				return { status: response.statusCode, body: response.body, headers: response.headers, attempts: attempt };
+			const status = response.statusCode;
+			const lostBefore = sentOnce ? { afterLostAnswer: true } : {};
+			if (status < 300 || request.passStatuses?.includes(status)) {
+				return { status, body: response.body, headers: response.headers, attempts: attempt, ...lostBefore };
+			}
+			if (sentOnce && ((status === 422 && retry === 'create') || request.doneOnRepeat?.includes(status))) {
+				// The lost attempt may have done it: not a failure, and not a claim either (see RetryMode).
+				return { status, body: response.body, headers: response.headers, attempts: attempt, afterLostAnswer: true };
 			}
 			outcome = {
 				kind: 'http',
@@ -108,11 +124,6 @@ export async function amlRequest<T = unknown>(
 		if (outcome.kind === 'other') {
 			// Only the message: the raw error may carry the request configuration and its headers.
 			throw new NodeOperationError(this.getNode(), outcome.error?.message ?? 'Request failed', { itemIndex });
-		}
-
-		if (outcome.kind === 'http' && outcome.status === 422 && retry === 'create' && sentOnce) {
-			// The earlier attempt was stored although its answer was lost: that is a success.
-			return { status: 200, body: undefined as T, headers: outcome.headers, attempts: attempt, createdOnRetry: true };
 		}
 
 		let retryable = false;
@@ -141,8 +152,10 @@ export async function amlRequest<T = unknown>(
 		}
 
 		if (!retryable || attempt >= policy.maxAttempts) {
+			// A request that reached the service and was not repeated (retry none) may have been applied.
+			const mayHaveApplied = retry === 'none' && sentOnce ? { checkHint: request.checkHint ?? '' } : undefined;
 			if (outcome.kind === 'network') {
-				throw networkError(this.getNode(), outcome.code, request.method, request.path, attempt, itemIndex);
+				throw networkError(this.getNode(), outcome.code, request.method, request.path, attempt, itemIndex, mayHaveApplied);
 			}
 			throw serviceError(
 				this.getNode(),
@@ -152,6 +165,7 @@ export async function amlRequest<T = unknown>(
 					method: outcome.fromTokenEndpoint ? 'POST' : request.method,
 					path: outcome.fromTokenEndpoint ? 'token endpoint' : request.path,
 					attempts: attempt,
+					mayHaveApplied: outcome.fromTokenEndpoint ? undefined : mayHaveApplied,
 				},
 				itemIndex,
 			);

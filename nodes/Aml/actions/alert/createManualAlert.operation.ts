@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import { checkId } from '../../validation';
-import { answerOrSent, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
+import { answerOrSent } from '../../helpers/answers';
+import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -58,7 +59,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return body;
 		},
 		send: async (body, i) => {
-			const answer = await amlApiRequest.call(this, { method: 'POST', path: '/v1/manual-alerts', body, retry: 'none' }, i);
+			const answer = await amlApiRequest.call(
+				this,
+				{ method: 'POST', path: '/v1/manual-alerts', body, retry: 'none', checkHint: `the manual alerts of person ${String(body.personId)} in the AML web UI` },
+				i,
+			);
 			return answerOrSent(answer, { ...body, created: true });
 		},
 	});

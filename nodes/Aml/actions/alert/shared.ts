@@ -149,11 +149,3 @@ export function explainStatusNotFound(error: unknown, alert: string, status: str
 	}
 	return error;
 }
-
-/** The service's answer when it has one; otherwise (200 without body) what was sent. */
-export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
-	if (answer !== null && typeof answer === 'object' && !Array.isArray(answer) && Object.keys(answer).length > 0) {
-		return answer as IDataObject;
-	}
-	return sent;
-}

@@ -4,17 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { invalid } from '../../validation';
-import {
-	alertIdProperty,
-	answerOrSent,
-	checkAlertId,
-	explainStatusNotFound,
-	MAX_RATIONALE_COMMENT,
-	optionalText,
-	rationaleCommentProperty,
-	rationaleProperty,
-	STATUS_CODE_HINT,
-} from './shared';
+import { answerOrSent } from '../../helpers/answers';
+import { alertIdProperty, checkAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -81,7 +72,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		},
 		send: async ({ alertId, body }, i) => {
 			try {
-				const answer = await amlApiRequest.call(this, { method: 'PUT', path: `/v1/manual-alerts/${seg(alertId)}`, body }, i);
+				// Not repeated after a lost answer: a status change makes a status entry, a note and a webhook event.
+				const answer = await amlApiRequest.call(
+					this,
+					{ method: 'PUT', path: `/v1/manual-alerts/${seg(alertId)}`, body, retry: 'none', checkHint: `Alert → Get Manual Alert for ${alertId}` },
+					i,
+				);
 				return answerOrSent(answer, { id: alertId, ...body, updated: true });
 			} catch (error) {
 				throw explainStatusNotFound(error, `manual alert ${alertId}`, body.status as string | undefined);

@@ -70,7 +70,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		},
 		send: async (body, i) => {
 			try {
-				await amlRequest.call(this, { method: 'PUT', path: '/v1/alerts/status', body }, i);
+				// Not repeated after a lost answer: every status change is a new status entry, note and webhook event.
+				await amlRequest.call(
+					this,
+					{ method: 'PUT', path: '/v1/alerts/status', body, retry: 'none', checkHint: "the alert's current status and status history in the AML web UI" },
+					i,
+				);
 			} catch (error) {
 				throw explainStatusNotFound(error, `${String(body.alertType)} alert ${String(body.alertId)}`, String(body.status));
 			}

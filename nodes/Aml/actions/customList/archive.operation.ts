@@ -45,9 +45,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					method: 'DELETE',
 					path: recordsPath(customListId, id),
 					passStatuses: ignoreArchived ? [409] : [],
+					// A repeat after a lost answer that finds the record archived: the lost attempt archived it.
+					doneOnRepeat: [409],
 				},
 				i,
 			);
+			if (response.afterLostAnswer && response.status === 409) return { customListId, id, archived: true, afterLostAnswer: true };
 			if (response.status === 409)
 				return {
 					customListId,

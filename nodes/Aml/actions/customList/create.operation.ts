@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
+import { answerOrSent } from '../../helpers/answers';
 import { amlRequest } from '../../transport';
 import { readRecordWrite, recordWriteProperties, recordsPath } from './shared';
 
@@ -26,8 +27,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				},
 				i,
 			);
-			const body = response.body && typeof response.body === 'object' ? (response.body as IDataObject) : { id, attributes };
-			return { customListId, ...body };
+			if (response.status === 422) {
+				// Only after a lost answer (else a 422 fails the item): stored by the lost attempt or before it.
+				return { customListId, id, attributes, result: 'exists', afterLostAnswer: true };
+			}
+			return { customListId, ...answerOrSent(response.body, { id, attributes }), result: 'created' };
 		},
 	});
 }

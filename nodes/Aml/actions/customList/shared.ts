@@ -181,7 +181,7 @@ export async function upsertRecord(
 	id: string,
 	attributes: IDataObject,
 	itemIndex?: number,
-): Promise<{ result: 'created' | 'updated'; body?: IDataObject }> {
+): Promise<{ result: 'created' | 'updated'; body?: IDataObject; afterLostAnswer?: boolean }> {
 	const created = await amlRequest.call(
 		ctx,
 		{
@@ -194,9 +194,11 @@ export async function upsertRecord(
 		itemIndex,
 	);
 	if (created.status !== 422) return { result: 'created', body: asObject(created.body) };
+	// Exists: before this request, or stored by an attempt whose answer was lost. The update is idempotent either way.
 	return {
 		result: 'updated',
 		body: await updateRecord(ctx, customListId, id, attributes, itemIndex),
+		...(created.afterLostAnswer ? { afterLostAnswer: true } : {}),
 	};
 }
 

@@ -238,8 +238,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			try {
 				if (change === 'create') {
 					// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
-					const { result } = await upsertRecord(this, customListId, id, attributes ?? {}, itemIndex);
+					const { result, afterLostAnswer } = await upsertRecord(this, customListId, id, attributes ?? {}, itemIndex);
 					consecutiveFailures = 0;
+					if (afterLostAnswer) {
+						return { ...base, status: 'done', note: 'the create got no answer and its repeat found the record stored: updated to the values sent' };
+					}
 					if (result === 'updated') {
 						return {
 							...base,

@@ -187,6 +187,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					body: uploadForm(this, upload.binary, upload.size, upload.fileName),
 					// A repeated upload would store the rows twice: never repeated after it may have arrived.
 					retry: 'none',
+					checkHint: `the data uploads in the AML web UI: an upload of ${upload.fileName} may be there`,
 					timeoutMs: timeout >= 1000 ? timeout : UPLOAD_TIMEOUT_MS,
 				},
 				i,

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
+import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, seg } from '../../transport';
 import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
 import { personIdProperty, personOptions, readPersonId } from './shared';
@@ -66,9 +67,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				{ method: 'POST', path: `/v1/persons/${seg(personId)}/notes`, body, retry: body.id !== undefined ? 'create' : 'none' },
 				i,
 			);
-			const answer = response.body as IDataObject | undefined;
-			if (answer && typeof answer === 'object' && Object.keys(answer).length > 0) return { personId, ...answer };
-			return { personId, ...body };
+			// A 422 only after a lost answer: the note with this ID is stored (by the lost attempt or before it).
+			if (response.status === 422) return { personId, ...body, afterLostAnswer: true };
+			return { personId, ...answerOrSent(response.body, body) };
 		},
 	});
 }

@@ -53,8 +53,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				i,
 			);
 			const sent: IDataObject = { id, type, attributes };
+			// "created" only when the create itself answered 2xx. A 422 after a lost answer: stored by the lost attempt
+			// or before it; an upsert still sends its update (idempotent), so the person holds what was sent.
+			const lost = created.afterLostAnswer ? { afterLostAnswer: true } : {};
 			if (created.status !== 422) return { ...sent, result: 'created' };
-			if (onExisting === 'skip') return { ...sent, result: 'skipped' };
+			if (onExisting === 'skip') return { ...sent, result: created.afterLostAnswer ? 'exists' : 'skipped', ...lost };
+			if (onExisting === 'error') return { ...sent, result: 'exists', ...lost };
 			const patch = onExisting === 'patch';
 			await amlRequest.call(
 				this,
@@ -65,7 +69,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				},
 				i,
 			);
-			return { ...sent, result: patch ? 'patched' : 'updated' };
+			return { ...sent, result: patch ? 'patched' : 'updated', ...lost };
 		},
 	});
 }

@@ -23,8 +23,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (id, i) => {
-			await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${seg(id)}`, retry: 'safe' }, i);
-			return { id, deleted: 'queued' };
+			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.
+			const response = await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${seg(id)}`, retry: 'safe', doneOnRepeat: [404] }, i);
+			return { id, deleted: 'queued', ...(response.afterLostAnswer ? { afterLostAnswer: true } : {}) };
 		},
 	});
 }

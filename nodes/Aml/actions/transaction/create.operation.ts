@@ -6,18 +6,8 @@ import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, seg } from '../../transport';
 import { invalid } from '../../validation';
-import {
-	answerOrSent,
-	checkTransactionAttributes,
-	CORE_ATTRIBUTE,
-	CORE_FIELDS,
-	readOwnerId,
-	readTransactionId,
-	TRANSACTION_ATTRIBUTES,
-	transactionIdProperty,
-	transactionOptions,
-	transactionPersonIdProperty,
-} from './shared';
+import { answerOrSent } from '../../helpers/answers';
+import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
@@ -79,14 +69,15 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					method: 'POST',
 					path: `/v1/persons/${seg(personId)}/transactions`,
 					body: { id, attributes },
-					// Keyed by your ID: a repeat after a lost answer that finds it stored counts as created.
+					// Keyed by your ID: repeated after a lost answer; a 422 then means stored (by the lost attempt or before).
 					retry: 'create',
 					passStatuses: onExisting === 'skip' ? [422] : [],
 				},
 				i,
 			);
 			const sent: IDataObject = { id, personId, attributes };
-			if (response.status === 422) return { ...sent, result: 'skipped' };
+			// A 422 after a lost answer: stored by the lost attempt or before it, so not claimed as created.
+			if (response.status === 422) return { ...sent, result: response.afterLostAnswer ? 'exists' : 'skipped', ...(response.afterLostAnswer ? { afterLostAnswer: true } : {}) };
 			return { ...answerOrSent(response.body, sent), result: 'created' };
 		},
 	});

@@ -127,11 +127,3 @@ export function checkTransactionAttributes(ctx: IExecuteFunctions, i: number, at
 	if (problem) throw invalid(ctx, i, problem.field, problem.value, problem.rule);
 	return attributes;
 }
-
-/** The service's answer when it has one; otherwise (200 without body) what was sent. */
-export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
-	if (answer !== null && typeof answer === 'object' && !Array.isArray(answer) && Object.keys(answer).length > 0) {
-		return answer as IDataObject;
-	}
-	return sent;
-}

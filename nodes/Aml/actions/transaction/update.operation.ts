@@ -5,15 +5,8 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { invalid } from '../../validation';
-import {
-	answerOrSent,
-	readOwnerId,
-	readTransactionId,
-	TRANSACTION_ATTRIBUTES,
-	transactionIdProperty,
-	transactionOptions,
-	transactionPersonIdProperty,
-} from './shared';
+import { answerOrSent } from '../../helpers/answers';
+import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
 
 const properties: INodeProperties[] = [
 	{
