@@ -11,7 +11,10 @@ export class Aml implements INodeType {
 		name: 'aml',
 		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Screening → Search outputs one item per searched name, with its matches (none is an item too). Version 1
+		// keeps one item per match as saved workflows expect.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',

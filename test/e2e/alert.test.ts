@@ -256,6 +256,14 @@ describe('Alert resource in real n8n', () => {
 				/Item 0: "Note" is only used together with a status change/,
 				'/manual-alerts',
 			],
+			[
+				// closing by status alone must not rewrite the stored rationale with a preset value
+				'status change without a chosen rationale',
+				{ resource: 'alert', operation: 'updateManualAlert', alertId: '501', status: 'CLOSED' },
+				[{}],
+				/Item 0: "Rationale" must be one of/,
+				'/manual-alerts',
+			],
 		])('%s', async (_name, parameters, items, message, pathPart) => {
 			const mark = await control.mark();
 			const manualBefore = (await control.get<any[]>('/manual-alerts')).length;

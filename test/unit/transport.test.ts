@@ -359,3 +359,30 @@ describe('backoff', () => {
 		expect(backoffDelay(1, DEFAULT_BACKOFF, 10 * 60_000)).toBe(DEFAULT_BACKOFF.maxRetryAfterMs);
 	});
 });
+
+describe('walkPages: the service cap is reported in both modes', () => {
+	const { walkPages } = require('../../nodes/Aml/transport/pagination') as typeof import('../../nodes/Aml/transport/pagination');
+	/** A service with `total` results that pages only up to 10,000 (like the search endpoints). */
+	const pagesOf = (total: number) => async (page: number, size: number) => {
+		const start = page * size;
+		const end = Math.min(total, 10_000, start + size);
+		return { number: page, size, total, content: Array.from({ length: Math.max(0, end - start) }, (_v, i) => start + i) };
+	};
+
+	test('Limit above the cap: 10,000 of 12,500 returned and capped', async () => {
+		const walk = await walkPages(pagesOf(12_500), { returnAll: false, limit: 12_000 });
+		expect(walk.items).toHaveLength(10_000);
+		expect(walk.capped).toBe(true);
+	});
+
+	test('Limit below the cap or a result under it: not capped', async () => {
+		expect((await walkPages(pagesOf(12_500), { returnAll: false, limit: 120 })).capped).toBe(false);
+		expect((await walkPages(pagesOf(300), { returnAll: false, limit: 12_000 })).capped).toBe(false);
+	});
+
+	test('Return All over the cap: capped', async () => {
+		const walk = await walkPages(pagesOf(12_500), { returnAll: true });
+		expect(walk.items).toHaveLength(10_000);
+		expect(walk.capped).toBe(true);
+	});
+});

@@ -49,7 +49,9 @@ export async function walkPages<T>(
 			page++;
 			if (items.length >= limit || result.content.length < size || items.length >= Math.min(total, cap)) break;
 		}
-		return { items: items.slice(0, limit), total, capped: false, pages: page };
+		// Cut by the cap, not by the limit: fewer results than asked for although the service counts more (Limit 12,000
+		// gets 10,000 of 10,000+).
+		return { items: items.slice(0, limit), total, capped: items.length < limit && total >= cap, pages: page };
 	}
 
 	const first = await fetchPage(0, MAX_PAGE_SIZE);

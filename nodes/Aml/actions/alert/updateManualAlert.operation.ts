@@ -11,7 +11,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Needs client credentials created in the AML web UI after 16.05.2023. The rationale is always replaced; the status only when a status code is given.',
+			'Needs client credentials created in the AML web UI after 16.05.2023. The service replaces the rationale on every update: choose the alert\'s current rationale to keep it. The status changes only when a status code is given.',
 		name: 'manualAlertNotice',
 		type: 'notice',
 		default: '',
@@ -19,7 +19,12 @@ const properties: INodeProperties[] = [
 	alertIdProperty(1, {
 		description: 'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
 	}),
-	rationaleProperty,
+	{
+		...rationaleProperty,
+		// No preset: the service replaces the stored rationale with whatever is sent, so it is the user's choice.
+		default: '',
+		description: "The alert's rationale after the update (the service requires one on every update and replaces the stored one)",
+	},
 	rationaleCommentProperty,
 	{
 		displayName: 'Status Code',
@@ -52,7 +57,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => {
 			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
-			const body: IDataObject = { rationale: itemParameter(this, 'rationale', i) as string };
+			const rationale = itemParameter(this, 'rationale', i, '') as string;
+			if (!rationale) {
+				throw invalid(this, i, 'Rationale', rationale, "must be chosen: the service replaces the stored rationale on every update (choose the alert's current one to keep it)");
+			}
+			const body: IDataObject = { rationale };
 			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;
 			const status = optionalText(this, i, 'Status Code', itemParameter(this, 'status', i, ''));

@@ -1,5 +1,5 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
@@ -10,7 +10,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'A look-up only: nothing is stored in the AML service and no alert is created. The node outputs one item per matching list record (none when nothing matches).',
+			'A look-up only: nothing is stored in the AML service and no alert is created.',
 		name: 'searchNotice',
 		type: 'notice',
 		default: '',
@@ -43,9 +43,10 @@ const properties: INodeProperties[] = [
 		type: 'fixedCollection',
 		placeholder: 'Add Configuration',
 		typeOptions: { multipleValues: true },
-		default: {},
-		description:
-			'What to search and how. Add one configuration per kind of search. Empty fields are not sent; without any configuration an empty list is sent.',
+		// A search needs at least one configuration; the default is a visible sanction search.
+		default: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH' }] },
+		required: true,
+		description: 'What to search and how: at least one configuration, one per kind of search. Empty fields are not sent.',
 		options: [
 			{
 				displayName: 'Configuration',
@@ -113,6 +114,20 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...(['perSearch', 'perMatch'] as const).map(
+		(preset, index): INodeProperties => ({
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{ name: 'One Item per Search', value: 'perSearch', description: 'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)' },
+				{ name: 'One Item per Match', value: 'perMatch', description: 'One item per matching list record; a name without matches outputs no item' },
+			],
+			default: preset,
+			displayOptions: { show: { '@version': index === 0 ? [{ _cnd: { gte: 1.1 } }] : [1] } },
+			description: 'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
+		}),
+	),
 	{
 		displayName: 'Simplify',
 		name: 'simplify',
@@ -135,6 +150,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,
 			);
 			const rows = itemParameter(this, 'configurations.configuration', i, []) as ConfigurationInput[];
+			if (!Array.isArray(rows) || rows.length === 0) {
+				throw invalid(this, i, 'Configurations', rows, 'needs at least one configuration (what to search and how, e.g. Check Type SANCTION)');
+			}
 			const { configurations, problem } = buildConfigurations(rows);
 			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
 			return {
@@ -144,13 +162,23 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					configurations,
 				} as IDataObject,
 				simplify: itemParameter(this, 'simplify', i, false) as boolean,
+				perSearch: itemParameter(this, 'output', i, this.getNode().typeVersion >= 1.1 ? 'perSearch' : 'perMatch') === 'perSearch',
 			};
 		},
-		send: async ({ body, simplify }, i) => {
+		send: async ({ body, simplify, perSearch }, i) => {
 			// A search stores nothing, so repeating it after a timeout or 5xx is safe.
 			const results = await amlApiRequest.call(this, { method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' }, i);
-			const list = Array.isArray(results) ? (results as IDataObject[]) : [];
-			return simplify ? list.map(simplifySearchResult) : list;
+			if (!Array.isArray(results)) {
+				// Not a list: nothing can be concluded from it, least of all "no match".
+				throw new NodeApiError(this.getNode(), { message: 'not a list' } as JsonObject, {
+					message: 'The AML service answered the screening search without a list of results',
+					description: `Answer: ${JSON.stringify(results ?? null).slice(0, 200)}. Nothing is concluded from it; run the search again.`,
+					itemIndex: i,
+				});
+			}
+			const list = (results as IDataObject[]).map((result) => (simplify ? simplifySearchResult(result) : result));
+			if (!perSearch) return list;
+			return { name: body.name, recordEntityType: body.recordEntityType, matched: list.length > 0, matchCount: list.length, matches: list };
 		},
 	});
 }
