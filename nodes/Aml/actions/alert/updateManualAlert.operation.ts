@@ -21,10 +21,13 @@ const properties: INodeProperties[] = [
 	}),
 	{
 		...rationaleProperty,
-		// No preset: the service replaces the stored rationale with whatever is sent, so it is the user's choice.
+		// From 1.1 no preset: the service replaces the stored rationale with whatever is sent, so it is the user's
+		// choice. Version 1 keeps its preset, so saved workflows that relied on it keep running.
 		default: '',
 		description: "The alert's rationale after the update (the service requires one on every update and replaces the stored one)",
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
+	{ ...rationaleProperty, displayOptions: { show: { '@version': [1] } } },
 	rationaleCommentProperty,
 	{
 		displayName: 'Status Code',

@@ -28,17 +28,19 @@ const properties: INodeProperties[] = [
 		name: 'uploadType',
 		type: 'options',
 		options: [
-			{ name: 'Person', value: 'PERSON', description: 'Required columns: ID, type (INDIVIDUAL, LEGAL, UNDEFINED); other columns are attributes' },
-			{ name: 'Person Relation', value: 'PERSON_RELATION', description: 'Required columns: person_id, related_person_id, relation_type' },
+			{ name: 'Person', value: 'PERSON', description: 'Persons; type is INDIVIDUAL, LEGAL or UNDEFINED; other columns are attributes' },
+			{ name: 'Person Relation', value: 'PERSON_RELATION', description: 'Relations between two stored persons' },
 			{
 				name: 'Transaction',
 				value: 'TRANSACTION',
-				description: 'Required columns: ID, person_id, timestamp (ISO-8601), amount, direction; other columns are attributes',
+				description: 'Transactions of stored persons; timestamp is ISO-8601; other columns are attributes',
 			},
-			{ name: 'Transaction Update', value: 'TRANSACTION_UPDATE', description: 'Required columns: ID, person_id; then the columns to add, or status' },
+			{ name: 'Transaction Update', value: 'TRANSACTION_UPDATE', description: 'Changes to stored transactions: the columns to add, or status' },
 		],
 		default: 'PERSON',
 		description: 'What the rows of the file are. The file needs a header row with the required columns of this type.',
+		// the exact, lower-case column names (a hint: n8n's lint would capitalise them in a description)
+		hint: 'Required header columns, exactly as written here: Person: id, type · Person Relation: person_id, related_person_id, relation_type · Transaction: id, person_id, timestamp, amount, direction · Transaction Update: id, person_id',
 	},
 	{
 		displayName: 'Wait for Completion',
