@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
-import { BLOCK_OUTPUT, CLEAR_OUTPUT } from '../outputs';
+import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -40,7 +40,8 @@ export function routedCheckOperation(options: {
 	return {
 		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-			const routed = itemParameter(this, 'routeOutputs', 0, true) !== false;
+			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
+			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {

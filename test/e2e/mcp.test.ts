@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+
+import * as path_ from 'node:path';
+
+import { context, control, n8n, runAml, type Json } from '../harness/context';
+import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
+
+/**
+ * AI agents use the AML node as a tool: a workflow with n8n's MCP Server Trigger and AML tool nodes whose parameters
+ * an agent fills through `$fromAI(...)`, called by a real MCP client (the official SDK) over the trigger's URL.
+ * n8n runs with N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE=true (test/harness/n8n.ts).
+ */
+const suffix = randomUUID().slice(0, 8);
+const personId = `mcp-${suffix}`;
+const TRIGGER = 'MCP Server Trigger';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+
+let workflowId: string | undefined;
+let client: any;
+
+beforeAll(async () => {
+	// the example workflow as a user imports it (examples/05-ai-agent-tools.json), on a path of its own
+	const path = `aml-mcp-${suffix}`;
+	const workflow = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), { sandboxUrl: context().sandbox.baseUrl, credential: context().credential });
+	const trigger = (workflow.nodes as Json[]).find((n) => n.name === TRIGGER)!;
+	trigger.parameters.path = path;
+	trigger.webhookId = randomUUID();
+	const created = await n8n().createWorkflow({ ...workflow, name: `${workflow.name} ${suffix}` });
+	workflowId = created.id;
+	await n8n().activate(created.id);
+
+	const person = await runAml({ resource: 'person', operation: 'create', personId, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Mcp"}' });
+	expect(person.status).toBe('success');
+
+	client = new Client({ name: 'aml-e2e', version: '1.0.0' });
+	await client.connect(new StreamableHTTPClientTransport(new URL(`${context().n8n.baseUrl}/mcp/${path}`)));
+});
+
+afterAll(async () => {
+	await client?.close().catch(() => undefined);
+	if (workflowId) {
+		await n8n().deactivate(workflowId).catch(() => undefined);
+		await n8n().deleteWorkflow(workflowId).catch(() => undefined);
+	}
+});
+
+function textOf(result: Json): string {
+	return (result.content ?? []).map((c: Json) => c.text ?? '').join('\n');
+}
+
+describe('AML node as a tool through the MCP Server Trigger', () => {
+	test('the MCP client lists the tools with their descriptions and $fromAI input schemas', async () => {
+		const { tools } = await client.listTools();
+		const byName = Object.fromEntries(tools.map((t: Json) => [t.name, t]));
+		console.log(`[mcp] tools: ${JSON.stringify(tools.map((t: Json) => ({ name: t.name, description: t.description, input: Object.keys(t.inputSchema?.properties ?? {}) })))}`);
+		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_transaction', 'get_person']);
+		expect(byName.check_transaction.description).toMatch(/decision clear or block/);
+		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(/letters, digits/);
+		expect(Object.keys(byName.create_transaction.inputSchema.properties).sort()).toEqual(['amount', 'personId', 'transactionId']);
+		expect(byName.create_transaction.inputSchema.properties.amount.description).toMatch(/Decimal amount as text/);
+	});
+
+	test('a blocked payment comes back to the agent with decision "block" and the alert id; a clear one with "clear"', async () => {
+		const large = `${personId}-large`;
+		const small = `${personId}-small`;
+		for (const [transactionId, amount] of [[large, '25000.00'], [small, '12.00']]) {
+			const created = await client.callTool({ name: 'create_transaction', arguments: { personId, transactionId, amount } });
+			expect(created.isError ?? false).toBe(false);
+		}
+		expect((await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort()).toEqual([large, small].sort());
+
+		const blocked = await client.callTool({ name: 'check_transaction', arguments: { transactionId: large } });
+		console.log(`[mcp] blocked call: ${textOf(blocked).slice(0, 400)}`);
+		expect(blocked.isError ?? false).toBe(false);
+		const blockedText = textOf(blocked);
+		expect(blockedText).toContain('"decision":"block"');
+		const alertId = (await control.get<any[]>('/alerts')).find((a) => a.transaction?.id === large || a.transactionId === large)?.id;
+		expect(blockedText).toContain(`"alertIds":[${alertId}]`);
+
+		const clear = await client.callTool({ name: 'check_transaction', arguments: { transactionId: small } });
+		console.log(`[mcp] clear call: ${textOf(clear).slice(0, 300)}`);
+		expect(textOf(clear)).toContain('"decision":"clear"');
+	});
+
+	test('a bad ID from the agent comes back as an error naming the field and rule; the service receives no request', async () => {
+		const mark = await control.mark();
+		const bad = await client.callTool({ name: 'get_person', arguments: { personId: 'bad/id' } });
+		const text = textOf(bad);
+		console.log(`[mcp] bad id call: ${text.slice(0, 300)}`);
+		expect(text).toMatch(/"Person ID" may only contain a-z, A-Z, 0-9, hyphen, underscore, colon and dot/);
+		expect((await control.requestsSince(mark)).filter((r: { path: string }) => r.path.startsWith('/api/'))).toHaveLength(0);
+	});
+});
