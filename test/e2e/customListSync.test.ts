@@ -275,4 +275,19 @@ describe('Custom List → Sync in real n8n', () => {
 		},
 		600_000,
 	);
+
+	test('Sync gets the per-item parameter checks every operation gets: a choice set by an expression to an unknown value fails naming item and field, before any request', async () => {
+		const listId = await newList(`sync checks ${Date.now()}`);
+		await prefill(listId, 5);
+		const since = await control.mark();
+		// item 1 asks for an unknown way of handling missing records: before, anything but "archive" meant "leave unchanged"
+		const run = await runAml({ ...syncParams(listId), onMissing: '={{ $json.mode }}' }, [
+			{ id: 'r-1', name: 'One', mode: 'archive' },
+			{ id: 'r-2', name: 'Two', mode: 'delete-everything' },
+		]);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/Item 1: "Records Missing From Input" must be one of archive, leave/);
+		expect(await listRequests(since, listId)).toHaveLength(0);
+		expect((await active(listId)).size).toBe(5);
+	});
 });

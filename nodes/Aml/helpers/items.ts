@@ -61,6 +61,23 @@ export function setItemCheck(ctx: IExecuteFunctions, checkItem: (itemIndex: numb
 	itemChecks.set(ctx, checkItem);
 }
 
+/**
+ * Runs the run's parameter checks on every item, for operations that read all items before sending anything in one
+ * plan instead of item by item through `runItems` (Custom List → Sync): the first bad item fails the run, before any
+ * request.
+ */
+export function checkEveryItem(ctx: IExecuteFunctions, count: number): void {
+	const checkItem = itemChecks.get(ctx);
+	if (!checkItem) return;
+	for (let i = 0; i < count; i++) {
+		try {
+			checkItem(i);
+		} catch (error) {
+			throw asItemError(ctx, error, i);
+		}
+	}
+}
+
 function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context) error.context.itemIndex = itemIndex;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { DEFAULT_PARALLEL_REQUESTS, requestOptions } from '../../helpers/items';
+import { checkEveryItem, DEFAULT_PARALLEL_REQUESTS, requestOptions } from '../../helpers/items';
 import { mapBounded } from '../../helpers/parallel';
 import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
 import {
@@ -194,6 +194,8 @@ function percent(value: number): string {
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+	// the per-item parameter checks every operation gets (Sync plans over all items instead of running them one by one)
+	checkEveryItem(this, items.length);
 	const customListId = readListId(this, 0);
 	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
 	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
