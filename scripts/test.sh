@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
-# runs n8n's community-node lint (scripts/lint.sh, counted as one test) and the jest projects unit, sandbox, e2e
+# runs n8n's community-node lint (scripts/lint.sh, counted as one test), the type-check of the test code (tsc -p
+# tsconfig.test.json, one test) and the jest projects unit, sandbox, e2e
 # (real n8n; Debian's Chromium for the browser check, apt-get installed when missing), faults (real n8n against
 # the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones) and compat (the
 # compatibility subset on each other supported n8n line, one counted suite per version, each installed and cached
@@ -19,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-lint unit sandbox e2e faults compat}"
+suites="${AML_TEST_SUITES:-lint typecheck unit sandbox e2e faults compat}"
 compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
 passed=0
 failed=0
@@ -65,6 +66,17 @@ jest="node_modules/.bin/jest"
 for suite in $suites; do
   echo
   echo "== suite: $suite"
+  if [ "$suite" = typecheck ]; then
+    # the test code, harness, sandbox and benchmarks type-checked (jest only transpiles them): one test
+    started=$(date +%s)
+    if node_modules/.bin/tsc -p tsconfig.test.json --noEmit </dev/null; then p=1; f=0; else p=0; f=1; status=1; fi
+    line="suite typecheck: $p passed, $f failed in $(($(date +%s) - started))s"
+    echo "$line"
+    summary+=("$line")
+    passed=$((passed + p))
+    failed=$((failed + f))
+    continue
+  fi
   if [ "$suite" = lint ]; then
     # n8n's community-node lint over what the package publishes: one test, passed or failed.
     started=$(date +%s)
