@@ -57,7 +57,7 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((t: Json) => [t.name, t]));
 		console.log(`[mcp] tools: ${JSON.stringify(tools.map((t: Json) => ({ name: t.name, description: t.description, input: Object.keys(t.inputSchema?.properties ?? {}) })))}`);
-		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_transaction', 'get_person']);
+		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_transaction', 'get_person', 'list_transactions']);
 		expect(byName.check_transaction.description).toMatch(/decision clear or block/);
 		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(/letters, digits/);
 		expect(Object.keys(byName.create_transaction.inputSchema.properties).sort()).toEqual(['amount', 'personId', 'transactionId']);
@@ -93,5 +93,21 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		console.log(`[mcp] bad id call: ${text.slice(0, 300)}`);
 		expect(text).toMatch(/"Person ID" may only contain a-z, A-Z, 0-9, hyphen, underscore, colon and dot/);
 		expect((await control.requestsSince(mark)).filter((r: { path: string }) => r.path.startsWith('/api/'))).toHaveLength(0);
+	});
+
+	test('a long answer is cut for the model: at most 100 items and a last item saying how many there were', async () => {
+		const owner = `${personId}-many`;
+		expect((await runAml({ resource: 'person', operation: 'create', personId: owner, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Many"}' })).status).toBe('success');
+		const items = Array.from({ length: 120 }, (_v, i) => ({ id: `${owner}-t${i}` }));
+		const created = await runAml(
+			{ resource: 'transaction', operation: 'create', personId: owner, transactionId: '={{ $json.id }}', attributesMode: 'json', attributesJson: '{"amount":"1.00","type":"payment","direction":"I","timestamp":"2026-03-07T10:00:00Z"}' },
+			items,
+		);
+		expect(created.status).toBe('success');
+		const listed = await client.callTool({ name: 'list_transactions', arguments: { personId: owner } });
+		const answer = JSON.parse(textOf(listed));
+		expect(answer).toHaveLength(101);
+		expect(answer[100]).toMatchObject({ truncated: true, returned: 100, total: 120 });
+		expect(answer[100].hint).toMatch(/Narrow the call/);
 	});
 });

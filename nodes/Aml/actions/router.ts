@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { setItemCheck } from '../helpers/items';
+import { runsAsTool } from './outputs';
 import { parameterCheck } from '../validation';
 
 import * as alert from './alert';
@@ -32,5 +33,25 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	// Choices and numbers set by expressions are checked per item with the operation's own rules, before any request.
 	setItemCheck(this, parameterCheck(this, module.description));
-	return await module.execute.call(this, items);
+	const outputs = await module.execute.call(this, items);
+	return runsAsTool(this) ? capToolAnswer(outputs) : outputs;
+}
+
+/** Most items an AI tool answers with: a model reads every item it gets, and 10,000 would not fit its context. */
+export const TOOL_MAX_ITEMS = 100;
+
+/** A tool's answer cut to TOOL_MAX_ITEMS, with a last item saying so and how to narrow the call. */
+function capToolAnswer(outputs: INodeExecutionData[][]): INodeExecutionData[][] {
+	const [first = [], ...rest] = outputs;
+	if (first.length <= TOOL_MAX_ITEMS) return outputs;
+	const note: INodeExecutionData = {
+		json: {
+			truncated: true,
+			returned: TOOL_MAX_ITEMS,
+			total: first.length,
+			hint: `Only the first ${TOOL_MAX_ITEMS} of ${first.length} results are shown. Narrow the call (filters, a query, or a Limit) to see the rest.`,
+		},
+		pairedItem: first[TOOL_MAX_ITEMS - 1]?.pairedItem,
+	};
+	return [[...first.slice(0, TOOL_MAX_ITEMS), note], ...rest];
 }

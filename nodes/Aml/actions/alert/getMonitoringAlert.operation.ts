@@ -5,17 +5,18 @@ import { optionsCollection, runItems } from '../../helpers/items';
 import { amlApiRequest, seg } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
 		description:
 			'Numeric ID of the monitoring alert (whole number, 1 or more), e.g. the "alertId" of a monitoring check result or of an ALERT_CREATED webhook',
 	}),
-	{
+	...simplifyByVersion({
 		...simplifyProperty,
 		description:
 			'Whether to return only ID, status, priority, person ID, transaction ID, scenario results and creation time instead of the full alert (with person, transaction, notes and history)',
-	},
+	}),
 	optionsCollection(),
 ];
 
@@ -28,7 +29,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
-			simplify: itemParameter(this, 'simplify', i, false) as boolean,
+			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${seg(alertId)}` }, i)) as IDataObject;

@@ -6,6 +6,7 @@ import { pagingProperties, readAllPages } from '../../helpers/paging';
 import { amlApiRequest, seg, type Paged } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -15,11 +16,11 @@ const properties: INodeProperties[] = [
 			'Numeric ID of the screening alert (whole number, 1 or more), e.g. the "alertId" of a screening check match or of a SCREENING_ALERT_CREATED webhook',
 	}),
 	...pagingProperties,
-	{
+	...simplifyByVersion({
 		...simplifyProperty,
 		description:
 			'Whether to return only ID, matched name, list name, list type and score of each hit instead of the full list record',
-	},
+	}),
 	optionsCollection(),
 ];
 
@@ -32,7 +33,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
-			simplify: itemParameter(this, 'simplify', i, false) as boolean,
+			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			// Hits are not a search: the 10,000-result cap does not apply.

@@ -6,6 +6,7 @@ import { amlApiRequest } from '../../transport';
 import { check, invalid } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
 	{
@@ -114,8 +115,8 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	...(['perSearch', 'perMatch'] as const).map(
-		(preset, index): INodeProperties => ({
+	...byVersion(
+		{
 			displayName: 'Output',
 			name: 'output',
 			type: 'options',
@@ -123,19 +124,19 @@ const properties: INodeProperties[] = [
 				{ name: 'One Item per Search', value: 'perSearch', description: 'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)' },
 				{ name: 'One Item per Match', value: 'perMatch', description: 'One item per matching list record; a name without matches outputs no item' },
 			],
-			default: preset,
-			displayOptions: { show: { '@version': index === 0 ? [{ _cnd: { gte: 1.1 } }] : [1] } },
+			default: 'perSearch',
 			description: 'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
-		}),
+		},
+		{ v1: 'perMatch', v11: 'perSearch' },
 	),
-	{
+	...simplifyByVersion({
 		displayName: 'Simplify',
 		name: 'simplify',
 		type: 'boolean',
 		default: false,
 		description:
 			'Whether to return only ID, name, score, list, screening type, record type and countries of each match instead of the full list record',
-	},
+	}),
 	optionsCollection(),
 ];
 
@@ -161,7 +162,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					recordEntityType: itemParameter(this, 'recordEntityType', i) as string,
 					configurations,
 				} as IDataObject,
-				simplify: itemParameter(this, 'simplify', i, false) as boolean,
+				simplify: readSimplify(this, i),
 				perSearch: itemParameter(this, 'output', i, this.getNode().typeVersion >= 1.1 ? 'perSearch' : 'perMatch') === 'perSearch',
 			};
 		},
