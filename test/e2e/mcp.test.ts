@@ -57,7 +57,7 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((t: Json) => [t.name, t]));
 		console.log(`[mcp] tools: ${JSON.stringify(tools.map((t: Json) => ({ name: t.name, description: t.description, input: Object.keys(t.inputSchema?.properties ?? {}) })))}`);
-		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_transaction', 'get_person', 'list_transactions']);
+		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_manual_alert', 'create_transaction', 'get_person', 'list_transactions', 'screen_name']);
 		expect(byName.check_transaction.description).toMatch(/decision clear or block/);
 		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(/letters, digits/);
 		expect(Object.keys(byName.create_transaction.inputSchema.properties).sort()).toEqual(['amount', 'personId', 'transactionId']);
@@ -109,5 +109,21 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		expect(answer).toHaveLength(101);
 		expect(answer[100]).toMatchObject({ truncated: true, returned: 100, total: 120 });
 		expect(answer[100].hint).toMatch(/Narrow the call/);
+	});
+
+	test('screening and a manual alert through the tools: one simplified answer per name, and the alert stored once', async () => {
+		const hit = JSON.parse(textOf(await client.callTool({ name: 'screen_name', arguments: { name: 'Viktor Drabenko' } })));
+		expect(hit).toHaveLength(1);
+		expect(hit[0]).toMatchObject({ name: 'Viktor Drabenko', matched: true, matches: [{ id: 'rec-1', name: 'Viktor Drabenko', list: 'Synthetic Sanctions List' }] });
+		const none = JSON.parse(textOf(await client.callTool({ name: 'screen_name', arguments: { name: 'Ordinary Shopkeeper Zz' } })));
+		expect(none).toEqual([{ name: 'Ordinary Shopkeeper Zz', recordEntityType: 'ALL', matched: false, matchCount: 0, matches: [] }]);
+
+		const before = (await control.get<any[]>('/manual-alerts')).length;
+		const comment = `raised by an agent ${suffix}`;
+		const alert = JSON.parse(textOf(await client.callTool({ name: 'create_manual_alert', arguments: { personId, comment } })));
+		expect(alert[0]).toMatchObject({ personId, rationale: 'OTHER', rationaleComment: comment });
+		const stored = await control.get<any[]>('/manual-alerts');
+		expect(stored.length).toBe(before + 1);
+		expect(stored.find((a) => a.rationaleComment === comment)).toMatchObject({ personId });
 	});
 });
