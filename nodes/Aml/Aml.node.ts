@@ -13,8 +13,9 @@ export class Aml implements INodeType {
 		group: ['transform'],
 		// 1.1: Screening → Search outputs one item per searched name, with its matches (none is an item too). Version 1
 		// keeps one item per match as saved workflows expect.
+		// No defaultVersion: n8n then uses the last version for new nodes, and offers "Custom API Call" only on a node
+		// whose defaultVersion is unset (or equals its version).
 		version: [1, 1.1],
-		defaultVersion: 1.1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',

@@ -1,0 +1,36 @@
+import { Aml } from '../../nodes/Aml/Aml.node';
+import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
+
+/**
+ * Details of node versions that n8n reads from the description (the features are tested in real n8n): a new AML node
+ * is version 1.1 (n8n takes the last version when defaultVersion is unset) and keeps n8n's "Custom API Call" (n8n
+ * injects it only where defaultVersion is unset or equals version); a new AML Trigger is version 1.2.
+ */
+describe('node versions', () => {
+	test('AML: versions 1 and 1.1, no defaultVersion', () => {
+		const { version, defaultVersion } = new Aml().description;
+		expect(version).toEqual([1, 1.1]);
+		expect(defaultVersion).toBeUndefined();
+	});
+
+	test('AML Trigger: versions 1, 1.1, 1.2; new triggers 1.2', () => {
+		const { version, defaultVersion } = new AmlTrigger().description;
+		expect(version).toEqual([1, 1.1, 1.2]);
+		expect(defaultVersion).toBe(1.2);
+	});
+
+	test('every parameter whose default changed with 1.1 exists once per version, shown by version', () => {
+		const byName = new Map<string, Array<{ default: unknown; versions: unknown }>>();
+		for (const p of new Aml().description.properties) {
+			const versions = p.displayOptions?.show?.['@version'];
+			if (!versions) continue;
+			const key = `${p.name}:${JSON.stringify(p.displayOptions?.show?.operation)}`;
+			byName.set(key, [...(byName.get(key) ?? []), { default: p.default, versions }]);
+		}
+		expect(byName.size).toBeGreaterThanOrEqual(5);
+		for (const [key, variants] of byName) {
+			expect({ key, count: variants.length }).toEqual({ key, count: 2 });
+			expect(variants.map((v) => JSON.stringify(v.versions)).sort()).toEqual(['[1]', '[{"_cnd":{"gte":1.1}}]']);
+		}
+	});
+});
