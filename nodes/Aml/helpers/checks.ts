@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
 import type { OperationModule } from '../actions/types';
-import { amlApiRequest, isTransientFailure, seg } from '../transport';
+import { amlApiRequest, isTransientFailure, idSegment } from '../transport';
 import { checkId } from '../validation';
 import { itemParameter } from './itemParameter';
 import { requestOptions, runItems } from './items';
@@ -148,7 +148,7 @@ export function unresolvedAlertsOperation(options: {
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(
 						this,
-						{ method: 'GET', path: `${options.collectionPath}/${seg(id)}/unresolved-alerts` },
+						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
 						i,
 					)) as IDataObject | undefined;
 					return { [options.outputKey]: id, hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null };

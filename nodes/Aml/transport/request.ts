@@ -55,8 +55,8 @@ export interface AmlResponse<T = unknown> {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Encodes one path segment (IDs may contain ":" and "."). */
-export function seg(value: string | number): string {
+/** An ID as one URL path segment, percent-encoded (IDs may contain ":" and "."; IDs of dots only are refused before). */
+export function idSegment(value: string | number): string {
 	return encodeURIComponent(String(value));
 }
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection, runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
@@ -32,7 +32,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {
-			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${seg(alertId)}` }, i)) as IDataObject;
+			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${idSegment(alertId)}` }, i)) as IDataObject;
 			return simplify ? simplifyMonitoringAlert(alert) : alert;
 		},
 	});

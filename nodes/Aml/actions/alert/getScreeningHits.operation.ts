@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection, runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/paging';
-import { amlApiRequest, seg, type Paged } from '../../transport';
+import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
@@ -43,7 +43,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				async (page, size) => {
 					return (await amlApiRequest.call(
 						this,
-						{ method: 'GET', path: `/v1/screening-alerts/${seg(alertId)}/hits`, qs: { page, size } },
+						{ method: 'GET', path: `/v1/screening-alerts/${idSegment(alertId)}/hits`, qs: { page, size } },
 						i,
 					)) as Paged<IDataObject>;
 				},

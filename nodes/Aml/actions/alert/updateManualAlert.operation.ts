@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection, runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
@@ -87,7 +87,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				// Not repeated after a lost answer: a status change makes a status entry, a note and a webhook event.
 				const answer = await amlApiRequest.call(
 					this,
-					{ method: 'PUT', path: `/v1/manual-alerts/${seg(alertId)}`, body, retry: 'none', checkHint: `Alert → Get Manual Alert for ${alertId}` },
+					{ method: 'PUT', path: `/v1/manual-alerts/${idSegment(alertId)}`, body, retry: 'none', checkHint: `Alert → Get Manual Alert for ${alertId}` },
 					i,
 				);
 				return answerOrSent(answer, { id: alertId, ...body, updated: true });

@@ -4,7 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
-import { amlApiRequest, amlRequest, seg, type AmlContext } from '../../transport';
+import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
 import { check, checkAttributes, checkId, uuidRule } from '../../validation';
 
 export const customListIdProperty: INodeProperties = {
@@ -112,8 +112,8 @@ export function readRecordWrite(ctx: IExecuteFunctions, itemIndex: number): { cu
 }
 
 export function recordsPath(customListId: string, recordId?: string): string {
-	const base = `/v1/custom-lists/${seg(customListId)}/records`;
-	return recordId === undefined ? base : `${base}/${seg(recordId)}`;
+	const base = `/v1/custom-lists/${idSegment(customListId)}/records`;
+	return recordId === undefined ? base : `${base}/${idSegment(recordId)}`;
 }
 
 /** Whether a listed record is marked archived (the service may add such a flag to list answers). */
@@ -161,7 +161,7 @@ export async function fetchUsableFields(this: AmlContext, customListId: string, 
 		this,
 		{
 			method: 'GET',
-			path: `/v1/custom-lists/${seg(customListId)}/screening-fields`,
+			path: `/v1/custom-lists/${idSegment(customListId)}/screening-fields`,
 		},
 		itemIndex,
 	);

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { amlApiRequest, isTransientFailure, seg } from '../../transport';
+import { amlApiRequest, isTransientFailure, idSegment } from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
@@ -27,7 +27,7 @@ export function statusJson(uploadId: number, answer: IDataObject): IDataObject {
 export async function fetchStatus(ctx: IExecuteFunctions, uploadId: number, itemIndex: number): Promise<IDataObject> {
 	const answer = (await amlApiRequest.call(
 		ctx,
-		{ method: 'GET', path: `/v1/data-upload/${seg(uploadId)}/status`, retry: 'safe' },
+		{ method: 'GET', path: `/v1/data-upload/${idSegment(uploadId)}/status`, retry: 'safe' },
 		itemIndex,
 	)) as IDataObject;
 	return statusJson(uploadId, answer ?? {});

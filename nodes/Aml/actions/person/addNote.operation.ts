@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
 import { personIdProperty, personOptions, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -64,7 +64,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			// answered "already exists" means the first attempt stored it.
 			const response = await amlRequest.call(
 				this,
-				{ method: 'POST', path: `/v1/persons/${seg(personId)}/notes`, body, retry: body.id !== undefined ? 'create' : 'none' },
+				{ method: 'POST', path: `/v1/persons/${idSegment(personId)}/notes`, body, retry: body.id !== undefined ? 'create' : 'none' },
 				i,
 			);
 			// A 422 only after a lost answer: the note with this ID is stored (by the lost attempt or before it).

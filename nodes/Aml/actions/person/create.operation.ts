@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { optionsCollection, runItems } from '../../helpers/items';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { checkId } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -64,7 +64,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				this,
 				{
 					method: patch ? 'PATCH' : 'PUT',
-					path: `/v2/persons/${seg(id)}`,
+					path: `/v2/persons/${idSegment(id)}`,
 					body: { type, attributes },
 				},
 				i,

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
@@ -24,7 +24,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => readPersonId(this, i),
 		send: async (id, i) => {
 			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.
-			const response = await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${seg(id)}`, retry: 'safe', doneOnRepeat: [404] }, i);
+			const response = await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${idSegment(id)}`, retry: 'safe', doneOnRepeat: [404] }, i);
 			return { id, deleted: 'queued', ...(response.afterLostAnswer ? { afterLostAnswer: true } : {}) };
 		},
 	});

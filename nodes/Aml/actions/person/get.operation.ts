@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection, runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { checkId } from '../../validation';
 import { personIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -20,7 +20,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return { personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
 		},
 		send: async ({ personId }, i) => {
-			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}` }, i)) as IDataObject;
+			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}` }, i)) as IDataObject;
 		},
 	});
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyRisk } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -27,7 +27,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
 		send: async ({ personId, simplify }, i) => {
-			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}/risks` }, i)) ??
+			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}/risks` }, i)) ??
 				{}) as IDataObject;
 			return simplify ? simplifyRisk(personId, risk) : { personId, ...risk };
 		},

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -20,7 +20,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
 		send: async ({ personId, simplify }, i) => {
-			const history = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${seg(personId)}/statuses` }, i)) ??
+			const history = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}/statuses` }, i)) ??
 				{}) as IDataObject;
 			return simplify ? simplifyStatusHistory(personId, history) : { personId, ...history };
 		},

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -42,7 +42,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		},
 		send: async ({ id, body }, i) => {
 			// Setting the same attributes again gives the same stored person: safe to repeat.
-			await amlRequest.call(this, { method: 'PATCH', path: `/v2/persons/${seg(id)}`, body, retry: 'safe' }, i);
+			await amlRequest.call(this, { method: 'PATCH', path: `/v2/persons/${idSegment(id)}`, body, retry: 'safe' }, i);
 			return { id, ...body, result: 'patched' };
 		},
 	});

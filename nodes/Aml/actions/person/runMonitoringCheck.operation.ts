@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkListOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -30,7 +30,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				this,
 				{
 					method: 'POST',
-					path: `/v1/persons/${seg(personId)}/monitoring-checks`,
+					path: `/v1/persons/${idSegment(personId)}/monitoring-checks`,
 					qs: { 'all-results': allResults },
 					// Checks may be repeated (the service treats a check as a query of the current state).
 					retry: 'safe',

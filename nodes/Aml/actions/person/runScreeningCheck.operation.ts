@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkListOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, personOptions, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
@@ -26,7 +26,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		send: async (personId, i) => {
 			const answer = await amlApiRequest.call(
 				this,
-				{ method: 'POST', path: `/v1/persons/${seg(personId)}/screening-checks`, retry: 'safe' },
+				{ method: 'POST', path: `/v1/persons/${idSegment(personId)}/screening-checks`, retry: 'safe' },
 				i,
 			);
 			const { list: matches, alertIds } = checkListOrThrow(this, answer, 'matches', i);

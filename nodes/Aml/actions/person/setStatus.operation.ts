@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { parseJson } from '../../helpers/attributes';
 import { deprecationNotice } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { enumRule, check, invalid } from '../../validation';
 import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, personOptions, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -94,7 +94,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return { id, body };
 		},
 		send: async ({ id, body }, i) => {
-			const person = await amlApiRequest.call(this, { method: 'PATCH', path: `/v1/persons/${seg(id)}`, body, retry: 'safe' }, i);
+			const person = await amlApiRequest.call(this, { method: 'PATCH', path: `/v1/persons/${idSegment(id)}`, body, retry: 'safe' }, i);
 			if (person && typeof person === 'object' && Object.keys(person).length > 0) return person as IDataObject;
 			return { ...body, result: 'updated' };
 		},

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -32,7 +32,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}),
 		send: async ({ id, type, attributes }, i) => {
 			// PUT replaces: repeating it after a lost answer stores the same result.
-			await amlRequest.call(this, { method: 'PUT', path: `/v2/persons/${seg(id)}`, body: { type, attributes }, retry: 'safe' }, i);
+			await amlRequest.call(this, { method: 'PUT', path: `/v2/persons/${idSegment(id)}`, body: { type, attributes }, retry: 'safe' }, i);
 			return { id, type, attributes, result: 'updated' };
 		},
 	});

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
-import { amlRequest, seg } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
@@ -67,7 +67,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				this,
 				{
 					method: 'POST',
-					path: `/v1/persons/${seg(personId)}/transactions`,
+					path: `/v1/persons/${idSegment(personId)}/transactions`,
 					body: { id, attributes },
 					// Keyed by your ID: repeated after a lost answer; a 422 then means stored (by the lost attempt or before).
 					retry: 'create',

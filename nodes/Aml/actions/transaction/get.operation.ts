@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { readOwnerId, readTransactionId, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
 
 const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, transactionOptions()];
@@ -15,7 +15,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		send: async ({ personId, id }, i) => {
 			return (await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/persons/${seg(personId)}/transactions/${seg(id)}` },
+				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}` },
 				i,
 			)) as IDataObject;
 		},

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
-import { amlApiRequest, seg, type Paged } from '../../transport';
+import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { check, lengthRule } from '../../validation';
 import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return await readAllPages(this, i, async (page, size) => {
 				return (await amlApiRequest.call(
 					this,
-					{ method: 'GET', path: `/v1/persons/${seg(personId)}/transactions`, qs: { ...qs, page, size } },
+					{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/transactions`, qs: { ...qs, page, size } },
 					i,
 				)) as Paged<IDataObject>;
 			});

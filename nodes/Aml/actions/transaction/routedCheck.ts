@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
@@ -49,7 +49,7 @@ export function routedCheckOperation(options: {
 						const answer = await amlApiRequest.call(
 							this,
 							// Checks may be repeated after a timeout or 5xx.
-							{ method: 'POST', path: `/v1/transactions/${seg(transactionId)}/${options.pathSegment}`, retry: 'safe' },
+							{ method: 'POST', path: `/v1/transactions/${idSegment(transactionId)}/${options.pathSegment}`, retry: 'safe' },
 							i,
 						);
 						const { decision, reason, list, alertIds } = checkOutcome(answer, options.key);

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, seg } from '../../transport';
+import { amlApiRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
@@ -43,7 +43,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			// Adding the same keys again or setting the same status gives the same result: safe to repeat.
 			const answer = await amlApiRequest.call(
 				this,
-				{ method: 'PATCH', path: `/v1/persons/${seg(personId)}/transactions/${seg(id)}`, body: { id, attributes }, retry: 'safe' },
+				{ method: 'PATCH', path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}`, body: { id, attributes }, retry: 'safe' },
 				i,
 			);
 			return answerOrSent(answer, { id, personId, attributes });
