@@ -99,7 +99,7 @@ describe('Person resource in real n8n', () => {
 		expect(replaced.attributes).toEqual({ city: 'Tromsø' });
 	});
 
-	test('Patch merges the given attributes (array items by id) and keeps the others; type kept unless chosen', async () => {
+	test('Update (the saved value "patch", listed as Patch before) merges the given attributes (array items by id) and keeps the others; type kept unless chosen', async () => {
 		const personId = id('patch');
 		await createPerson(personId, { company_name: 'Merge AB', country: 'SE', shareholders: [{ id: 'a', name: 'Old Name' }, { id: 'b', name: 'Other' }] }, 'LEGAL');
 		const run = await runAml({
@@ -131,7 +131,7 @@ describe('Person resource in real n8n', () => {
 		expect(await apiRequestsSince(mark)).toHaveLength(0);
 	});
 
-	test('Update replaces type and all attributes', async () => {
+	test('Replace (the saved value "update", listed as Update before) replaces type and all attributes', async () => {
 		const personId = id('update');
 		await createPerson(personId, { first_name: 'Old', last_name: 'Person', email: 'old@example.com' });
 		const run = await runAml({

@@ -33,4 +33,11 @@ describe('node versions', () => {
 			expect(variants.map((v) => JSON.stringify(v.versions)).sort()).toEqual(['[1]', '[{"_cnd":{"gte":1.1}}]']);
 		}
 	});
+
+	test("Person operations use n8n's names while saved workflows keep their values: patch is listed as Update, update as Replace", () => {
+		const operation = new Aml().description.properties.find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('person'));
+		const names = Object.fromEntries((operation?.options ?? []).map((o) => ['value' in o ? o.value : '', o.name]));
+		expect(names.patch).toBe('Update');
+		expect(names.update).toBe('Replace');
+	});
 });

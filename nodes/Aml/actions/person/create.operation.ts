@@ -19,8 +19,8 @@ const properties: INodeProperties[] = [
 		options: [
 			{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
 			{ name: 'Skip', value: 'skip', description: 'Leave the stored person unchanged and output it as skipped' },
-			{ name: 'Replace (Update)', value: 'update', description: 'Replace type and all attributes with the given ones' },
-			{ name: 'Merge (Patch)', value: 'patch', description: 'Add or update only the given attributes' },
+			{ name: 'Replace', value: 'update', description: 'Replace type and all attributes with the given ones' },
+			{ name: 'Merge', value: 'patch', description: 'Add or update only the given attributes' },
 		],
 		default: 'error',
 		description: 'What to do when a person with this ID is already stored; useful for idempotent syncs',

@@ -72,10 +72,11 @@ export const description: INodeProperties[] = [
 				action: 'Check a person for unresolved alerts via the deprecated check',
 			},
 			{
-				name: 'Patch',
-				value: 'patch',
-				description: 'Add or change only the given attributes of a person; all others stay',
-				action: 'Patch a person',
+				// value 'update' (PUT) as saved workflows have it; n8n calls a full replacement "Replace"
+				name: 'Replace',
+				value: 'update',
+				description: 'Replace the type and all attributes of a person; attributes not given are removed',
+				action: 'Replace a person with the given type and attributes',
 			},
 			{
 				name: 'Run Monitoring Check',
@@ -102,10 +103,11 @@ export const description: INodeProperties[] = [
 				action: 'Set the status or category of a person via the deprecated update',
 			},
 			{
+				// value 'patch' (PATCH) as saved workflows have it; in n8n "Update" changes only what is given
 				name: 'Update',
-				value: 'update',
-				description: 'Replace the type and all attributes of a person',
-				action: 'Update a person',
+				value: 'patch',
+				description: 'Add or change only the given attributes of a person; all others stay',
+				action: 'Update the given attributes of a person',
 			},
 		],
 		default: 'create',

@@ -10,7 +10,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Replaces the stored type and ALL attributes with the ones given here: attributes left out are removed. To change only some attributes, use Patch.',
+			'Replaces the stored type and ALL attributes with the ones given here: attributes left out are removed. To change only some attributes, use Update.',
 		name: 'replaceNotice',
 		type: 'notice',
 		default: '',
