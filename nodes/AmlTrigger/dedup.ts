@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * Deduplication of redelivered webhooks. The service retries a delivery until it gets a 2xx and may deliver an
- * event twice; a retried delivery carries the same body (decisions.md). Two different events never have the
+ * event twice; a retried delivery carries the same body (the service re-sends the bytes of the event). Two different events never have the
  * same body (it carries the event's `createdTime` and ids), so the SHA-256 of the raw body identifies an event.
  *
  * Where accepted keys live:

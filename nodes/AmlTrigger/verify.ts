@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'crypto';
 
-/** Verification methods of the AML Webhook credential (decisions.md, "Webhook delivery"). */
+/** Verification methods of the AML Webhook credential (the service publishes no signature scheme: these match what an account can be set up to send). */
 export type VerificationMethod = 'header' | 'basicAuth' | 'hmac';
 
 /** The AML Webhook credential's data. */

@@ -111,7 +111,7 @@ export const deprecationNotice = (replacement: string): INodeProperties => ({
 });
 
 /**
- * The deprecated "has unresolved alerts" look-up (operation 31) of persons or transactions: one
+ * The deprecated "has unresolved alerts" look-up of persons or transactions: one
  * GET per item, answered `{hasUnresolvedAlerts}`.
  */
 export function unresolvedAlertsOperation(options: {

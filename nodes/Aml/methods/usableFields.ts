@@ -5,7 +5,7 @@ import { fetchUsableFields } from '../actions/customList/shared';
 import { uuidRule } from '../validation/rules';
 
 /**
- * Usable fields of the custom list named by the node's current `customListId` parameter (spec 19),
+ * Usable fields of the custom list named by the node's current `customListId` parameter,
  * for screening search configurations: the option value is the field's UUID.
  */
 export async function getUsableFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-/** What the interface says each status means and what the user should do (spec: Errors). */
+/** What the interface says each status means and what the user should do. */
 export const STATUS_MEANING: Record<number, string> = {
 	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',
 	401: 'Authentication failed: the token is missing or invalid even after fetching a new one. Check the client ID, secret, token URL and that the credentials were not deleted in the AML UI',
@@ -37,7 +37,7 @@ function mayHaveAppliedText(may: MayHaveApplied): string {
 	return `The request reached the service and may have been applied; it was not repeated, because a repeat could apply it twice. Check before running it again${may.checkHint ? ` (${may.checkHint})` : ''}`;
 }
 
-/** Service error bodies are JSON or plain text (decisions.md): surface either verbatim, shortened. */
+/** Service error bodies are JSON or plain text: surface either verbatim, shortened. */
 export function bodyText(body: unknown): string {
 	if (body === undefined || body === null || body === '') return '';
 	if (typeof body === 'string') return body.trim();

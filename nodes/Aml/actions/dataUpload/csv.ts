@@ -13,7 +13,7 @@ export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const HEAD_BYTES = 64 * 1024;
 
 /**
- * Required columns per type (decisions.md, CSV layout). `snakeOnly` columns must be written in
+ * Required columns per type (the service's CSV layout). `snakeOnly` columns must be written in
  * snake_case (decisions: `person_id` is always snake_case in transaction files); the others may also
  * be camelCase.
  */

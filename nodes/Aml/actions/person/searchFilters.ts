@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { lengthRule } from '../../validation';
 
-/** Limits of the person search body (spec: Limits). */
+/** Limits of the person search body (the service's limits). */
 export const MAX_FILTERS = 5;
 export const MAX_QUERY_LENGTH = 200;
 

@@ -10,7 +10,7 @@ import { readTransactionId, transactionIdProperty, transactionOptions } from './
 import { itemParameter } from '../../helpers/itemParameter';
 
 /**
- * A real-time check of a stored transaction (monitoring: operation 21, screening: 23) whose items go
+ * A real-time check of a stored transaction (monitoring or screening) whose items go
  * to Clear (output 0) or Block (output 1). Fail-closed: a check that could not be completed blocks.
  */
 export function routedCheckOperation(options: {
