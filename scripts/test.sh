@@ -63,78 +63,40 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 jest="node_modules/.bin/jest"
 
-for suite in $suites; do
-  echo
-  echo "== suite: $suite"
-  if [ "$suite" = typecheck ]; then
-    # the test code, harness, sandbox and benchmarks type-checked (jest only transpiles them): one test
-    started=$(date +%s)
-    if node_modules/.bin/tsc -p tsconfig.test.json --noEmit </dev/null; then p=1; f=0; else p=0; f=1; status=1; fi
-    line="suite typecheck: $p passed, $f failed in $(($(date +%s) - started))s"
-    echo "$line"
-    summary+=("$line")
-    passed=$((passed + p))
-    failed=$((failed + f))
-    continue
-  fi
-  if [ "$suite" = lint ]; then
-    # n8n's community-node lint over what the package publishes: one test, passed or failed.
-    started=$(date +%s)
-    if bash scripts/lint.sh </dev/null; then p=1; f=0; else p=0; f=1; status=1; fi
-    line="suite lint: $p passed, $f failed in $(($(date +%s) - started))s"
-    echo "$line"
-    summary+=("$line")
-    passed=$((passed + p))
-    failed=$((failed + f))
-    continue
-  fi
-  if [ "$suite" = compat ]; then
-    # the compatibility subset once per supported n8n line: its own install (cached), its own n8n and sandbox
-    for version in $compat_versions; do
-      started=$(date +%s)
-      if ! AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
-        line="suite compat@$version: 0 passed, 1 failed (n8n $version install failed)"
-        p=0; f=1
-      else
-        rm -f "$out/compat.json"
-        AML_N8N_VERSION="$version" AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects compat --ci --json --outputFile="$out/compat.json" --runInBand </dev/null
-        rc=$?
-        counts="$(node -e 'const r = require(process.argv[1]); console.log(r.numPassedTests, r.numFailedTests + r.testResults.filter((t) => t.status === "failed" && !t.assertionResults.some((a) => a.status === "failed")).length)' "$out/compat.json" 2>/dev/null)"
-        if [[ "$counts" =~ ^[0-9]+\ [0-9]+$ ]]; then read -r p f <<<"$counts"; else p=0; f=1; fi
-        [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-        line="suite compat@$version: $p passed, $f failed in $(($(date +%s) - started))s"
-      fi
-      echo "$line"
-      summary+=("$line")
-      passed=$((passed + p))
-      failed=$((failed + f))
-      [ "$f" -ne 0 ] && status=1
-    done
-    continue
-  fi
-  if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then
-    summary+=("suite $suite: 0 passed, 1 failed (n8n install failed)")
-    failed=$((failed + 1))
-    status=1
-    continue
-  fi
-  extra=()
-  # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
-  { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && extra=(--runInBand)
+record() { # record LINE PASSED FAILED: print the suite's line and add it to the totals
+  echo "$1"
+  summary+=("$1")
+  passed=$((passed + $2))
+  failed=$((failed + $3))
+  [ "$3" -ne 0 ] && status=1
+  return 0
+}
+
+# one_check NAME COMMAND…: a command counted as one test, passed or failed
+one_check() {
+  local name="$1" started p=1 f=0
+  shift
   started=$(date +%s)
-  AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects "$suite" --ci --passWithNoTests --json --outputFile="$out/$suite.json" "${extra[@]}" </dev/null
+  "$@" </dev/null || { p=0; f=1; }
+  record "suite $name: $p passed, $f failed in $(($(date +%s) - started))s" "$p" "$f"
+}
+
+# run_jest NAME PROJECT [jest args…]: one counted suite from a jest project (failed tests, plus test files that failed
+# without a failed test: crash, compile error, hook failure)
+run_jest() {
+  local name="$1" project="$2" started rc secs p=0 f=0 crashed=0 note="" counts
+  shift 2
+  started=$(date +%s)
+  rm -f "$out/$name.json"
+  AML_E2E_SKIP_BUILD=1 "$jest" --selectProjects "$project" --ci --passWithNoTests --json --outputFile="$out/$name.json" "$@" </dev/null
   rc=$?
   secs=$(($(date +%s) - started))
-  p=0
-  f=0
-  note=""
-  if [ -s "$out/$suite.json" ]; then
-    # failed tests, plus suites that failed without a failed test (crash, compile error, hook failure)
+  if [ -s "$out/$name.json" ]; then
     counts="$(node -e '
       const r = require(process.argv[1]);
       const crashed = r.testResults.filter((t) => t.status === "failed" && !t.assertionResults.some((a) => a.status === "failed")).length;
       console.log(r.numPassedTests, r.numFailedTests + crashed, crashed);
-    ' "$out/$suite.json" 2>/dev/null)"
+    ' "$out/$name.json" 2>/dev/null)"
     if [[ "$counts" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
       read -r p f crashed <<<"$counts"
     else
@@ -149,11 +111,40 @@ for suite in $suites; do
     f=1
     note=" (jest exit $rc without a failed test: global set-up or teardown failed?)"
   fi
-  line="suite $suite: $p passed, $f failed$note in ${secs}s"
-  echo "$line"
-  summary+=("$line")
-  passed=$((passed + p))
-  failed=$((failed + f))
-  [ "$f" -ne 0 ] && status=1
+  record "suite $name: $p passed, $f failed$note in ${secs}s" "$p" "$f"
+}
+
+for suite in $suites; do
+  echo
+  echo "== suite: $suite"
+  if [ "$suite" = lint ]; then
+    # n8n's community-node lint over what the package publishes: one test, passed or failed.
+    one_check lint bash scripts/lint.sh
+    continue
+  fi
+  if [ "$suite" = typecheck ]; then
+    # the test code, harness, sandbox and benchmarks type-checked (jest only transpiles them): one test
+    one_check typecheck node_modules/.bin/tsc -p tsconfig.test.json --noEmit
+    continue
+  fi
+  if [ "$suite" = compat ]; then
+    # the compatibility subset once per supported n8n line: its own install (cached), its own n8n and sandbox
+    for version in $compat_versions; do
+      if AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
+        AML_N8N_VERSION="$version" run_jest "compat@$version" compat --runInBand
+      else
+        record "suite compat@$version: 0 passed, 1 failed (n8n $version install failed)" 0 1
+      fi
+    done
+    continue
+  fi
+  if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then
+    record "suite $suite: 0 passed, 1 failed (n8n install failed)" 0 1
+    continue
+  fi
+  extra=()
+  # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
+  { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && extra=(--runInBand)
+  run_jest "$suite" "$suite" "${extra[@]}"
 done
 finish

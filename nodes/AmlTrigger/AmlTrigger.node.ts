@@ -5,6 +5,7 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeCredentialTestResult,
 	INodeType,
 	INodeTypeDescription,
@@ -26,6 +27,27 @@ import { EVENT_ACTIONS } from './events';
 import { rejection, splitList } from './filters';
 import { payloadOf, rawBodyOf, redactedHeaders, reply } from './request';
 import { missingSetting, secretHeaderNames, verifyDelivery, type Headers, type VerificationSettings } from './verify';
+
+const verification: INodeProperties = {
+	displayName: 'Verification',
+	name: 'authentication',
+	type: 'options',
+	options: [
+		{
+			name: 'AML Webhook Credential',
+			value: 'amlWebhookApi',
+			description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
+		},
+		{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
+	],
+	default: 'amlWebhookApi',
+	description: 'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
+};
+
+const verificationProperties: INodeProperties[] = [
+	{ ...verification, default: 'amlWebhookApi', displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } } },
+	{ ...verification, default: 'none', displayOptions: { show: { '@version': [1, 1.1] } } },
+];
 
 export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -73,40 +95,8 @@ export class AmlTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Verification',
-				name: 'authentication',
-				type: 'options',
-				options: [
-					{
-						name: 'AML Webhook Credential',
-						value: 'amlWebhookApi',
-						description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
-					},
-					{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
-				],
-				default: 'amlWebhookApi',
-				displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
-				description:
-					'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
-			},
-			{
-				displayName: 'Verification',
-				name: 'authentication',
-				type: 'options',
-				options: [
-					{
-						name: 'AML Webhook Credential',
-						value: 'amlWebhookApi',
-						description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
-					},
-					{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
-				],
-				default: 'none',
-				displayOptions: { show: { '@version': [1, 1.1] } },
-				description:
-					'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
-			},
+			// Verification: on by default from 1.2; 1 and 1.1 keep None as their default (n8n does not store defaults).
+			...verificationProperties,
 			{
 				displayName:
 					'<b>No verification</b>: anyone who learns this URL can start the workflow with a forged event (a fake alert, a fake "cleared" decision). Choose the AML Webhook credential unless the URL is reachable only from the AML service.',
