@@ -160,7 +160,7 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 }
 
 /** After the node renewed the token itself (n8n's `refreshOAuth2Token`): use the stored new one. */
-export async function useRenewedToken(ctx: AmlContext): Promise<void> {
+async function useRenewedToken(ctx: AmlContext): Promise<void> {
 	const state = runStates.get(ctx);
 	if (state) await rereadToken(ctx, state);
 }
