@@ -37,5 +37,11 @@ module.exports = {
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
     },
+    {
+      ...common,
+      // n8n's queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes), started by the test file itself
+      displayName: 'queue',
+      testMatch: ['<rootDir>/test/queue/**/*.test.ts'],
+    },
   ],
 };

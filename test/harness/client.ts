@@ -121,6 +121,14 @@ export function dbNotReady(response: { status: number; data: unknown }): boolean
 /** A small API over n8n's public REST API (`/api/v1`) for tests and the demo. */
 export class N8nClient {
 	readonly api: AxiosInstance;
+	/**
+	 * Where production webhooks are called (default: baseUrl). In queue mode, n8n's webhook processes: calls go to
+	 * them in turn.
+	 */
+	webhookBaseUrls: string[] = [];
+
+	private webhookTurn = 0;
+
 	/** Workflows built by runNode, by spec hash, reused across runs of this client. */
 	private readonly runners = new Map<string, { id: string; path: string; nodeName: string }>();
 
@@ -271,10 +279,11 @@ export class N8nClient {
 	 */
 	async callWebhook(path: string, body: unknown, opts: { method?: string; headers?: Json; timeoutMs?: number } = {}): Promise<{ status: number; data: any; headers: Json }> {
 		const started = Date.now();
+		const base = this.webhookBaseUrls.length ? this.webhookBaseUrls[this.webhookTurn++ % this.webhookBaseUrls.length] : this.baseUrl;
 		for (;;) {
 			const response = await axios.request({
 				method: opts.method ?? 'POST',
-				url: `${this.baseUrl}/webhook/${path}`,
+				url: `${base}/webhook/${path}`,
 				data: body,
 				headers: opts.headers,
 				validateStatus: () => true,

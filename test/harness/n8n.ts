@@ -166,7 +166,7 @@ export function n8nEnv(opts: { node: string; n8n: string; userFolder: string; po
 	// jest sets NODE_ENV=test and the caller may have N8N_* settings of its own: pass a clean environment.
 	const inherited = Object.fromEntries(
 		Object.entries(process.env).filter(
-			([key, value]) => value !== undefined && !/^(NODE_ENV|NODE_OPTIONS|JEST_|N8N_|DB_|EXECUTIONS_|WEBHOOK_URL|GENERIC_TIMEZONE|npm_)/.test(key),
+			([key, value]) => value !== undefined && !/^(NODE_ENV|NODE_OPTIONS|JEST_|N8N_|DB_|EXECUTIONS_|QUEUE_|OFFLOAD_|WEBHOOK_URL|GENERIC_TIMEZONE|npm_)/.test(key),
 		),
 	) as Record<string, string>;
 	const baseUrl = `http://127.0.0.1:${opts.port}`;
