@@ -1,4 +1,5 @@
 import type {
+	DeduplicationHelperFunctions,
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	IDataObject,
@@ -19,6 +20,7 @@ import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
 	deliveryKey,
 	KEY_FIELD,
+	MAX_REMEMBERED_DELIVERIES,
 	recentDeliveries,
 	recordAccepted,
 	triggerKeyId,
@@ -287,23 +289,39 @@ export class AmlTrigger implements INodeType {
 	}
 
 	/**
-	 * n8n runs this as the first step of the execution a delivery started (in the worker, in queue mode): it
-	 * records the delivery's key in the workflow's static data, which n8n saves in its database when the
-	 * execution ends, and outputs the event without the key.
+	 * n8n runs this as the first step of the execution a delivery started (in a worker, in queue mode). It records
+	 * the delivery's key in n8n's deduplication store (its database, shared by every process; `maxEntries` newest
+	 * keys) where this n8n offers it, and an execution whose key is already there outputs nothing: a copy of an
+	 * event that another webhook process accepted at the same time ends here instead of running the workflow twice.
+	 * The key also goes to the workflow's static data, which the webhook side reads to answer later redeliveries
+	 * "duplicate" without starting an execution at all.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
 		const now = Date.now();
-		const out = items.map((item) => {
-			const { [KEY_FIELD]: key, ...json } = item.json;
-			if (typeof key === 'string' && windowMinutes > 0 && this.getMode() !== 'manual') {
+		const keyOf = (item: INodeExecutionData) => (typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined);
+		const deduplicate = windowMinutes > 0 && this.getMode() !== 'manual';
+		const keys = deduplicate ? items.map(keyOf).filter((k): k is string => k !== undefined) : [];
+		const store = (this.helpers as Partial<DeduplicationHelperFunctions>).checkProcessedAndRecord;
+		const seen = new Set<string>();
+		if (keys.length && typeof store === 'function') {
+			const { processed } = await store.call(this.helpers, keys, 'node', { mode: 'entries', maxEntries: MAX_REMEMBERED_DELIVERIES });
+			for (const key of processed) seen.add(String(key));
+		}
+		const out: INodeExecutionData[] = [];
+		for (const item of items) {
+			const key = keyOf(item);
+			const json = { ...item.json };
+			delete json[KEY_FIELD];
+			if (key && deduplicate) {
 				recordAccepted(this.getWorkflowStaticData('node'), key, now, windowMinutes);
 				recentDeliveries.markRecorded(triggerKeyId(this.getWorkflow().id, this.getNode().name, key), now);
+				if (seen.has(key)) continue;
 			}
-			return { ...item, json };
-		});
+			out.push({ ...item, json });
+		}
 		return [out];
 	}
 }

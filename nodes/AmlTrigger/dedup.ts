@@ -7,10 +7,17 @@ import type { IDataObject } from 'n8n-workflow';
  * same body (it carries the event's `createdTime` and ids), so the SHA-256 of the raw body identifies an event.
  *
  * Where accepted keys live:
+ * 0. n8n's deduplication store (`checkProcessedAndRecord`, in n8n's database, every process), where the n8n
+ *    running the execution offers it: the trigger's `execute` records the key there and outputs nothing for a key
+ *    already recorded. n8n offers no atomic claim to nodes (the store and static data are read, changed and
+ *    written whole), so two copies that start executions in two processes within the same instant can both run;
+ *    copies that reach one process are held back by the in-process map (2.).
  * 1. The workflow's static data of this node, `{ acceptedDeliveries: { key: epochSeconds } }`: n8n's own
  *    per-workflow store, in its database, read afresh for every delivery and therefore shared by every n8n
- *    process (queue mode included). It is written by the trigger's `execute`, which n8n runs as the first step
- *    of the started execution and whose static-data changes n8n saves when the execution ends. (Static data
+ *    process (queue mode included), so that a redelivery is answered "duplicate" without an execution. It is
+ *    written by the trigger's `execute`, which n8n runs as the first step of the started execution and whose
+ *    static-data changes n8n saves, whole, when the execution ends: concurrent executions may overwrite each
+ *    other's keys, which is why it is only the fast path and the deduplication store decides. (Static data
  *    changed inside `webhook()` is not reliably saved by n8n 2.41.1: the workflow runner re-wraps the same
  *    object and clears its change flag before the webhook handler saves it; see the report.)
  * 2. A small in-process map: keys accepted here whose execution has not recorded them yet ("pending"), and keys
@@ -25,10 +32,12 @@ export const MAX_REMEMBERED_DELIVERIES = 10_000;
 
 /**
  * How long a delivery accepted in this process but not yet recorded by its execution holds back an identical
- * one (answered 503, so the service retries). After that the identical delivery is accepted: the first one's
- * execution may never have started (the service would otherwise lose the event).
+ * one (answered 503, so the service retries). After that the identical delivery starts an execution again: the
+ * first one's execution may never have started (the service would otherwise lose the event), and where it did,
+ * the execution's check in n8n's deduplication store stops the copy at the trigger. In queue mode the execution
+ * runs in a worker, so this process never learns that it recorded the key: the window is short.
  */
-export const PENDING_MS = 5 * 60_000;
+export const PENDING_MS = 60_000;
 
 /** Item field that carries the key from `webhook()` to `execute()`; removed before the item is output. */
 export const KEY_FIELD = '__amlDeliveryKey';
