@@ -4,6 +4,8 @@
  *   npm run bench                       full size; writes bench/results/full.json
  *   npm run bench -- --quick            a tenth of the size; writes bench/results/quick.json
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, package)
+ *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
+ *                                       bench/queue.ts; writes bench/results/queue(.quick).json
  *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable); results in
  *                                       bench/results/quick.N8N_EXPRESSION_ENGINE.json
  */
@@ -46,7 +48,7 @@ const scenarios: Array<[string, (env: BenchEnv) => Promise<Result[]>]> = [
 	['package', packageCost],
 ];
 
-void (async () => {
+async function main(): Promise<void> {
 	const results: Result[] = [];
 	execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
 	const sb = await startSandbox({ quiet: true });
@@ -86,7 +88,12 @@ void (async () => {
 		console.log(`| ${r.name} | ${Object.entries(r.figures).map(([k, v]) => `${k}=${v}`).join(', ')} | ${r.ratio ?? ''} | ${r.goal ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : 'no'} |`);
 	}
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
-})().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
+}
+
+// `--queue`: n8n's queue mode against the regular single process (bench/queue.ts runs on import)
+if (process.argv.includes('--queue')) void import('./queue');
+else
+	main().catch((error) => {
+		console.error(error);
+		process.exit(1);
+	});

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `npm run demo`: installs what is missing (npm packages; Node 24 + n8n, cached), builds, then starts the AML
 # sandbox and a real n8n with this package and the example workflows (scripts/demo.ts). Ctrl-C stops everything.
+# `npm run demo -- --queue`: the same in n8n's queue mode (PostgreSQL and Redis from Debian's packages, apt-get
+# installed when missing; main, 2 workers, 2 webhook processes; nothing kept after Ctrl-C).
 # Settings: AML_DEMO_DIR (n8n user folder, default .n8n-demo/), AML_DEMO_PORT (default 5678), AML_DEMO_SANDBOX_PORT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +14,8 @@ echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
 bash scripts/install-n8n.sh >/dev/null
 echo "== build"
 npm run -s build
-exec node_modules/.bin/tsx scripts/demo.ts
+if [[ " $* " == *" --queue "* ]]; then
+  echo "== postgresql, redis-server (Debian packages)"
+  bash scripts/install-queue.sh >/dev/null
+fi
+exec node_modules/.bin/tsx scripts/demo.ts "$@"

@@ -16,6 +16,7 @@ import * as readline from 'node:readline';
 import { N8nClient, type CredentialRef } from '../test/harness/client';
 import { importExamples } from '../test/harness/examples';
 import { DEFAULT_OWNER, REPO_ROOT, freePort, startN8n, type N8nInstance } from '../test/harness/n8n';
+import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 
 interface DemoState {
 	apiKey?: string;
@@ -71,12 +72,16 @@ async function main(): Promise<void> {
 	const state: DemoState = fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : {};
 	let sandbox: Awaited<ReturnType<typeof startSandboxCli>> | undefined;
 	let n8n: N8nInstance | undefined;
+	// `npm run demo -- --queue`: n8n's queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes), fresh each time
+	const queueMode = process.argv.includes('--queue');
+	let cluster: QueueCluster | undefined;
 	let stopping = false;
 	const shutdown = async (code: number) => {
 		if (stopping) return;
 		stopping = true;
 		console.log('\nstopping n8n and the sandbox …');
-		await n8n?.stop().catch(() => undefined);
+		if (cluster) await cluster.stop().catch(() => undefined);
+		else await n8n?.stop().catch(() => undefined);
 		stopGroup(sandbox?.child);
 		process.exit(code);
 	};
@@ -91,12 +96,20 @@ async function main(): Promise<void> {
 		process.on('exit', () => stopGroup(sandboxChild));
 		console.log(`sandbox:  ${sandbox.baseUrl}  (token ${sandbox.tokenUrl}, control ${sandbox.controlUrl})`);
 
-		const wanted = Number(process.env.AML_DEMO_PORT ?? 5678);
-		const port = (await portFree(wanted)) ? wanted : await freePort();
-		console.log(`starting n8n on port ${port} (user folder ${demoDir}) …`);
 		const started = Date.now();
-		// a persistent user folder keeps the owner: startN8n logs in when the set-up was done before
-		n8n = await startN8n({ userFolder: demoDir, port, owner: DEFAULT_OWNER, apiKey: state.apiKey, apiKeyLabel: 'demo' });
+		if (queueMode) {
+			console.log('starting n8n in queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes) …');
+			cluster = await startQueueCluster({ workers: 2, webhooks: 2 });
+			n8n = cluster.main;
+			state.apiKey = undefined;
+			state.credentialId = undefined;
+		} else {
+			const wanted = Number(process.env.AML_DEMO_PORT ?? 5678);
+			const port = (await portFree(wanted)) ? wanted : await freePort();
+			console.log(`starting n8n on port ${port} (user folder ${demoDir}) …`);
+			// a persistent user folder keeps the owner: startN8n logs in when the set-up was done before
+			n8n = await startN8n({ userFolder: demoDir, port, owner: DEFAULT_OWNER, apiKey: state.apiKey, apiKeyLabel: 'demo' });
+		}
 		console.log(`n8n ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 		state.apiKey = n8n.apiKey;
 		const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
@@ -115,7 +128,7 @@ async function main(): Promise<void> {
 		}
 		if (!credential) credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', data);
 		state.credentialId = credential.id;
-		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+		if (!queueMode) fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 		const test = await client.testCredential(credential.id).catch((e: Error) => ({ status: 'Error', message: e.message }));
 		console.log(`credential "AML sandbox" (${credential.id}) → ${sandbox.baseUrl}: test ${test.status}${test.message ? ` (${test.message})` : ''}`);
 
@@ -132,6 +145,10 @@ async function main(): Promise<void> {
 		console.log(`n8n editor:  ${n8n.baseUrl}`);
 		console.log(`login:       ${n8n.owner.email}  /  ${n8n.owner.password}`);
 		console.log(`n8n log:     ${n8n.logFile}`);
+		if (cluster) {
+			for (const w of cluster.webhooks) console.log(`webhook process: ${w.url}/webhook/…  (log ${w.logFile})`);
+			for (const w of cluster.workers) console.log(`worker:          ${w.name}  (log ${w.logFile})`);
+		}
 		console.log('Ctrl-C stops n8n and the sandbox.');
 		await new Promise(() => undefined);
 	} catch (error) {

@@ -5,7 +5,9 @@
 # (real n8n; Debian's Chromium for the browser check, apt-get installed when missing), faults (real n8n against
 # the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones) and compat (the
 # compatibility subset on each other supported n8n line, one counted suite per version, each installed and cached
-# like the default n8n). Prints each suite's counts and, as the last line, alone:
+# like the default n8n) and queue (n8n's queue mode: PostgreSQL and Redis from Debian's packages, apt-get installed
+# when missing, one main, two workers, two webhook processes; AML_QUEUE_SCALE=0.2 shrinks its sizes). Prints each
+# suite's counts and, as the last line, alone:
 #   tests: N passed, N failed
 # Exit status is non-zero when a test failed, a suite crashed or a step before the suites failed.
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
@@ -20,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-lint typecheck unit sandbox e2e faults compat}"
+suites="${AML_TEST_SUITES:-lint typecheck unit sandbox e2e faults compat queue}"
 compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
 passed=0
 failed=0
@@ -50,13 +52,18 @@ echo "== build"
 npm run -s build </dev/null || step_failed "npm run build"
 
 n8n_ok=1
-if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* || " $suites " == *" compat "* ]]; then
+if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* || " $suites " == *" compat "* || " $suites " == *" queue "* ]]; then
   echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
   bash scripts/install-n8n.sh </dev/null || n8n_ok=0
   # the browser check (test/e2e/browser.test.ts) drives Debian's Chromium: apt-get install it when missing.
   # A failed install does not stop the run: that test tries once more and fails with the reason.
   echo "== chromium (Debian package, for the browser check)"
   bash scripts/install-browser.sh </dev/null >/dev/null || echo "!! chromium install failed: test/e2e/browser.test.ts will fail" >&2
+fi
+if [[ " $suites " == *" queue "* ]]; then
+  # the queue suite's PostgreSQL and Redis (Debian packages); a failed install fails that suite, with the reason
+  echo "== postgresql, redis-server (Debian packages, for the queue suite)"
+  bash scripts/install-queue.sh </dev/null >/dev/null || echo "!! postgresql/redis-server install failed: the queue suite will fail" >&2
 fi
 
 out="$(mktemp -d)"
@@ -138,13 +145,13 @@ for suite in $suites; do
     done
     continue
   fi
-  if { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && [ "$n8n_ok" != 1 ]; then
+  if { [ "$suite" = e2e ] || [ "$suite" = faults ] || [ "$suite" = queue ]; } && [ "$n8n_ok" != 1 ]; then
     record "suite $suite: 0 passed, 1 failed (n8n install failed)" 0 1
     continue
   fi
   extra=()
   # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
-  { [ "$suite" = e2e ] || [ "$suite" = faults ]; } && extra=(--runInBand)
+  { [ "$suite" = e2e ] || [ "$suite" = faults ] || [ "$suite" = queue ]; } && extra=(--runInBand)
   run_jest "$suite" "$suite" "${extra[@]}"
 done
 finish

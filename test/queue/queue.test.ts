@@ -173,7 +173,7 @@ test(`token economy across processes: ${EXECUTIONS} executions of ${ITEMS_PER_EX
 	expect(stored).toHaveLength(EXECUTIONS * ITEMS_PER_EXECUTION);
 	expect(Object.keys(perWorker).sort()).toEqual(['worker-1', 'worker-2']);
 	expect(tokenRequests).toBeLessThanOrEqual(lifetimes + cluster.workers.length);
-});
+}, 600_000);
 
 /** Posts like the service: the same bytes again after a non-2xx answer or a connection failure, until accepted. */
 async function deliver(url: string, body: string, secret: string): Promise<{ status: number; attempts: number; data: Json }> {
@@ -271,7 +271,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	await sleep(5000);
 	runs = await count();
 	expect(again.map((n) => runs.get(n))).toEqual(Array(10).fill(1));
-});
+}, 900_000);
 
 async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<void> {
 	const started = Date.now();
@@ -342,4 +342,4 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	expect(creates.filter((r) => r.status < 300)).toHaveLength(KILL_ITEMS);
 	const outputs = lastState.data.resultData.runData.AML[0].data.main[0].map((i: Json) => i.json.result);
 	expect(outputs.filter((r: string) => r === 'created').length + outputs.filter((r: string) => r === 'skipped' || r === 'exists').length).toBe(KILL_ITEMS);
-});
+}, 600_000);

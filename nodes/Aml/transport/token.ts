@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { backoffDelay, type BackoffPolicy } from './backoff';
+import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { tokenEndpointBusy } from './classify';
 
 /**
@@ -64,6 +64,8 @@ interface RunState {
 	 */
 	refusedFresh: number;
 	lastRefusedFresh?: string;
+	/** The token endpoint's last refusal (429 or failure) while this run waited for a renewal. */
+	lastRenewalError?: unknown;
 }
 
 const runStates = new WeakMap<object, RunState>();
@@ -116,36 +118,79 @@ async function rereadToken(ctx: AmlContext, state: RunState): Promise<void> {
 }
 
 /**
- * The service refused `refused` (401). If another run already renewed the stored token, take it;
- * otherwise n8n renews it (`refreshOAuth2Token`, which n8n runs once per credential however many
- * callers wait) and stores it. One renewal per run however many requests were refused at once.
+ * The token endpoint as this n8n process sees it, per token URL: the renewal in flight (one at a time for every run
+ * of the process) and, after it answered 429 or failed, until when every run of the process waits before asking
+ * again. A courtesy to the endpoint's limit (5 requests a minute per IP, shared by every process of an
+ * installation), not a store: runs take tokens only from the credential, where n8n keeps them for every process.
+ */
+interface EndpointGate {
+	inFlight?: Promise<unknown>;
+	pausedUntil: number;
+	failures: number;
+}
+const endpointGates = new Map<string, EndpointGate>();
+
+/** How often a run waiting on the token endpoint looks whether another run or process stored a new token. */
+const POLL_MS = 1_000;
+/** Spread of the first renewal after a refused token: another process that met the same expiry may renew first. */
+const RENEW_JITTER_MS = 500;
+
+function retryAfterOf(error: unknown): number | undefined {
+	const e = error as { response?: { headers?: IDataObject }; headers?: IDataObject; cause?: { response?: { headers?: IDataObject } } };
+	const headers = e?.response?.headers ?? e?.headers ?? e?.cause?.response?.headers;
+	return headers ? parseRetryAfter(headers['retry-after']) : undefined;
+}
+
+/**
+ * The service refused `refused` (401). If another run or process already renewed the stored token, take it;
+ * otherwise n8n renews it (`refreshOAuth2Token`) and stores it with the credential. One renewal per run however
+ * many requests were refused at once, and one at a time per process (`endpointGates`).
  */
 async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: string): Promise<RenewalFailure | undefined> {
 	if (state.token !== refused) return undefined;
 	state.renewing ??= (async (): Promise<RenewalFailure | undefined> => {
 		const { tokenUrl } = await state.info;
-		let waited = 0;
-		for (let attempt = 1; ; attempt++) {
+		let gate = endpointGates.get(tokenUrl);
+		if (!gate) endpointGates.set(tokenUrl, (gate = { pausedUntil: 0, failures: 0 }));
+		const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+		const started = Date.now();
+		let jittered = false;
+		for (;;) {
 			const stored = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));
 			if (stored !== undefined && stored !== refused) {
 				state.token = stored;
 				return undefined;
 			}
 			if (state.refusedFresh >= MAX_REFUSED_FRESH) return undefined;
+			const waitMs = gate.inFlight ? 0 : gate.pausedUntil - Date.now();
+			if (gate.inFlight) {
+				await gate.inFlight.catch(() => undefined);
+				continue;
+			}
+			if (waitMs > 0 || !jittered) {
+				const pause = waitMs > 0 ? Math.min(POLL_MS, waitMs) : Math.round(Math.random() * RENEW_JITTER_MS);
+				jittered = true;
+				if (Date.now() - started + pause > TOKEN_WAIT_MS || signal?.aborted) return { error: state.lastRenewalError ?? new Error('token endpoint busy'), waited: true };
+				await sleep(pause);
+				continue;
+			}
+			const renewal = (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+			gate.inFlight = renewal;
 			try {
-				await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+				await renewal;
+				gate.failures = 0;
+				gate.pausedUntil = 0;
 				break;
 			} catch (error) {
-				// The token endpoint allows 5 requests a minute per IP. While it answers 429 (or fails), this one renewal
-				// waits and asks again, for every request of the run that waits on it, instead of each refused request
-				// asking on its own (which kept the endpoint refusing and failed the items).
-				const delay = backoffDelay(attempt, TOKEN_BACKOFF);
-				const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-				if (!tokenEndpointBusy(error, tokenUrl) || waited + delay > TOKEN_WAIT_MS || signal?.aborted) {
-					return { error, waited: waited > 0 };
-				}
-				await sleep(delay);
-				waited += delay;
+				// The token endpoint allows 5 requests a minute per IP. While it answers 429 (or fails), every run of this
+				// process waits (Retry-After when sent, else backoff) and looks for a token another process stored,
+				// instead of each asking on its own (which kept the endpoint refusing and failed the items).
+				if (!tokenEndpointBusy(error, tokenUrl)) return { error, waited: Date.now() - started > RENEW_JITTER_MS };
+				state.lastRenewalError = error;
+				gate.failures++;
+				gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfterOf(error));
+			} finally {
+				if (gate.inFlight === renewal) gate.inFlight = undefined;
 			}
 		}
 		const renewed = tokenOf(await ctx.getCredentials(CREDENTIAL_TYPE));

@@ -1,0 +1,172 @@
+/**
+ * `npm run bench -- --queue [--quick]`: the package on n8n's queue mode against the regular single process, in one
+ * run on one machine, as ratios.
+ *   1. 20,000 person creates split over 20 executions of 1,000 (all started at once, as a busy installation would):
+ *      the regular single process, queue mode with 1 worker, queue mode with 2 workers.
+ *   2. Webhook intake: 1,000 AML Trigger deliveries (16 at a time) into one regular process vs 2 webhook processes.
+ * For every phase it reads the CPU time each process group used (/proc: n8n main, workers with their task runners,
+ * webhook processes, PostgreSQL, Redis, this process = sandbox + load), so the report shows where the time goes and
+ * projects what more cores would give: with one core per process, a phase cannot be faster than its busiest
+ * process type allows. Writes bench/results/queue(.quick).json.
+ */
+import axios from 'axios';
+import { createHmac, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { N8nClient, type CredentialRef } from '../test/harness/client';
+import { REPO_ROOT, startN8n, type N8nInstance } from '../test/harness/n8n';
+import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
+import { startSandbox, type Sandbox } from '../test/sandbox';
+import { pool } from './lib';
+
+const quick = process.argv.includes('--quick');
+const scale = quick ? 0.1 : 1;
+const EXECUTIONS = 20;
+const ITEMS = Math.round(1000 * scale);
+const DELIVERIES = Math.round(1000 * scale);
+
+const TICK = 100; // /proc's clock ticks per second on Linux
+/** CPU seconds (user + system) of every live process in process group `pgid`. */
+function groupCpu(pgid: number): number {
+	let ticks = 0;
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			// after the command: state(0) ppid(1) pgrp(2) … utime(11) stime(12)
+			if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+		} catch {
+			/* gone */
+		}
+	}
+	return ticks / TICK;
+}
+
+type Groups = Record<string, number[]>;
+function cpuOf(groups: Groups): Record<string, number> {
+	const out: Record<string, number> = { 'sandbox+load': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 };
+	for (const [name, pgids] of Object.entries(groups)) out[name] = pgids.reduce((sum, p) => sum + groupCpu(p), 0);
+	return out;
+}
+
+async function measure<T>(groups: Groups, run: () => Promise<T>): Promise<{ seconds: number; cpu: Record<string, number>; value: T }> {
+	const before = cpuOf(groups);
+	const started = Date.now();
+	const value = await run();
+	const seconds = (Date.now() - started) / 1000;
+	const after = cpuOf(groups);
+	const cpu = Object.fromEntries(Object.keys(after).map((k) => [k, Math.round((after[k] - (before[k] ?? 0)) * 100) / 100]));
+	return { seconds: Math.round(seconds * 100) / 100, cpu, value };
+}
+
+async function credentialFor(client: N8nClient, sb: Sandbox): Promise<CredentialRef> {
+	return await client.createCredential('bench', 'amlOAuth2Api', { baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml' });
+}
+
+/** 20 executions × ITEMS creates, all at once, through `client` (its webhook URLs). */
+async function creates(client: N8nClient, credential: CredentialRef, label: string): Promise<void> {
+	const webhookPath = `bench-${randomUUID()}`;
+	const node = { parameters: { resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' } };
+	const workflow = await client.createWorkflow(client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath));
+	await client.activate(workflow.id);
+	await client.callWebhook(webhookPath, { items: [{ id: `${label}-warm` }] });
+	const answers = await Promise.all(
+		Array.from({ length: EXECUTIONS }, (_, e) => client.callWebhook(webhookPath, { items: Array.from({ length: ITEMS }, (_, i) => ({ id: `${label}-${e}-${i}`, first_name: 'B' })) })),
+	);
+	const bad = answers.filter((a) => a.status !== 200);
+	if (bad.length) throw new Error(`${label}: ${bad.length} executions answered ${bad[0].status}`);
+}
+
+/** DELIVERIES distinct deliveries to an AML Trigger, 16 at a time, over `bases` in turn. */
+async function intake(client: N8nClient, bases: string[], label: string): Promise<void> {
+	const secret = randomUUID();
+	const credential = await client.createCredential(`bench webhook ${label}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret });
+	const webhookId = randomUUID();
+	const workflow = await client.createWorkflow({
+		name: `bench trigger ${label}`,
+		nodes: [{ id: randomUUID(), name: 'AML Trigger', type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.2, position: [0, 0], webhookId, parameters: { authentication: 'amlWebhookApi', events: ['*'] }, credentials: { amlWebhookApi: credential } }],
+		connections: {},
+	});
+	await client.activate(workflow.id);
+	await pool(DELIVERIES, 16, async (n) => {
+		const body = JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date().toISOString(), metadata: { alertId: n, personId: `${label}-${n}`, transactionId: `t${n}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
+		const headers = { 'Content-Type': 'application/json', 'X-AML-Signature': createHmac('sha256', secret).update(body).digest('hex') };
+		for (let attempt = 0; attempt < 20; attempt++) {
+			const r = await axios.post(`${bases[n % bases.length]}/webhook/${webhookId}/aml`, body, { headers, validateStatus: () => true, transformRequest: (d) => d });
+			if (r.status < 300) return;
+			await new Promise((res) => setTimeout(res, 200));
+		}
+		throw new Error(`${label}: delivery ${n} never accepted`);
+	});
+}
+
+void (async () => {
+	const sb = await startSandbox({ quiet: true });
+	const results: Record<string, unknown> = {};
+	let single: N8nInstance | undefined;
+	let cluster: QueueCluster | undefined;
+	try {
+		// 1. the regular single process
+		single = await startN8n();
+		const sc = new N8nClient(single.baseUrl, single.apiKey);
+		const scCred = await credentialFor(sc, sb);
+		const singleGroups: Groups = { n8n: [single.pid] };
+		results.createsSingle = await measure(singleGroups, () => creates(sc, scCred, `s-${Date.now()}`));
+		results.intakeSingle = await measure(singleGroups, () => intake(sc, [single!.baseUrl], `s-${Date.now()}`));
+		await single.stop();
+		single = undefined;
+
+		// 2. queue mode: one worker, then two
+		cluster = await startQueueCluster({ workers: 1, webhooks: 2 });
+		const qc = new N8nClient(cluster.main.baseUrl, cluster.main.apiKey);
+		qc.webhookBaseUrls = cluster.webhooks.map((w) => w.url);
+		const qCred = await credentialFor(qc, sb);
+		const groups = (): Groups => ({ main: [cluster!.main.pid], workers: cluster!.workers.map((w) => w.pid), webhooks: cluster!.webhooks.map((w) => w.pid), postgres: [cluster!.postgres.pid], redis: [cluster!.redis.pid] });
+		results.createsQueue1 = await measure(groups(), () => creates(qc, qCred, `q1-${Date.now()}`));
+		await cluster.addWorker();
+		results.createsQueue2 = await measure(groups(), () => creates(qc, qCred, `q2-${Date.now()}`));
+		results.intakeQueue = await measure(groups(), () => intake(qc, cluster!.webhooks.map((w) => w.url), `q-${Date.now()}`));
+	} finally {
+		await single?.stop();
+		await cluster?.stop();
+		await sb.close();
+	}
+
+	type M = { seconds: number; cpu: Record<string, number> };
+	const r = results as Record<string, M>;
+	const items = EXECUTIONS * ITEMS;
+	const perSecond = (m: M, n: number) => Math.round(n / m.seconds);
+	const project = (m: M, n: number, workers: number) => {
+		// with a core per process: the busiest single process of each type bounds the rate
+		const perProcess = Object.fromEntries(Object.entries(m.cpu).map(([k, v]) => [k, k === 'workers' ? v / workers : k === 'webhooks' ? v / 2 : v]));
+		const busiest = Object.entries(perProcess).sort((a, b) => b[1] - a[1])[0];
+		return { busiest: busiest[0], perSecondIfOneCoreEach: Math.round(n / busiest[1]), perSecondPerExtraWorker: Math.round(n / (m.cpu.workers ?? Infinity) * workers) };
+	};
+	const report = {
+		date: new Date().toISOString(),
+		quick,
+		cores: os.cpus().length,
+		creates: {
+			items,
+			single: { perSecond: perSecond(r.createsSingle, items), ...r.createsSingle },
+			queue1Worker: { perSecond: perSecond(r.createsQueue1, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue1.seconds) * 100) / 100, ...r.createsQueue1, projection: project(r.createsQueue1, items, 1) },
+			queue2Workers: { perSecond: perSecond(r.createsQueue2, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue2.seconds) * 100) / 100, ratioTo1Worker: Math.round((r.createsQueue1.seconds / r.createsQueue2.seconds) * 100) / 100, ...r.createsQueue2, projection: project(r.createsQueue2, items, 2) },
+		},
+		intake: {
+			deliveries: DELIVERIES,
+			single: { perSecond: perSecond(r.intakeSingle, DELIVERIES), ...r.intakeSingle },
+			twoWebhookProcesses: { perSecond: perSecond(r.intakeQueue, DELIVERIES), ratioToSingle: Math.round((r.intakeSingle.seconds / r.intakeQueue.seconds) * 100) / 100, ...r.intakeQueue },
+		},
+	};
+	const file = path.join(REPO_ROOT, 'bench', 'results', `queue${quick ? '.quick' : ''}.json`);
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(file, JSON.stringify(report, null, 2));
+	console.log(JSON.stringify(report, null, 2));
+	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
+})().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
