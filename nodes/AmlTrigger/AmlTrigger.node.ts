@@ -13,7 +13,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, sleep } from 'n8n-workflow';
 
 import {
 	acceptedWithin,
@@ -307,8 +307,18 @@ export class AmlTrigger implements INodeType {
 		const store = (this.helpers as Partial<DeduplicationHelperFunctions>).checkProcessedAndRecord;
 		const seen = new Set<string>();
 		if (keys.length && typeof store === 'function') {
-			const { processed } = await store.call(this.helpers, keys, 'node', { mode: 'entries', maxEntries: MAX_REMEMBERED_DELIVERIES });
-			for (const key of processed) seen.add(String(key));
+			// n8n inserts the trigger's first record and updates it afterwards: two executions that start together on a
+			// new trigger both try the insert, and one fails on the database's unique key; asked again, it updates. A
+			// store that keeps failing must not lose the event: it runs (a duplicate is the smaller harm).
+			for (let attempt = 1; attempt <= 3; attempt++) {
+				try {
+					const { processed } = await store.call(this.helpers, keys, 'node', { mode: 'entries', maxEntries: MAX_REMEMBERED_DELIVERIES });
+					for (const key of processed) seen.add(String(key));
+					break;
+				} catch {
+					await sleep(50 * attempt);
+				}
+			}
 		}
 		const out: INodeExecutionData[] = [];
 		for (const item of items) {
