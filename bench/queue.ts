@@ -4,7 +4,7 @@
  *   1. 20,000 person creates split over 20 executions of 1,000 (all started at once, as a busy installation would):
  *      the regular single process, queue mode with 1 worker, queue mode with 2 workers.
  *   2. Webhook intake: 1,000 AML Trigger deliveries (16 at a time) into one regular process vs 2 webhook processes.
- * For every phase it reads the CPU time each process group used (/proc: n8n main, workers with their task runners,
+ * For every phase it reads the CPU time each process tree used (/proc: n8n main, workers with their task runners,
  * webhook processes, PostgreSQL, Redis, this process = sandbox + load), so the report shows where the time goes and
  * projects what more cores would give: with one core per process, a phase cannot be faster than its busiest
  * process type allows. Writes bench/results/queue(.quick).json.
@@ -28,27 +28,38 @@ const ITEMS = Math.round(1000 * scale);
 const DELIVERIES = Math.round(1000 * scale);
 
 const TICK = 100; // /proc's clock ticks per second on Linux
-/** CPU seconds (user + system) of every live process in process group `pgid`. */
-function groupCpu(pgid: number): number {
-	let ticks = 0;
+/**
+ * CPU seconds (user + system) of `root` and every live process below it (PostgreSQL's backends and n8n's task
+ * runners are children; PostgreSQL's backends leave their parent's process group, so the tree is followed by parent).
+ */
+function treeCpu(root: number): number {
+	const parent = new Map<number, number>();
+	const ticks = new Map<number, number>();
 	for (const entry of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) continue;
 		try {
 			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
 			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 			// after the command: state(0) ppid(1) pgrp(2) … utime(11) stime(12)
-			if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+			parent.set(Number(entry), Number(fields[1]));
+			ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
 		} catch {
 			/* gone */
 		}
 	}
-	return ticks / TICK;
+	const inTree = (pid: number): boolean => {
+		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++) if (p === root) return true;
+		return false;
+	};
+	let sum = 0;
+	for (const [pid, t] of ticks) if (inTree(pid)) sum += t;
+	return sum / TICK;
 }
 
 type Groups = Record<string, number[]>;
 function cpuOf(groups: Groups): Record<string, number> {
 	const out: Record<string, number> = { 'sandbox+load': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 };
-	for (const [name, pgids] of Object.entries(groups)) out[name] = pgids.reduce((sum, p) => sum + groupCpu(p), 0);
+	for (const [name, pgids] of Object.entries(groups)) out[name] = pgids.reduce((sum, p) => sum + treeCpu(p), 0);
 	return out;
 }
 
@@ -144,10 +155,11 @@ void (async () => {
 	 * measured here, divided over its processes (the workers' over k, the webhook processes' over 2); the busiest type
 	 * bounds the rate. PostgreSQL, Redis, main and the service (here the sandbox, in this process) stay single.
 	 */
-	const project = (m: M, n: number, measuredWorkers: number) =>
+	const project = (m: M, n: number) =>
 		Object.fromEntries(
 			[1, 2, 4, 8].map((k) => {
-				const perItem = Object.entries(m.cpu).map(([type, cpu]) => [type, cpu / n / (type === 'workers' ? k / measuredWorkers : type === 'webhooks' ? 2 : 1)] as const);
+				// the CPU a type used per item, spread over its processes: k workers, 2 webhook processes, one of the rest
+				const perItem = Object.entries(m.cpu).map(([type, cpu]) => [type, cpu / n / (type === 'workers' ? k : type === 'webhooks' ? 2 : 1)] as const);
 				const [busiest, seconds] = [...perItem].sort((a, b) => b[1] - a[1])[0];
 				return [`${k} worker${k > 1 ? 's' : ''}`, `${Math.round(1 / seconds)}/s (bound: ${busiest})`];
 			}),
@@ -159,13 +171,13 @@ void (async () => {
 		creates: {
 			items,
 			single: { perSecond: perSecond(r.createsSingle, items), ...r.createsSingle },
-			queue1Worker: { perSecond: perSecond(r.createsQueue1, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue1.seconds) * 100) / 100, ...r.createsQueue1, projectionOneCoreEach: project(r.createsQueue1, items, 1) },
-			queue2Workers: { perSecond: perSecond(r.createsQueue2, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue2.seconds) * 100) / 100, ratioTo1Worker: Math.round((r.createsQueue1.seconds / r.createsQueue2.seconds) * 100) / 100, ...r.createsQueue2, projectionOneCoreEach: project(r.createsQueue2, items, 2) },
+			queue1Worker: { perSecond: perSecond(r.createsQueue1, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue1.seconds) * 100) / 100, ...r.createsQueue1, projectionOneCoreEach: project(r.createsQueue1, items) },
+			queue2Workers: { perSecond: perSecond(r.createsQueue2, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue2.seconds) * 100) / 100, ratioTo1Worker: Math.round((r.createsQueue1.seconds / r.createsQueue2.seconds) * 100) / 100, ...r.createsQueue2, projectionOneCoreEach: project(r.createsQueue2, items) },
 		},
 		intake: {
 			deliveries: DELIVERIES,
 			single: { perSecond: perSecond(r.intakeSingle, DELIVERIES), ...r.intakeSingle },
-			twoWebhookProcesses: { perSecond: perSecond(r.intakeQueue, DELIVERIES), ratioToSingle: Math.round((r.intakeSingle.seconds / r.intakeQueue.seconds) * 100) / 100, ...r.intakeQueue },
+			twoWebhookProcesses: { perSecond: perSecond(r.intakeQueue, DELIVERIES), ratioToSingle: Math.round((r.intakeSingle.seconds / r.intakeQueue.seconds) * 100) / 100, ...r.intakeQueue, projectionOneCoreEach: project(r.intakeQueue, DELIVERIES) },
 		},
 	};
 	const file = path.join(REPO_ROOT, 'bench', 'results', `queue${quick ? '.quick' : ''}.json`);
