@@ -94,20 +94,29 @@ export async function importExample(
 	existingId?: string,
 ): Promise<{ id: string; name: string; imported: Json; workflow: Json }> {
 	const shipped = readExample(file);
-	let id = existingId;
-	let imported: Json;
-	if (id) {
-		const response = await client.api.put(`/workflows/${id}`, { name: shipped.name, nodes: shipped.nodes, connections: shipped.connections, settings: shipped.settings ?? { executionOrder: 'v1' } });
-		if (response.status >= 300) throw new Error(`import of ${path.basename(file)} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
-		imported = response.data;
-	} else {
-		imported = await client.createWorkflow(shipped);
-		id = String(imported.id);
+	const save = async (workflowId: string, workflow: Json, what: string): Promise<Json> => {
+		const response = await client.api.put(`/workflows/${workflowId}`, { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: workflow.settings ?? { executionOrder: 'v1' } });
+		if (response.status >= 300) throw new Error(`${what} ${path.basename(file)} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		return response.data as Json;
+	};
+	if (existingId) {
+		// An update of a workflow that may be published: n8n refuses to save a published workflow without its
+		// credentials, so the file goes in with the choices already made, and credentials chosen in the editor since
+		// (Slack, Jira) are kept.
+		const before = (await client.getWorkflow(existingId)) as Json;
+		const updated = applyChoices(shipped, choices);
+		for (const node of updated.nodes as Json[]) {
+			const old = ((before.nodes ?? []) as Json[]).find((n) => n.name === node.name && n.type === node.type);
+			for (const [type, ref] of Object.entries((node.credentials ?? {}) as Record<string, Json>)) {
+				if (ref.id === null && old?.credentials?.[type]?.id) node.credentials[type] = old.credentials[type];
+			}
+		}
+		return { id: existingId, name: shipped.name, imported: shipped, workflow: await save(existingId, updated, 'update of') };
 	}
-	const chosen = applyChoices(imported, choices);
-	const response = await client.api.put(`/workflows/${id}`, { name: chosen.name, nodes: chosen.nodes, connections: chosen.connections, settings: chosen.settings ?? { executionOrder: 'v1' } });
-	if (response.status >= 300) throw new Error(`saving ${path.basename(file)} with its credentials failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
-	return { id, name: shipped.name, imported, workflow: response.data };
+	const imported = await client.createWorkflow(shipped);
+	const id = String(imported.id);
+	const workflow = await save(id, applyChoices(imported, choices), 'saving with the choices made');
+	return { id, name: shipped.name, imported, workflow };
 }
 
 /**
@@ -137,7 +146,7 @@ export async function importExamples(
 	for (const file of exampleFiles(dir)) {
 		const same = existing.find((w) => w.name === readExample(file).name);
 		const imported = await importExample(client, file, demoChoices(file, values.sandboxUrl, values.credentials), same?.id);
-		const toChoose = credentialTypes(imported.workflow).filter((type) => !values.credentials[type]);
+		const toChoose = credentialTypes(imported.workflow).filter((type) => (imported.workflow.nodes as Json[]).some((n) => n.credentials?.[type] && !n.credentials[type].id));
 		result.push({ file, name: imported.name, id: imported.id, updated: Boolean(same), toChoose });
 	}
 	return result;
