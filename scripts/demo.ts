@@ -21,6 +21,8 @@ import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 interface DemoState {
 	apiKey?: string;
 	credentialId?: string;
+	/** Credentials the demo chooses in the examples, by type → id. */
+	credentials?: Record<string, string>;
 }
 
 const demoDir = path.resolve(process.env.AML_DEMO_DIR ?? path.join(REPO_ROOT, '.n8n-demo'));
@@ -132,13 +134,29 @@ async function main(): Promise<void> {
 		const test = await client.testCredential(credential.id).catch((e: Error) => ({ status: 'Error', message: e.message }));
 		console.log(`credential "AML sandbox" (${credential.id}) → ${sandbox.baseUrl}: test ${test.status}${test.message ? ` (${test.message})` : ''}`);
 
-		const imported = await importExamples(client, {
-			sandboxUrl: sandbox.baseUrl,
-			sandboxControlUrl: sandbox.controlUrl,
-			n8nUrl: n8n.baseUrl,
-			credential,
-		});
-		for (const w of imported) console.log(`example ${w.updated ? 'updated' : 'imported'}: ${w.name}  ${n8n.baseUrl}/workflow/${w.id}`);
+		// The examples are imported as shipped; then the demo chooses credentials as a user would after import: the AML
+		// credential, and stand-ins for the gate's header auth and the trigger's HMAC secret (printed below). Slack and
+		// Jira credentials are left to choose in the editor.
+		const gateKey = { name: 'X-Core-Banking-Key', value: 'aml-demo-gate-key' };
+		const signing = { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'aml-demo-signing-secret' };
+		const extra: Record<string, CredentialRef> = {};
+		for (const [type, name, data] of [
+			['httpHeaderAuth', 'Core banking header auth (demo)', gateKey],
+			['amlWebhookApi', 'AML webhook secret (demo)', signing],
+		] as const) {
+			const known = state.credentials?.[type];
+			let ref = known ? await client.updateCredential(known, data, name).catch(() => undefined) : undefined;
+			if (!ref) ref = await client.createCredential(name, type, data);
+			extra[type] = ref;
+			state.credentials = { ...(state.credentials ?? {}), [type]: ref.id };
+		}
+		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
+
+		const imported = await importExamples(client, { sandboxUrl: sandbox.baseUrl, credentials: { amlOAuth2Api: credential, ...extra } });
+		for (const w of imported) {
+			console.log(`example ${w.updated ? 'updated' : 'imported'}: ${w.name}  ${n8n.baseUrl}/workflow/${w.id}${w.toChoose.length ? `  (choose in the editor: ${w.toChoose.join(', ')})` : ''}`);
+		}
+		console.log(`transaction gate: header ${gateKey.name}: ${gateKey.value}; AML Trigger HMAC secret: ${signing.hmacSecret} (header ${signing.hmacHeaderName})`);
 		if (!imported.length) console.log('no example workflows in examples/');
 
 		console.log('');
