@@ -220,7 +220,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.alerts);
 		try {
 			const ndv = await openNode(page, 'AML Trigger');
-			expect(await shownValue(ndv, 'authentication')).toBe('None');
+			expect(await shownValue(ndv, 'authentication')).toBe('AML Webhook Credential');
 			const events = parameterShown(ndv, 'events');
 			await events.waitFor(LONG);
 			expect((await events.innerText()).split('\n').map((t) => t.trim()).filter(Boolean)).toEqual(['Alert Created', 'Screening Alert Created']);
