@@ -6,7 +6,7 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
 const common = {
   testEnvironment: 'node',
-  modulePathIgnorePatterns: ['<rootDir>/.lint-stage', '<rootDir>/dist/', '<rootDir>/.scratch/', '<rootDir>/.n8n-demo/'], transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
+  modulePathIgnorePatterns: ['<rootDir>/.lint-stage', '<rootDir>/dist/', '<rootDir>/.scratch/', '<rootDir>/.n8n-demo/', '<rootDir>/.n8n-dev/'], transform: { '^.+\\.ts$': tsJest }, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
   testTimeout: 180000,

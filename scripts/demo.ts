@@ -25,7 +25,13 @@ interface DemoState {
 	credentials?: Record<string, string>;
 }
 
-const demoDir = path.resolve(process.env.AML_DEMO_DIR ?? path.join(REPO_ROOT, '.n8n-demo'));
+/**
+ * `npm run dev` (`--dev`): what `n8n-node dev --external-n8n` does, on the n8n this project installs: TypeScript in
+ * watch mode, the package linked into the user folder's `.n8n/custom`, n8n with N8N_DEV_RELOAD=true, which reloads
+ * the nodes on every rebuild.
+ */
+const devMode = process.argv.includes('--dev');
+const demoDir = path.resolve(process.env.AML_DEMO_DIR ?? path.join(REPO_ROOT, devMode ? '.n8n-dev' : '.n8n-demo'));
 const stateFile = path.join(demoDir, 'demo-state.json');
 
 async function portFree(port: number): Promise<boolean> {
@@ -108,9 +114,34 @@ async function main(): Promise<void> {
 		} else {
 			const wanted = Number(process.env.AML_DEMO_PORT ?? 5678);
 			const port = (await portFree(wanted)) ? wanted : await freePort();
+			if (devMode) {
+				// The package as a custom node package (`.n8n/custom/node_modules/<name>`), which n8n watches with
+				// N8N_DEV_RELOAD. TypeScript compiles straight into it: n8n's watcher does not follow a symlink into the
+				// repository, and linking the whole repository (as `n8n-node dev` does) makes n8n load files of its
+				// devDependencies. Icons and codex files come from the build that ran before.
+				const target = path.join(demoDir, '.n8n', 'custom', 'node_modules', 'n8n-nodes-aml');
+				fs.rmSync(path.join(demoDir, '.n8n', 'custom'), { recursive: true, force: true });
+				fs.mkdirSync(target, { recursive: true });
+				fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
+				fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
+				const tsc = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['--watch', '--preserveWatchOutput', '-p', 'tsconfig.json', '--outDir', path.join(target, 'dist')], {
+					cwd: REPO_ROOT,
+					stdio: ['ignore', 'inherit', 'inherit'],
+					detached: true,
+				});
+				process.on('exit', () => stopGroup(tsc));
+				console.log(`TypeScript in watch mode into ${target}; n8n reloads the nodes when they change`);
+			}
 			console.log(`starting n8n on port ${port} (user folder ${demoDir}) …`);
 			// a persistent user folder keeps the owner: startN8n logs in when the set-up was done before
-			n8n = await startN8n({ userFolder: demoDir, port, owner: DEFAULT_OWNER, apiKey: state.apiKey, apiKeyLabel: 'demo' });
+			n8n = await startN8n({
+				userFolder: demoDir,
+				port,
+				owner: DEFAULT_OWNER,
+				apiKey: state.apiKey,
+				apiKeyLabel: 'demo',
+				...(devMode ? { linkPackage: false, env: { N8N_DEV_RELOAD: 'true' } } : {}),
+			});
 		}
 		console.log(`n8n ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 		state.apiKey = n8n.apiKey;
