@@ -5,7 +5,8 @@ import type { OperationModule } from '../actions/types';
 import { amlApiRequest, isTransientFailure, idSegment } from '../transport';
 import { checkId } from '../validation';
 import { itemParameter } from './itemParameter';
-import { requestOptions, runItems } from './items';
+import { deprecationNotice, optionsCollection } from './descriptions';
+import { runItems } from './items';
 
 /**
  * Pieces shared by the check operations of persons and transactions (monitoring checks, screening
@@ -103,13 +104,6 @@ export function failClosedOrThrow(error: unknown, key: 'results' | 'matches', tr
 	throw error;
 }
 
-export const deprecationNotice = (replacement: string): INodeProperties => ({
-	displayName: `Deprecated by the AML service. ${replacement}`,
-	name: 'deprecatedNotice',
-	type: 'notice',
-	default: '',
-});
-
 /**
  * The deprecated "has unresolved alerts" look-up of persons or transactions: one
  * GET per item, answered `{hasUnresolvedAlerts}`.
@@ -128,14 +122,7 @@ export function unresolvedAlertsOperation(options: {
 			'Decision rules configured in the AML web UI replace this check; their results arrive through the AML Trigger (PERSON / TRANSACTION decision events).',
 		),
 		options.idProperty,
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [...requestOptions],
-		},
+		optionsCollection(),
 	];
 	return {
 		description: updateDisplayOptions(

@@ -1,40 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-export const DEFAULT_PARALLEL_REQUESTS = 8;
-
-/** Options every per-item operation offers (spread into its Options collection). */
-export const requestOptions: INodeProperties[] = [
-	{
-		displayName: 'Parallel Requests',
-		name: 'parallelRequests',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 32 },
-		default: DEFAULT_PARALLEL_REQUESTS,
-		description:
-			'How many items are sent to the service at the same time. Output order and item pairing are kept. Lower it if your contract has a low rate limit.',
-	},
-	{
-		displayName: 'Timeout (Ms)',
-		name: 'timeout',
-		type: 'number',
-		typeOptions: { minValue: 1000 },
-		default: 30000,
-		description: 'How long to wait for one answer of the service before the attempt counts as failed',
-	},
-];
-
-/** The Options collection of a per-item operation: the shared request options plus the operation's own. */
-export function optionsCollection(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
+import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
 
 export type ItemJson = IDataObject | IDataObject[];
 

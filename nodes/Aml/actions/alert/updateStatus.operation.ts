@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { check, nonEmptyRule } from '../../validation';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -9,24 +10,16 @@ import { itemParameter } from '../../helpers/itemParameter';
 const properties: INodeProperties[] = [
 	customListIdProperty,
 	recordIdProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Already Archived',
-				name: 'ignoreArchived',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether a record that is already archived counts as success (output "alreadyArchived": true) instead of failing with a conflict (HTTP 409)',
-			},
-			...requestOptions,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Ignore Already Archived',
+			name: 'ignoreArchived',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a record that is already archived counts as success (output "alreadyArchived": true) instead of failing with a conflict (HTTP 409)',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['archive'] } }, properties);

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeApiError } from 'n8n-workflow';
 
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
-import { optionsCollection } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
 import { check, checkAttributes, checkId, uuidRule } from '../../validation';

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkEveryItem, DEFAULT_PARALLEL_REQUESTS, requestOptions } from '../../helpers/items';
+import { checkEveryItem } from '../../helpers/items';
+import { DEFAULT_PARALLEL_REQUESTS, optionsCollection } from '../../helpers/descriptions';
 import { mapBounded } from '../../helpers/parallel';
 import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
 import {
@@ -72,51 +73,43 @@ const properties: INodeProperties[] = [
 		default: 'archive',
 		description: 'What happens to records that are in the list but not in the incoming items',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Dry Run',
-				name: 'dryRun',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to only report what would change, without changing anything in the list',
-			},
-			{
-				displayName: 'Max Share to Archive (%)',
-				name: 'maxArchivePercent',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: 100 },
-				default: 50,
-				description:
-					'Safety stop: the node refuses to run (before changing anything) when it would archive more than this share of the records in the list, e.g. because the source came back empty or broken. 100 turns the check off.',
-			},
-			{
-				displayName: 'Output',
-				name: 'output',
-				type: 'options',
-				options: [
-					{
-						name: 'Summary',
-						value: 'summary',
-						description: 'One item with the counts and the IDs per change',
-					},
-					{
-						name: 'Summary and One Item per Change',
-						value: 'changes',
-						description: 'The summary item followed by one item for every created, updated or archived record',
-					},
-				],
-				default: 'summary',
-				description: 'What the node outputs',
-			},
-			...requestOptions,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Dry Run',
+			name: 'dryRun',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to only report what would change, without changing anything in the list',
+		},
+		{
+			displayName: 'Max Share to Archive (%)',
+			name: 'maxArchivePercent',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 100 },
+			default: 50,
+			description:
+				'Safety stop: the node refuses to run (before changing anything) when it would archive more than this share of the records in the list, e.g. because the source came back empty or broken. 100 turns the check off.',
+		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'Summary',
+					value: 'summary',
+					description: 'One item with the counts and the IDs per change',
+				},
+				{
+					name: 'Summary and One Item per Change',
+					value: 'changes',
+					description: 'The summary item followed by one item for every created, updated or archived record',
+				},
+			],
+			default: 'summary',
+			description: 'What the node outputs',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['sync'] } }, properties);

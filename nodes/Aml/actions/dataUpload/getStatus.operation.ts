@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { check, positiveIntegerRule } from '../../validation';
 import { fetchStatus } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';

@@ -1,7 +1,8 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
 import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
@@ -50,13 +51,8 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success. Off: output the upload ID at once and check later with Get Status.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'File Name',
 				name: 'fileName',
@@ -74,22 +70,16 @@ const properties: INodeProperties[] = [
 				description:
 					'With Wait for Completion: how long to wait for the service to finish before the upload is reported as still processing (an error, or an item with success false)',
 			},
-			...requestOptions.map((option) => {
-				if (option.name === 'parallelRequests') {
-					return {
-						...option,
-						default: 1,
-						description:
-							'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
-					};
-				}
-				if (option.name === 'timeout') {
-					return { ...option, default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' };
-				}
-				return option;
-			}),
 		],
-	},
+		{
+			parallelRequests: {
+				default: 1,
+				description:
+					'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
+			},
+			timeout: { default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' },
+		},
+	),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['upload'] } }, properties);

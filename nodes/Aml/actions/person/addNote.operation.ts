@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, idSegment } from '../../transport';
 import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
 		description: 'Text of the note, shown on the person in the AML web UI',
 	},
-	personOptions([
+	optionsCollection([
 		{
 			displayName: 'Note ID',
 			name: 'noteId',

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
 import { checkId } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';

@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { personIdProperty, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
 	{
@@ -14,7 +15,7 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 	personIdProperty,
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['delete'] } }, properties);

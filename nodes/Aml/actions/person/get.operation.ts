@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
 import { checkId } from '../../validation';
 import { personIdProperty } from './shared';

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyRisk } from './shared';
+import { personIdProperty, readPersonId, simplifyProperty, simplifyRisk } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -18,7 +19,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(
 		'Whether to return only the final risk level and score, the override level and each risk factor with its level, instead of the full answer',
 	),
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getRisk'] } }, properties);

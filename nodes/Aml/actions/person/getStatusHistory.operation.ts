@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
+import { personIdProperty, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -11,7 +12,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(
 		'Whether to return only the current status and each status with its start and end time, instead of the full history with assigners and snooze records',
 	),
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getStatusHistory'] } }, properties);

@@ -2,9 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkListOrThrow } from '../../helpers/checks';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -17,7 +18,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return every triggered scenario regardless of its score. Off: only results that created an alert.',
 	},
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runMonitoringCheck'] } }, properties);

@@ -2,9 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkListOrThrow } from '../../helpers/checks';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { personIdProperty, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
 	{
@@ -15,7 +16,7 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 	personIdProperty,
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runScreeningCheck'] } }, properties);

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, type Paged } from '../../transport';
 import { check, invalid } from '../../validation';
-import { categoryOptions, personOptions, simplifyPerson, simplifyProperty } from './shared';
+import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
 import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -35,7 +36,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(
 		'Whether to return only ID, type, name, status, category, country and creation time of each person instead of the full person with all attributes',
 	),
-	personOptions([
+	optionsCollection([
 		{
 			displayName: 'Order By',
 			name: 'orderBy',

@@ -2,11 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { parseJson } from '../../helpers/attributes';
-import { deprecationNotice } from '../../helpers/checks';
+import { deprecationNotice, optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { enumRule, check, invalid } from '../../validation';
-import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, personOptions, readPersonId } from './shared';
+import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -62,7 +62,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['setStatus'] } }, properties);

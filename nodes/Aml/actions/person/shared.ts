@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { requestOptions } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { checkId } from '../../validation';
 
@@ -67,18 +66,6 @@ export const categoryOptions = [
 	{ name: 'Counterparty', value: 'COUNTERPARTY', description: 'Someone your customers deal with, not your own customer' },
 	{ name: 'Customer', value: 'CUSTOMER', description: 'One of your own customers' },
 ];
-
-/** The Options collection of a person operation: request options plus extra ones. */
-export function personOptions(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
 
 export const simplifyProperty = (description: string): INodeProperties => ({
 	displayName: 'Simplify',

@@ -2,9 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -18,7 +19,7 @@ const properties: INodeProperties[] = [
 	personIdProperty,
 	personTypeProperty,
 	...attributeProperties({ known: PERSON_ATTRIBUTES, reservedInputFields: ['id', 'type'] }),
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['update'] } }, properties);

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
 import { check, invalid } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';

@@ -2,12 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
+import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
@@ -35,7 +36,7 @@ const properties: INodeProperties[] = [
 		description:
 			'What to do when a transaction with this ID is already stored; Skip makes re-running an import safe. A stored transaction cannot be replaced (use Update to add keys or change its status).',
 	},
-	transactionOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['create'] } }, properties);

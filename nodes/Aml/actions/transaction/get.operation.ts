@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { readOwnerId, readTransactionId, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
+import { readOwnerId, readTransactionId, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
-const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, transactionOptions()];
+const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, properties);
 

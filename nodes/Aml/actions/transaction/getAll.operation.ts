@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { check, lengthRule } from '../../validation';
-import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
+import { readOwnerId, transactionPersonIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const MAX_TEXT = 200;
@@ -15,7 +16,7 @@ const optionalText = (value: unknown) => (value === '' || value === undefined ? 
 const properties: INodeProperties[] = [
 	transactionPersonIdProperty,
 	...pagingProperties,
-	transactionOptions([
+	optionsCollection([
 		{
 			displayName: 'Search Text',
 			name: 'query',

@@ -2,11 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
-import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
+import { readTransactionId, transactionIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 /**
@@ -34,7 +35,7 @@ export function routedCheckOperation(options: {
 			description:
 				'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
 		},
-		transactionOptions(),
+		optionsCollection(),
 	];
 
 	return {

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { requestOptions } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amountRule, checkId, invalid, timestampRule } from '../../validation';
 
@@ -79,17 +78,6 @@ export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
 	{ name: 'sender_name', displayName: 'Sender Name', description: 'Name of the sender (screened)', placeholder: 'Anna Schmidt' },
 	{ name: 'status', displayName: 'Status', description: 'Your status of the transaction, e.g. completed or rejected', placeholder: 'completed' },
 ];
-
-export function transactionOptions(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
 
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
 	return checkId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));

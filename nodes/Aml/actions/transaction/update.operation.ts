@@ -2,11 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { invalid } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
+import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
 const properties: INodeProperties[] = [
 	{
@@ -23,7 +24,7 @@ const properties: INodeProperties[] = [
 		reservedInputFields: ['id', 'personId', 'transactionId'],
 		hint: 'Give new attribute keys, or "status". Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
 	}),
-	transactionOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['update'] } }, properties);
