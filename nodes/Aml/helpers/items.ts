@@ -1,11 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { ItemValidator } from '../validation';
 import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
 
 export type ItemJson = IDataObject | IDataObject[];
 
 export interface ItemOperation<P> {
+	/**
+	 * The run's validation of the operation's own parameters (choices and numbers set by expressions), given by the
+	 * router. Runs for every item before its `prepare`.
+	 */
+	validate: ItemValidator;
 	/** Reads and validates the item's parameters. Runs for every item before any request is sent. */
 	prepare: (itemIndex: number) => P | Promise<P>;
 	/** Sends the prepared request(s) and returns the output json. */
@@ -21,28 +27,26 @@ export interface ItemOperation<P> {
 
 type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
 
-/** Checks every item must pass before its operation's own `prepare` (set by the router for the whole run). */
-const itemChecks = new WeakMap<IExecuteFunctions, (itemIndex: number) => void>();
-
-export function setItemCheck(ctx: IExecuteFunctions, checkItem: (itemIndex: number) => void): void {
-	itemChecks.set(ctx, checkItem);
-}
-
 /**
- * Runs the run's parameter checks on every item, for operations that read all items before sending anything in one
- * plan instead of item by item through `runItems` (Custom List → Sync): the first bad item fails the run, before any
- * request.
+ * Validates every item, then prepares it (`validate`, then `prepare`), for operations that read all items before
+ * sending anything in one plan instead of item by item through `runItems` (Custom List → Sync): the first bad item
+ * fails the run, before any request.
  */
-export function checkEveryItem(ctx: IExecuteFunctions, count: number): void {
-	const checkItem = itemChecks.get(ctx);
-	if (!checkItem) return;
+export async function prepareEveryItem<P>(
+	ctx: IExecuteFunctions,
+	count: number,
+	operation: Pick<ItemOperation<P>, 'validate' | 'prepare'>,
+): Promise<P[]> {
+	const prepared: P[] = [];
 	for (let i = 0; i < count; i++) {
 		try {
-			checkItem(i);
+			operation.validate(i);
+			prepared.push(await operation.prepare(i));
 		} catch (error) {
 			throw asItemError(ctx, error, i);
 		}
 	}
+	return prepared;
 }
 
 function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
@@ -76,10 +80,9 @@ export async function runItems<P>(
 	const outputCount = operation.outputs ?? 1;
 
 	const prepared: Array<Prepared<P>> = [];
-	const checkItem = itemChecks.get(ctx);
 	for (let i = 0; i < items.length; i++) {
 		try {
-			checkItem?.(i);
+			operation.validate(i);
 			prepared.push({ ok: true, value: await operation.prepare(i) });
 		} catch (error) {
 			const itemError = asItemError(ctx, error, i);

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { checkId } from '../../validation';
+import { checkId, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -44,8 +44,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const body: IDataObject = {
 				personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),

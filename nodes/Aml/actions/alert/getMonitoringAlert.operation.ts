@@ -7,6 +7,7 @@ import { amlApiRequest, idSegment } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -26,8 +27,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: readSimplify(this, i),

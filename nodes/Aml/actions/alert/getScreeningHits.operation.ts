@@ -8,6 +8,7 @@ import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -30,8 +31,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({
 			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
 			simplify: readSimplify(this, i),

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -57,8 +57,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;

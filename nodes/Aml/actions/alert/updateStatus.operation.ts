@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
-import { check, nonEmptyRule } from '../../validation';
+import { check, nonEmptyRule, type ItemValidator } from '../../validation';
 import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -57,8 +57,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['alert'], operation: ['updateStatus'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: itemParameter(this, 'alertType', i) as string,

@@ -6,6 +6,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	customListIdProperty,
@@ -24,8 +25,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['archive'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({
 			customListId: readListId(this, i),
 			id: readRecordId(this, i),

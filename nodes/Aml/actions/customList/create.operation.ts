@@ -5,6 +5,7 @@ import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest } from '../../transport';
 import { readRecordWrite, recordWriteProperties, recordsPath } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties({
 	name: 'createNotice',
@@ -13,8 +14,9 @@ const properties: INodeProperties[] = recordWriteProperties({
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const response = await amlRequest.call(

@@ -5,13 +5,15 @@ import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/paging';
 import { amlApiRequest, type Paged } from '../../transport';
 import { customListIdProperty, readListId, recordOptions, recordsPath } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [customListIdProperty, ...pagingProperties, recordOptions];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({ customListId: readListId(this, i) }),
 		send: async ({ customListId }, i) => {
 			// Custom lists have no 10,000-result search cap: every page is reachable.

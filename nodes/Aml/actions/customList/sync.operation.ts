@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkEveryItem } from '../../helpers/items';
+import { prepareEveryItem } from '../../helpers/items';
 import { DEFAULT_PARALLEL_REQUESTS, optionsCollection } from '../../helpers/descriptions';
 import { mapBounded } from '../../helpers/parallel';
 import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
@@ -27,6 +27,7 @@ import {
 	type PlannedChange,
 } from './syncPlan';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 /** After this many failed writes in a row (and none succeeding in between), no further write is started. */
 const MAX_CONSECUTIVE_FAILURES = 20;
@@ -127,19 +128,16 @@ function isEmptyItem(item: INodeExecutionData): boolean {
 	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
 }
 
-/** Reads and validates every item before anything is sent. */
-function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[]): DesiredRecord[] {
+/** Validates and reads every item before anything is sent. */
+async function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<DesiredRecord[]> {
 	// A single empty item is what n8n passes on when the previous node found nothing but has
 	// "Always Output Data" on: the source is empty (and the archive guard decides).
-	if (items.every(isEmptyItem)) return [];
-	const desired: DesiredRecord[] = [];
-	for (let i = 0; i < items.length; i++) {
-		desired.push({
-			id: readRecordId(ctx, i),
-			attributes: readRecordAttributes(ctx, i),
-			itemIndex: i,
-		});
-	}
+	const empty = items.every(isEmptyItem);
+	const read = await prepareEveryItem(ctx, items.length, {
+		validate,
+		prepare: (i): DesiredRecord | undefined => (empty ? undefined : { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i }),
+	});
+	const desired = read.filter((record): record is DesiredRecord => record !== undefined);
 	const duplicate = findDuplicateId(desired);
 	if (duplicate) {
 		throw new NodeOperationError(
@@ -186,9 +184,9 @@ function percent(value: number): string {
 	return `${Math.round(value * 10) / 10}%`;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	// the per-item parameter checks every operation gets (Sync plans over all items instead of running them one by one)
-	checkEveryItem(this, items.length);
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	// Every item is validated and read before anything else (Sync plans over all items instead of running them one by one).
+	const desired = await readDesired(this, items, validate);
 	const customListId = readListId(this, 0);
 	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
 	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
@@ -199,7 +197,6 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		Math.floor(itemParameter(this, 'options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
 	);
 
-	const desired = readDesired(this, items);
 	const current = await readCurrent(this, customListId, parallel);
 	const plan = planSync(desired, current, archiveMissing);
 	const share = archiveSharePercent(plan);

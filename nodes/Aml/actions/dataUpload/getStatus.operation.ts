@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { check, positiveIntegerRule } from '../../validation';
+import { check, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { fetchStatus } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -23,8 +23,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['getStatus'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const raw = itemParameter(this, 'uploadId', i);
 			return Number(check(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));

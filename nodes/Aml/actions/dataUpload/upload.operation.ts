@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
-import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
+import { check, enumRule, invalid, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
@@ -133,8 +133,9 @@ function parseAnswer(body: unknown): IDataObject {
 	return (body ?? {}) as IDataObject;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems<PreparedUpload>(this, items, {
+		validate,
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {

@@ -5,7 +5,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, idSegment } from '../../transport';
-import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
+import { check, dateTimeRule, nonEmptyRule, numericIdRule, type ItemValidator } from '../../validation';
 import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -44,8 +44,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['addNote'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
 			const content = check<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);

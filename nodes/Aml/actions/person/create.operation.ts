@@ -5,7 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
-import { checkId } from '../../validation';
+import { checkId, type ItemValidator } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -31,8 +31,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			return {
 				id: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),

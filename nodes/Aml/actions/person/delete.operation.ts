@@ -5,6 +5,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
 import { personIdProperty, readPersonId } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -20,8 +21,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => readPersonId(this, i),
 		send: async (id, i) => {
 			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.

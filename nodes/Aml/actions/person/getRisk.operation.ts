@@ -6,6 +6,7 @@ import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, readPersonId, simplifyProperty, simplifyRisk } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,8 +25,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getRisk'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
 		send: async ({ personId, simplify }, i) => {
 			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}/risks` }, i)) ??

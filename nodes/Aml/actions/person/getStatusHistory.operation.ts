@@ -6,6 +6,7 @@ import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -17,8 +18,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getStatusHistory'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
 		send: async ({ personId, simplify }, i) => {
 			const history = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}/statuses` }, i)) ??

@@ -5,7 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -28,8 +28,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['patch'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const type = itemParameter(this, 'personType', i, '') as string;

@@ -7,6 +7,7 @@ import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -23,8 +24,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runMonitoringCheck'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({ personId: readPersonId(this, i), allResults: itemParameter(this, 'allResults', i, false) as boolean }),
 		send: async ({ personId, allResults }, i) => {
 			const answer = await amlApiRequest.call(

@@ -6,6 +6,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperty, readPersonId } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -21,8 +22,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runScreeningCheck'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => readPersonId(this, i),
 		send: async (personId, i) => {
 			const answer = await amlApiRequest.call(

@@ -5,7 +5,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, type Paged } from '../../transport';
-import { check, invalid } from '../../validation';
+import { check, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
 import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -51,8 +51,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['search'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const rows = itemParameter(this, 'filters.filter', i, []) as FilterRow[];
 			const { filters, problem } = buildSearchFilters(rows);

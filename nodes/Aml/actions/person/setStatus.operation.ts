@@ -5,7 +5,7 @@ import { parseJson } from '../../helpers/attributes';
 import { deprecationNotice, optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { enumRule, check, invalid } from '../../validation';
+import { enumRule, check, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -74,8 +74,9 @@ function readJson(ctx: IExecuteFunctions, i: number, field: string, raw: unknown
 	return value as IDataObject | IDataObject[];
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const fields = (itemParameter(this, 'setFields', i, {}) ?? {}) as IDataObject;

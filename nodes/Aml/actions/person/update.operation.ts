@@ -7,6 +7,7 @@ import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,8 +25,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['update'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({
 			id: readPersonId(this, i),
 			type: itemParameter(this, 'personType', i) as string,

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	optionsCollection(),
@@ -14,8 +15,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: () => ({}),
 		send: async (_prepared, i) => {
 			const groups = await amlApiRequest.call(this, { method: 'GET', path: '/v1/screening-list-groups' }, i);

@@ -4,7 +4,7 @@ import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { check, invalid } from '../../validation';
+import { check, invalid, type ItemValidator } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
@@ -143,8 +143,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['screening'], operation: ['search'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const name = check<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
 				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME

@@ -6,7 +6,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
@@ -41,8 +41,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);

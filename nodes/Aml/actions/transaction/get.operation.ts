@@ -5,13 +5,15 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { readOwnerId, readTransactionId, transactionIdProperty, transactionPersonIdProperty } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => ({ personId: readOwnerId(this, i), id: readTransactionId(this, i) }),
 		send: async ({ personId, id }, i) => {
 			return (await amlApiRequest.call(

@@ -5,7 +5,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
-import { check, lengthRule } from '../../validation';
+import { check, lengthRule, type ItemValidator } from '../../validation';
 import { readOwnerId, transactionPersonIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -39,8 +39,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const qs: IDataObject = {};

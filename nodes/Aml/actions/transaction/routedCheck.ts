@@ -9,6 +9,7 @@ import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 /**
  * A real-time check of a stored transaction (monitoring or screening) whose items go
@@ -40,10 +41,11 @@ export function routedCheckOperation(options: {
 
 	return {
 		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
 			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, {
+				validate,
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {

@@ -5,7 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
@@ -29,8 +29,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['update'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, {
+		validate,
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
