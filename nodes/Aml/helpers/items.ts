@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemValidator } from '../validation';
 import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
+import { mapBounded } from './parallel';
 
 export type ItemJson = IDataObject | IDataObject[];
 
@@ -66,6 +67,11 @@ export function errorJson(error: Error, itemIndex: number): IDataObject {
 	return json;
 }
 
+/** The run's Parallel Requests (read once, from item 0), at least 1. */
+export function parallelRequests(ctx: IExecuteFunctions, fallback = DEFAULT_PARALLEL_REQUESTS): number {
+	return Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, fallback) as number));
+}
+
 /**
  * The per-item engine of every operation: validates all items first (bad input fails before any
  * request), then sends them with bounded parallelism — the first alone, so that a credential without
@@ -91,10 +97,9 @@ export async function runItems<P>(
 		}
 	}
 
-	const parallel = Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, operation.defaultParallel ?? DEFAULT_PARALLEL_REQUESTS) as number));
+	const parallel = parallelRequests(ctx, operation.defaultParallel);
 	const results: Array<{ json?: ItemJson; error?: Error }> = new Array(items.length);
 	let firstFailure: number | undefined;
-	let next = 0;
 
 	const runOne = async (i: number) => {
 		const entry = prepared[i];
@@ -111,17 +116,15 @@ export async function runItems<P>(
 	};
 
 	// Warm-up: the first sendable item alone, so that the token is fetched once and stored.
+	let next = 0;
 	while (next < items.length && !prepared[next].ok) {
 		await runOne(next++);
 	}
 	if (next < items.length) await runOne(next++);
 
-	const worker = async () => {
-		while (next < items.length && firstFailure === undefined) {
-			await runOne(next++);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+	// The rest `parallel` at a time; without Continue On Fail no new item starts after a failure.
+	const rest = Array.from({ length: items.length - next }, (_, k) => next + k);
+	await mapBounded(rest, parallel, runOne, () => firstFailure !== undefined);
 
 	if (firstFailure !== undefined) {
 		const error = results[firstFailure].error as NodeApiError;

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { prepareEveryItem } from '../../helpers/items';
-import { DEFAULT_PARALLEL_REQUESTS, optionsCollection } from '../../helpers/descriptions';
+import { parallelRequests, prepareEveryItem } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { mapBounded } from '../../helpers/parallel';
 import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
 import {
@@ -192,10 +192,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
 	const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
 	const outputChanges = (itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
-	const parallel = Math.max(
-		1,
-		Math.floor(itemParameter(this, 'options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
-	);
+	const parallel = parallelRequests(this);
 
 	const current = await readCurrent(this, customListId, parallel);
 	const plan = planSync(desired, current, archiveMissing);
