@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { isTransientFailure } from '../transport';
+import { unreadableAnswer } from './answers';
 
 /**
  * Pieces shared by the check operations of persons and transactions (monitoring checks, screening
@@ -57,10 +57,10 @@ function shortText(answer: unknown): string {
 export function checkListOrThrow(ctx: IExecuteFunctions, answer: unknown, key: 'results' | 'matches', itemIndex: number): CheckOutcome {
 	const outcome = checkOutcome(answer, key);
 	if (outcome.malformed) {
-		throw new NodeApiError(ctx.getNode(), { message: outcome.reason ?? '' } as JsonObject, {
+		throw unreadableAnswer(ctx, itemIndex, {
 			message: `The AML service's ${key === 'results' ? 'monitoring' : 'screening'} check answer could not be read`,
-			description: `${outcome.reason}. Nothing is concluded from it; run the check again or ask the service's operator.`,
-			itemIndex,
+			reason: outcome.reason ?? '',
+			retry: "run the check again or ask the service's operator",
 		});
 	}
 	return outcome;

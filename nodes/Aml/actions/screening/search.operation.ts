@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
+import { unreadableAnswer } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
@@ -173,10 +174,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const results = await amlApiRequest.call(this, { method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' }, i);
 			if (!Array.isArray(results)) {
 				// Not a list: nothing can be concluded from it, least of all "no match".
-				throw new NodeApiError(this.getNode(), { message: 'not a list' } as JsonObject, {
+				throw unreadableAnswer(this, i, {
 					message: 'The AML service answered the screening search without a list of results',
-					description: `Answer: ${JSON.stringify(results ?? null).slice(0, 200)}. Nothing is concluded from it; run the search again.`,
-					itemIndex: i,
+					reason: `Answer: ${JSON.stringify(results ?? null).slice(0, 200)}`,
+					retry: 'run the search again',
 				});
 			}
 			const list = (results as IDataObject[]).map((result) => (simplify ? simplifySearchResult(result) : result));
