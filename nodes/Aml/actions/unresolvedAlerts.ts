@@ -5,7 +5,7 @@ import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
 import { itemParameter } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
 import { amlApiRequest, idSegment } from '../transport';
-import { checkId, type ItemValidator } from '../validation';
+import { validId, type ItemValidator } from '../validation';
 import type { OperationModule } from './types';
 
 /**
@@ -36,7 +36,7 @@ export function unresolvedAlertsOperation(options: {
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 			return await runItems(this, items, {
 				validate,
-				prepare: (i) => checkId(this, i, options.idLabel, itemParameter(this, options.idProperty.name, i)),
+				prepare: (i) => validId(this, i, options.idLabel, itemParameter(this, options.idProperty.name, i)),
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(
 						this,

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalid } from './assert';
+import { invalid } from './fieldErrors';
 
 /** Validates one item (throws the error naming item, field, value and rule), before the item is prepared. */
 export type ItemValidator = (itemIndex: number) => void;

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { checkId, type ItemValidator } from '../../validation';
+import { validId, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -49,12 +49,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			const body: IDataObject = {
-				personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
+				personId: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
 				rationale: itemParameter(this, 'rationale', i) as string,
 			};
 			const transactionId = itemParameter(this, 'transactionId', i, '') as string;
 			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
-				body.transactionId = checkId(this, i, 'Transaction ID', transactionId);
+				body.transactionId = validId(this, i, 'Transaction ID', transactionId);
 			}
 			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
+import { alertIdProperty, validAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 import type { ItemValidator } from '../../validation';
@@ -31,7 +31,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
+			alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {

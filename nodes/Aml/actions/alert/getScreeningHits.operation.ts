@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
-import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
+import { alertIdProperty, validAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 import type { ItemValidator } from '../../validation';
@@ -35,7 +35,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
+			alertId: validAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {

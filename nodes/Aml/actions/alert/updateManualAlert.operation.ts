@@ -6,7 +6,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { alertIdProperty, checkAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
+import { alertIdProperty, validAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -61,7 +61,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => {
-			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
+			const alertId = validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;
 			if (!rationale) {
 				throw invalid(this, i, 'Rationale', rationale, "must be chosen: the service replaces the stored rationale on every update (choose the alert's current one to keep it)");

@@ -4,8 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
-import { check, nonEmptyRule, type ItemValidator } from '../../validation';
-import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
+import { valid, nonEmptyRule, type ItemValidator } from '../../validation';
+import { alertIdProperty, validAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -63,8 +63,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: itemParameter(this, 'alertType', i) as string,
-				alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
-				status: check<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
+				alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
+				status: valid<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
 			};
 			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
 			if (note !== undefined) body.note = note;

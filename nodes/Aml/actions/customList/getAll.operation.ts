@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, type Paged } from '../../transport';
 import { customListIdProperty, readListId, recordOptions, recordsPath } from './shared';
 import type { ItemValidator } from '../../validation';

@@ -5,7 +5,7 @@ import { attributeProperties, parseJson, readAttributes, type KnownAttribute } f
 import { optionsCollection } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
-import { check, checkAttributes, checkId, uuidRule } from '../../validation';
+import { valid, validAttributes, validId, uuidRule } from '../../validation';
 
 export const customListIdProperty: INodeProperties = {
 	displayName: 'Custom List ID',
@@ -66,12 +66,12 @@ export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = itemParameter(ctx, 'customListId', itemIndex);
-	return check<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
+	return valid<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
-	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (checkId).
-	return checkId(ctx, itemIndex, 'Record ID', itemParameter(ctx, 'recordId', itemIndex));
+	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (validId).
+	return validId(ctx, itemIndex, 'Record ID', itemParameter(ctx, 'recordId', itemIndex));
 }
 
 /**
@@ -92,7 +92,7 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 			changed = true;
 		}
 	}
-	return changed ? (checkAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
+	return changed ? (validAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
 }
 
 /** The fields of a record write (Create, Update, Upsert Record): list, record ID, attributes, what the write does, options. */

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { check, positiveIntegerRule, type ItemValidator } from '../../validation';
+import { valid, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { fetchStatus } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -28,7 +28,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			const raw = itemParameter(this, 'uploadId', i);
-			return Number(check(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
+			return Number(valid(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
 		},
 		// PROCESSING and the other states are answers, not errors: `success` tells COMPLETED apart.
 		send: async (uploadId, i) => await fetchStatus(this, uploadId, i),

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
-import { check, enumRule, invalid, positiveIntegerRule, type ItemValidator } from '../../validation';
+import { valid, enumRule, invalid, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
@@ -139,7 +139,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {
-			const type = check<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
+			const type = valid<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
 			const property = String(itemParameter(this, 'binaryPropertyName', i, 'data')).trim();
 			const binary = items[i].binary?.[property];
 			if (!binary) {
@@ -164,7 +164,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
 			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
 			const waitForCompletion = itemParameter(this, 'waitForCompletion', i, true) as boolean;
-			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
+			const maxWait = Number(valid(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
 			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
 		},
 		send: async (upload, i) => {

@@ -5,7 +5,7 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, idSegment } from '../../transport';
-import { check, dateTimeRule, nonEmptyRule, numericIdRule, type ItemValidator } from '../../validation';
+import { valid, dateTimeRule, nonEmptyRule, numericIdRule, type ItemValidator } from '../../validation';
 import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -49,15 +49,15 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
-			const content = check<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
+			const content = valid<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
 			const body: IDataObject = { content };
 			const noteId = itemParameter(this, 'options.noteId', i, '') as unknown;
 			if (noteId !== '' && noteId !== undefined && noteId !== null) {
-				body.id = Number(check(this, i, 'Note ID', noteId, numericIdRule));
+				body.id = Number(valid(this, i, 'Note ID', noteId, numericIdRule));
 			}
 			const createdTime = itemParameter(this, 'options.createdTime', i, '') as unknown;
 			if (createdTime !== '' && createdTime !== undefined && createdTime !== null) {
-				body.createdTime = check<string>(this, i, 'Created Time', createdTime, dateTimeRule);
+				body.createdTime = valid<string>(this, i, 'Created Time', createdTime, dateTimeRule);
 			}
 			return { personId, body };
 		},

@@ -5,7 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
-import { checkId, type ItemValidator } from '../../validation';
+import { validId, type ItemValidator } from '../../validation';
 import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -36,7 +36,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			return {
-				id: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
+				id: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
 				type: itemParameter(this, 'personType', i) as string,
 				attributes: readAttributes(this, i),
 				onExisting: itemParameter(this, 'onExisting', i, 'error') as string,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { checkId, type ItemValidator } from '../../validation';
+import { validId, type ItemValidator } from '../../validation';
 import { personIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -19,7 +19,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => {
-			return { personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
+			return { personId: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
 		},
 		send: async ({ personId }, i) => {
 			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}` }, i)) as IDataObject;

@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
 import { amlApiRequest, type Paged } from '../../transport';
-import { check, invalid, type ItemValidator } from '../../validation';
+import { valid, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
 import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -63,7 +63,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				logicalOperator: itemParameter(this, 'logicalOperator', i, 'AND') as string,
 				category: itemParameter(this, 'category', i) as string,
 			};
-			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
+			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
 			if (orderBy) {
 				body.orderBy = orderBy;
 				body.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;

@@ -5,7 +5,7 @@ import { parseJson } from '../../helpers/attributes';
 import { deprecationNotice, optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { enumRule, check, invalid, type ItemValidator } from '../../validation';
+import { enumRule, valid, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -81,8 +81,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const id = readPersonId(this, i);
 			const fields = (itemParameter(this, 'setFields', i, {}) ?? {}) as IDataObject;
 			const body: IDataObject = { id };
-			if (fields.status !== undefined) body.status = check<string>(this, i, 'Status', fields.status, (v) => enumRule(v, PERSON_STATUSES));
-			if (fields.category !== undefined) body.category = check<string>(this, i, 'Category', fields.category, (v) => enumRule(v, PERSON_CATEGORIES));
+			if (fields.status !== undefined) body.status = valid<string>(this, i, 'Status', fields.status, (v) => enumRule(v, PERSON_STATUSES));
+			if (fields.category !== undefined) body.category = valid<string>(this, i, 'Category', fields.category, (v) => enumRule(v, PERSON_CATEGORIES));
 			if (fields.snoozeConfiguration !== undefined) {
 				body.snoozeConfiguration = readJson(this, i, 'Snooze Configuration', fields.snoozeConfiguration, 'object');
 			}

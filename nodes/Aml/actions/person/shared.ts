@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemParameter } from '../../helpers/itemParameter';
-import { checkId } from '../../validation';
+import { validId } from '../../validation';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
@@ -77,7 +77,7 @@ export const simplifyProperty = (description: string): INodeProperties => ({
 
 /** Reads and checks the Person ID parameter of an item. */
 export function readPersonId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return validId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
 }
 
 /** Display name of a person: first and last name of an individual, else the company name. */

@@ -5,7 +5,7 @@ import { unreadableAnswer } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { check, invalid, type ItemValidator } from '../../validation';
+import { valid, invalid, type ItemValidator } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
@@ -148,7 +148,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => {
-			const name = check<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
+			const name = valid<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
 				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME
 					? undefined
 					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,

@@ -8,7 +8,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
+import { validTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
@@ -61,7 +61,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
 				}
 			}
-			checkTransactionAttributes(this, i, attributes, fromFields);
+			validTransactionAttributes(this, i, attributes, fromFields);
 			return { personId, id, attributes, onExisting: itemParameter(this, 'onExisting', i, 'error') as string };
 		},
 		send: async ({ personId, id, attributes, onExisting }, i) => {

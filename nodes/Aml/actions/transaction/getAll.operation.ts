@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
-import { check, lengthRule, type ItemValidator } from '../../validation';
+import { valid, lengthRule, type ItemValidator } from '../../validation';
 import { readOwnerId, transactionPersonIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -45,9 +45,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const qs: IDataObject = {};
-			const query = check<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
+			const query = valid<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
 			if (query) qs.query = query;
-			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
+			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
 			if (orderBy) {
 				qs.orderBy = orderBy;
 				qs.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemParameter } from '../../helpers/itemParameter';
-import { amountRule, checkId, invalid, timestampRule } from '../../validation';
+import { amountRule, validId, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
 	displayName: 'Transaction ID',
@@ -80,11 +80,11 @@ export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
 ];
 
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));
+	return validId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));
 }
 
 export function readOwnerId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return validId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
 }
 
 /**
@@ -107,7 +107,7 @@ export function transactionAttributesProblem(
 	return undefined;
 }
 
-export function checkTransactionAttributes(ctx: IExecuteFunctions, i: number, attributes: IDataObject, fromFields: boolean): IDataObject {
+export function validTransactionAttributes(ctx: IExecuteFunctions, i: number, attributes: IDataObject, fromFields: boolean): IDataObject {
 	const problem = transactionAttributesProblem(
 		attributes,
 		fromFields ? { amount: 'Amount', timestamp: 'Timestamp' } : { amount: 'attributes.amount', timestamp: 'attributes.timestamp' },
