@@ -3,8 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequests, prepareEveryItem } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { mapBounded } from '../../helpers/parallel';
-import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
+import { amlApiRequest, walkPages, type Paged } from '../../transport';
 import {
 	customListIdProperty,
 	isArchivedRecord,
@@ -13,9 +12,6 @@ import {
 	readRecordId,
 	recordAttributeProperties,
 	recordsPath,
-	serviceText,
-	updateRecord,
-	upsertRecord,
 } from './shared';
 import {
 	archiveSharePercent,
@@ -26,11 +22,9 @@ import {
 	type DesiredRecord,
 	type PlannedChange,
 } from './syncPlan';
+import { applyChanges, changeJson, syncSummary, type ChangeResult } from './syncApply';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
-
-/** After this many failed writes in a row (and none succeeding in between), no further write is started. */
-const MAX_CONSECUTIVE_FAILURES = 20;
 
 const properties: INodeProperties[] = [
 	{
@@ -114,15 +108,6 @@ const properties: INodeProperties[] = [
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['sync'] } }, properties);
-
-interface ChangeResult {
-	id: string;
-	change: 'create' | 'update' | 'archive';
-	status: 'done' | 'failed' | 'planned';
-	itemIndex?: number;
-	error?: string;
-	note?: string;
-}
 
 function isEmptyItem(item: INodeExecutionData): boolean {
 	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
@@ -212,133 +197,33 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 
 	const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
-	let results: ChangeResult[];
-	if (dryRun) {
-		results = changes.map(({ id, change, itemIndex }) => ({
-			id,
-			change,
-			status: 'planned',
-			itemIndex,
-		}));
-	} else {
-		let consecutiveFailures = 0;
-		const apply = async ({ id, change, attributes, itemIndex }: PlannedChange): Promise<ChangeResult> => {
-			const base = { id, change, itemIndex };
-			try {
-				if (change === 'create') {
-					// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
-					const { result, afterLostAnswer } = await upsertRecord(this, customListId, id, attributes ?? {}, itemIndex);
-					consecutiveFailures = 0;
-					if (afterLostAnswer) {
-						return { ...base, status: 'done', note: 'the create got no answer and its repeat found the record stored: updated to the values sent' };
-					}
-					if (result === 'updated') {
-						return {
-							...base,
-							change: 'update',
-							status: 'done',
-							note: 'was not listed when the list was read, but existed: updated',
-						};
-					}
-					return { ...base, status: 'done' };
-				}
-				if (change === 'update') {
-					await updateRecord(this, customListId, id, attributes ?? {}, itemIndex);
-					consecutiveFailures = 0;
-					return { ...base, status: 'done' };
-				}
-				const response = await amlRequest.call(this, {
-					method: 'DELETE',
-					path: recordsPath(customListId, id),
-					passStatuses: [404, 409],
-				});
-				consecutiveFailures = 0;
-				if (response.status === 404 || response.status === 409) {
-					return {
-						...base,
-						status: 'done',
-						note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}`,
-					};
-				}
-				return { ...base, status: 'done' };
-			} catch (error) {
-				consecutiveFailures++;
-				return { ...base, status: 'failed', error: (error as Error).message };
-			}
-		};
-		const applied = await mapBounded(changes, parallel, apply, () => consecutiveFailures >= MAX_CONSECUTIVE_FAILURES);
-		results = applied.map(
-			(result, index) =>
-				result ?? {
-					id: changes[index].id,
-					change: changes[index].change,
-					itemIndex: changes[index].itemIndex,
-					status: 'failed',
-					error: `Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`,
-				},
-		);
-	}
+	const results: ChangeResult[] = dryRun
+		? changes.map(({ id, change, itemIndex }) => ({ id, change, status: 'planned', itemIndex }))
+		: await applyChanges(this, customListId, changes, parallel);
 
-	const pick = (change: ChangeResult['change']) =>
-		results.filter((result) => result.change === change && result.status !== 'failed').map((result) => result.id);
-	const failures = results
-		.filter((result) => result.status === 'failed')
-		.map(({ id, change, error }) => ({
-			id,
-			operation: change,
-			error: error ?? 'failed',
-		}));
-	const createdIds = pick('create');
-	const updatedIds = pick('update');
-	const archivedIds = pick('archive');
-	const summary: IDataObject = {
-		customListId,
-		dryRun,
-		created: createdIds.length,
-		updated: updatedIds.length,
-		archived: archivedIds.length,
-		unchanged: plan.unchanged.length,
-		failed: failures.length,
-		recordsInInput: desired.length,
-		recordsInListBefore: plan.currentCount,
-		createdIds,
-		updatedIds,
-		archivedIds,
-		failures,
-	};
+	const summary = syncSummary({ customListId, dryRun, plan, recordsInInput: desired.length, results });
 	if (dryRun && refused) {
 		summary.wouldBeRefused = true;
 		summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
 	}
 
+	const failures = summary.failures;
 	if (failures.length > 0 && !this.continueOnFail()) {
 		const lines = failures.slice(0, 20).map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
 		if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
 		throw new NodeOperationError(
 			this.getNode(),
-			`Sync finished with ${failures.length} failed change(s): created ${createdIds.length}, updated ${updatedIds.length}, archived ${archivedIds.length}, unchanged ${plan.unchanged.length}, failed ${failures.length}`,
+			`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
 			{
 				description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
 			},
 		);
 	}
 
-	const allItems: IPairedItemData[] = items.map((_, index) => ({
-		item: index,
-	}));
+	const allItems: IPairedItemData[] = items.map((_, index) => ({ item: index }));
 	const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
 	if (outputChanges) {
-		for (const result of results) {
-			const json: IDataObject = {
-				customListId,
-				id: result.id,
-				change: result.change,
-				status: result.status,
-			};
-			if (result.error) json.error = result.error;
-			if (result.note) json.note = result.note;
-			output.push({ json, pairedItem: { item: result.itemIndex ?? 0 } });
-		}
+		output.push(...results.map((result) => ({ json: changeJson(customListId, result), pairedItem: { item: result.itemIndex ?? 0 } })));
 	}
 	return [output];
 }
