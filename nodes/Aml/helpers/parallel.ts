@@ -1,5 +1,5 @@
 /**
- * The node's one bounded worker pool (per-item sends of `runItems`, Custom List → Sync's changes). Page reads of
+ * The node's one bounded worker pool (per-item sends of `runItems`, Custom List → Sync Records's changes). Page reads of
  * `walkPages` keep the transport's own, as the transport imports nothing from above it.
  *
  * Runs `task` over `inputs` with at most `limit` running at the same time and returns the results in

@@ -9,7 +9,7 @@ import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties({
 	name: 'createNotice',
-	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Upsert Record to create or update.',
+	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Create or Update instead.',
 });
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);

@@ -13,7 +13,7 @@ export const customListIdProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+	placeholder: 'e.g. 5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
 	description:
 		'ID of the custom list (a UUID). Find it in the AML web UI under the custom list settings, or in the address bar when the list is open.',
 };
@@ -24,7 +24,7 @@ export const recordIdProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'blk-1001',
+	placeholder: 'e.g. blk-1001',
 	description: 'Your own, case-sensitive ID of the record in the list. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
@@ -34,20 +34,20 @@ export const RECORD_ATTRIBUTES: KnownAttribute[] = [
 		name: 'name',
 		displayName: 'Name',
 		description: 'Name of the person or company on the list (usually the screened field)',
-		placeholder: 'Nordwind Shell Corp',
+		placeholder: 'e.g. Nordwind Shell Corp',
 	},
 	{
 		name: 'bank_account_numbers',
 		displayName: 'Bank Account Numbers (JSON)',
 		description:
 			'JSON array of account numbers (IBANs), e.g. ["DE89370400440532013000"]. A single number may be given as plain text.',
-		placeholder: '["DE89370400440532013000"]',
+		placeholder: 'e.g. ["DE89370400440532013000"]',
 	},
 	{
 		name: 'country',
 		displayName: 'Country',
 		description: 'ISO country code',
-		placeholder: 'DE',
+		placeholder: 'e.g. DE',
 	},
 ];
 
@@ -95,7 +95,7 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 	return changed ? (validAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
 }
 
-/** The fields of a record write (Create, Update, Upsert Record): list, record ID, attributes, what the write does, options. */
+/** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
 export function recordWriteProperties(notice: { name: string; text: string }): INodeProperties[] {
 	return [
 		customListIdProperty,
@@ -140,7 +140,7 @@ export function archivedRecordError(
 	const message = `Record "${recordId}" is archived and cannot be updated`;
 	const description =
 		`The custom list ${customListId} keeps record "${recordId}" only as archived, and the service refuses changes to archived records (HTTP 409${serviceText ? `: ${serviceText}` : ''}). ` +
-		'To put it back on the list, add it again with Create Record (or use Upsert Record / Sync).';
+		'To put it back on the list, add it again with Create Record (or use Create or Update / Sync Records).';
 	return new NodeApiError(node, { message, description, httpCode: '409' }, { message, description, httpCode: '409', itemIndex });
 }
 
@@ -172,7 +172,7 @@ export async function fetchUsableFields(this: AmlContext, customListId: string, 
 
 /**
  * Create, or replace when the list already has an active record with this ID: POST (422 passed
- * through) then PUT. Shared by Upsert Record and Sync (which creates a record it did not see listed,
+ * through) then PUT. Shared by Create or Update and Sync Records (which creates a record it did not see listed,
  * e.g. one added concurrently). A 409 on the PUT means the record is archived.
  */
 export async function upsertRecord(
