@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
-import { itemParameter } from '../helpers/itemParameter';
+import { itemId } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
 import { amlApiRequest, idSegment } from '../transport';
-import { validId, type ItemValidator } from '../validation';
+import type { ItemValidator } from '../validation';
 import type { OperationModule } from './types';
 
 /**
@@ -36,7 +36,7 @@ export function unresolvedAlertsOperation(options: {
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 			return await runItems(this, items, {
 				validate,
-				prepare: (i) => validId(this, i, options.idLabel, itemParameter(this, options.idProperty.name, i)),
+				prepare: (i) => itemId(this, options.idProperty.name, i, options.idLabel),
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(
 						this,

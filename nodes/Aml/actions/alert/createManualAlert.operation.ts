@@ -7,7 +7,7 @@ import { amlApiRequest } from '../../transport';
 import { validId, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
-import { itemParameter } from '../../helpers/itemParameter';
+import { itemId, itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -49,7 +49,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			const body: IDataObject = {
-				personId: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
+				personId: itemId(this, 'personId', i, 'Person ID'),
 				rationale: itemParameter(this, 'rationale', i) as string,
 			};
 			const transactionId = itemParameter(this, 'transactionId', i, '') as string;

@@ -3,9 +3,9 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
-import { itemParameter } from '../../helpers/itemParameter';
+import { itemId, itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
-import { valid, validAttributes, validId, uuidRule } from '../../validation';
+import { valid, validAttributes, uuidRule } from '../../validation';
 
 export const customListIdProperty: INodeProperties = {
 	displayName: 'Custom List ID',
@@ -70,8 +70,8 @@ export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
-	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (validId).
-	return validId(ctx, itemIndex, 'Record ID', itemParameter(ctx, 'recordId', itemIndex));
+	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (itemId).
+	return itemId(ctx, 'recordId', itemIndex, 'Record ID');
 }
 
 /**

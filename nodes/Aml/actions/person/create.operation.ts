@@ -5,8 +5,8 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
-import { validId, type ItemValidator } from '../../validation';
-import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty } from './shared';
+import type { ItemValidator } from '../../validation';
+import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -36,7 +36,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		validate,
 		prepare: (i) => {
 			return {
-				id: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
+				id: readPersonId(this, i),
 				type: itemParameter(this, 'personType', i) as string,
 				attributes: readAttributes(this, i),
 				onExisting: itemParameter(this, 'onExisting', i, 'error') as string,

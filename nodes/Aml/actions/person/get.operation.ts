@@ -4,9 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { validId, type ItemValidator } from '../../validation';
-import { personIdProperty } from './shared';
-import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
+import { personIdProperty, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -19,7 +18,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	return await runItems(this, items, {
 		validate,
 		prepare: (i) => {
-			return { personId: validId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
+			return { personId: readPersonId(this, i) };
 		},
 		send: async ({ personId }, i) => {
 			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}` }, i)) as IDataObject;

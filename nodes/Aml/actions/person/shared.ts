@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { itemParameter } from '../../helpers/itemParameter';
-import { validId } from '../../validation';
+import { itemId } from '../../helpers/itemParameter';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
@@ -77,7 +76,7 @@ export const simplifyProperty = (description: string): INodeProperties => ({
 
 /** Reads and checks the Person ID parameter of an item. */
 export function readPersonId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return validId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return itemId(ctx, 'personId', itemIndex, 'Person ID');
 }
 
 /** Display name of a person: first and last name of an individual, else the company name. */

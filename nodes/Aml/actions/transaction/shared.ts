@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { itemParameter } from '../../helpers/itemParameter';
-import { amountRule, validId, invalid, timestampRule } from '../../validation';
+import { itemId } from '../../helpers/itemParameter';
+import { amountRule, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
 	displayName: 'Transaction ID',
@@ -80,11 +80,11 @@ export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
 ];
 
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return validId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));
+	return itemId(ctx, 'transactionId', itemIndex, 'Transaction ID');
 }
 
 export function readOwnerId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return validId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return itemId(ctx, 'personId', itemIndex, 'Person ID');
 }
 
 /**
