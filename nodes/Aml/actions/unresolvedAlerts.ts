@@ -34,8 +34,7 @@ export function unresolvedAlertsOperation(options: {
 			properties,
 		),
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-			return await runItems(this, items, {
-				validate,
+			return await runItems(this, items, validate, {
 				prepare: (i) => itemId(this, options.idProperty.name, i, options.idLabel),
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(

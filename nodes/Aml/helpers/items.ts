@@ -8,11 +8,6 @@ import { mapBounded } from './parallel';
 export type ItemJson = IDataObject | IDataObject[];
 
 export interface ItemOperation<P> {
-	/**
-	 * The run's validation of the operation's own parameters (choices and numbers set by expressions), given by the
-	 * router. Runs for every item before its `prepare`.
-	 */
-	validate: ItemValidator;
 	/** Reads and validates the item's parameters. Runs for every item before any request is sent. */
 	prepare: (itemIndex: number) => P | Promise<P>;
 	/** Sends the prepared request(s) and returns the output json. */
@@ -36,13 +31,14 @@ type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
 export async function prepareEveryItem<P>(
 	ctx: IExecuteFunctions,
 	count: number,
-	operation: Pick<ItemOperation<P>, 'validate' | 'prepare'>,
+	validate: ItemValidator,
+	prepare: ItemOperation<P>['prepare'],
 ): Promise<P[]> {
 	const prepared: P[] = [];
 	for (let i = 0; i < count; i++) {
 		try {
-			operation.validate(i);
-			prepared.push(await operation.prepare(i));
+			validate(i);
+			prepared.push(await prepare(i));
 		} catch (error) {
 			throw asItemError(ctx, error, i);
 		}
@@ -73,13 +69,14 @@ export function parallelRequests(ctx: IExecuteFunctions, fallback = DEFAULT_PARA
 }
 
 /**
- * The per-item engine of every operation: validates all items first (bad input fails before any
- * request), then sends them with bounded parallelism — the first alone, so that a credential without
+ * The per-item engine of every operation: validates all items first (`validate`, the router's validation of the
+ * operation's parameters, then the operation's `prepare`; bad input fails before any request), then sends them with bounded parallelism — the first alone, so that a credential without
  * a token fetches exactly one — and returns the outputs in input order with `pairedItem`.
  */
 export async function runItems<P>(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
+	validate: ItemValidator,
 	operation: ItemOperation<P>,
 ): Promise<INodeExecutionData[][]> {
 	const continueOnFail = ctx.continueOnFail();
@@ -88,7 +85,7 @@ export async function runItems<P>(
 	const prepared: Array<Prepared<P>> = [];
 	for (let i = 0; i < items.length; i++) {
 		try {
-			operation.validate(i);
+			validate(i);
 			prepared.push({ ok: true, value: await operation.prepare(i) });
 		} catch (error) {
 			const itemError = asItemError(ctx, error, i);

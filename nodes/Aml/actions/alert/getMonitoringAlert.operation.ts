@@ -28,8 +28,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: readSimplify(this, i),

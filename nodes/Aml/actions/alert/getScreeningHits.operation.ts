@@ -32,8 +32,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			alertId: validAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
 			simplify: readSimplify(this, i),

@@ -58,8 +58,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const alertId = validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;

@@ -15,8 +15,7 @@ const properties: INodeProperties[] = recordWriteProperties({
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const response = await amlRequest.call(

@@ -11,8 +11,7 @@ const properties: INodeProperties[] = [customListIdProperty, recordIdProperty, r
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['get'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			customListId: readListId(this, i),
 			id: readRecordId(this, i),

@@ -12,8 +12,7 @@ const properties: INodeProperties[] = [customListIdProperty, ...pagingProperties
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['getAll'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({ customListId: readListId(this, i) }),
 		send: async ({ customListId }, i) => {
 			// Custom lists have no 10,000-result search cap: every page is reachable.

@@ -118,10 +118,9 @@ async function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[], 
 	// A single empty item is what n8n passes on when the previous node found nothing but has
 	// "Always Output Data" on: the source is empty (and the archive guard decides).
 	const empty = items.every(isEmptyItem);
-	const read = await prepareEveryItem(ctx, items.length, {
-		validate,
-		prepare: (i): DesiredRecord | undefined => (empty ? undefined : { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i }),
-	});
+	const read = await prepareEveryItem(ctx, items.length, validate, (i): DesiredRecord | undefined =>
+		empty ? undefined : { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i },
+	);
 	const desired = read.filter((record): record is DesiredRecord => record !== undefined);
 	const duplicate = findDuplicateId(desired);
 	if (duplicate) {

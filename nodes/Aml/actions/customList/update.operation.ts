@@ -13,8 +13,7 @@ const properties: INodeProperties[] = recordWriteProperties({
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['update'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const body = await updateRecord(this, customListId, id, attributes, i);

@@ -134,8 +134,7 @@ function parseAnswer(body: unknown): IDataObject {
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems<PreparedUpload>(this, items, {
-		validate,
+	return await runItems<PreparedUpload>(this, items, validate, {
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {

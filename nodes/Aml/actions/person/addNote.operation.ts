@@ -45,8 +45,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['addNote'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
 			const content = valid<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);

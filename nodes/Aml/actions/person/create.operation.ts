@@ -32,8 +32,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['create'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			return {
 				id: readPersonId(this, i),

@@ -25,8 +25,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runMonitoringCheck'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({ personId: readPersonId(this, i), allResults: itemParameter(this, 'allResults', i, false) as boolean }),
 		send: async ({ personId, allResults }, i) => {
 			const answer = await amlApiRequest.call(

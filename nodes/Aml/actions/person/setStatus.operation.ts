@@ -75,8 +75,7 @@ function readJson(ctx: IExecuteFunctions, i: number, field: string, raw: unknown
 }
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const fields = (itemParameter(this, 'setFields', i, {}) ?? {}) as IDataObject;

@@ -16,8 +16,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: () => ({}),
 		send: async (_prepared, i) => {
 			const groups = await amlApiRequest.call(this, { method: 'GET', path: '/v1/screening-list-groups' }, i);

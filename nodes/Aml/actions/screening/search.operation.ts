@@ -145,8 +145,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['screening'], operation: ['search'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const name = valid<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
 				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME

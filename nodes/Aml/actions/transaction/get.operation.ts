@@ -12,8 +12,7 @@ const properties: INodeProperties[] = [transactionPersonIdProperty, transactionI
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
-		validate,
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({ personId: readOwnerId(this, i), id: readTransactionId(this, i) }),
 		send: async ({ personId, id }, i) => {
 			return (await amlApiRequest.call(

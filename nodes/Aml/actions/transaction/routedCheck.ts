@@ -44,8 +44,7 @@ export function routedCheckOperation(options: {
 		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
 			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
-			return await runItems(this, items, {
-				validate,
+			return await runItems(this, items, validate, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {
