@@ -25,8 +25,8 @@ type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
 
 /**
  * Validates every item, then prepares it (`validate`, then `prepare`), for operations that read all items before
- * sending anything in one plan instead of item by item through `runItems` (Custom List → Sync Records): the first bad item
- * fails the run, before any request.
+ * sending anything in one plan instead of item by item through `runItems` (Custom List → Sync Records): the first
+ * bad item fails the run, before any request.
  */
 export async function prepareEveryItem<P>(
 	ctx: IExecuteFunctions,
