@@ -276,7 +276,7 @@ describe('Custom List → Sync in real n8n', () => {
 		600_000,
 	);
 
-	test('Sync gets the per-item parameter checks every operation gets: a choice set by an expression to an unknown value fails naming item and field, before any request', async () => {
+	test('Sync gets the per-item parameter validation every operation gets: a choice set by an expression to an unknown value fails naming item and field, before any request', async () => {
 		const listId = await newList(`sync checks ${Date.now()}`);
 		await prefill(listId, 5);
 		const since = await control.mark();

@@ -3,7 +3,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { itemParameter } from '../../nodes/Aml/helpers/itemParameter';
 import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
-import { parameterCheck } from '../../nodes/Aml/validation/parameters';
+import { parameterValidator } from '../../nodes/Aml/validation/parameters';
 import {
 	amountRule,
 	attributesRule,
@@ -133,7 +133,7 @@ describe('validation rules of the interface', () => {
 	});
 });
 
-describe('parameterCheck: choices and numbers set by expressions', () => {
+describe('parameterValidator: choices and numbers set by expressions', () => {
 	const properties = [
 		{ displayName: 'Type', name: 'personType', type: 'options', default: '', options: [{ name: 'Individual', value: 'INDIVIDUAL' }, { name: 'Legal', value: 'LEGAL' }] },
 		{ displayName: 'Limit', name: 'limit', type: 'number', default: 50, typeOptions: { minValue: 1, numberPrecision: 0 }, displayOptions: { show: { returnAll: [false] } } },
@@ -146,16 +146,16 @@ describe('parameterCheck: choices and numbers set by expressions', () => {
 		}) as unknown as IExecuteFunctions;
 
 	test('a choice outside the options names item, field and the allowed values', () => {
-		const check = parameterCheck(ctx({ personType: ['INDIVIDUAL', 'ALIEN'], returnAll: [true, true] }, { personType: '={{ $json.t }}' }), properties);
-		expect(() => check(0)).not.toThrow();
-		expect(() => check(1)).toThrow('Item 1: "Type" must be one of INDIVIDUAL, LEGAL (value: "ALIEN")');
+		const validate = parameterValidator(ctx({ personType: ['INDIVIDUAL', 'ALIEN'], returnAll: [true, true] }, { personType: '={{ $json.t }}' }), properties, itemParameter);
+		expect(() => validate(0)).not.toThrow();
+		expect(() => validate(1)).toThrow('Item 1: "Type" must be one of INDIVIDUAL, LEGAL (value: "ALIEN")');
 	});
 
 	test('a number below its minimum or not whole is refused only where the field is shown', () => {
-		const check = parameterCheck(ctx({ personType: ['LEGAL', 'LEGAL', 'LEGAL'], returnAll: [false, false, true], limit: [0, 2.5, 0] }, { limit: '={{ $json.n }}' }), properties);
-		expect(() => check(0)).toThrow('Item 0: "Limit" must be a whole number of at least 1');
-		expect(() => check(1)).toThrow('Item 1: "Limit" must be a whole number of at least 1');
-		expect(() => check(2)).not.toThrow();
+		const validate = parameterValidator(ctx({ personType: ['LEGAL', 'LEGAL', 'LEGAL'], returnAll: [false, false, true], limit: [0, 2.5, 0] }, { limit: '={{ $json.n }}' }), properties, itemParameter);
+		expect(() => validate(0)).toThrow('Item 0: "Limit" must be a whole number of at least 1');
+		expect(() => validate(1)).toThrow('Item 1: "Limit" must be a whole number of at least 1');
+		expect(() => validate(2)).not.toThrow();
 	});
 });
 

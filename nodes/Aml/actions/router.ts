@@ -1,9 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { setItemCheck } from '../helpers/items';
 import { runsAsTool } from './outputs';
-import { parameterCheck } from '../validation';
+import { parameterValidator } from '../validation';
 
 import * as alert from './alert';
 import * as customList from './customList';
@@ -31,9 +30,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (!module) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	// Choices and numbers set by expressions are checked per item with the operation's own rules, before any request.
-	setItemCheck(this, parameterCheck(this, module.description));
-	const outputs = await module.execute.call(this, items);
+	// Choices and numbers set by expressions are validated per item with the operation's own rules, before any request.
+	const validate = parameterValidator(this, module.description, itemParameter);
+	const outputs = await module.execute.call(this, items, validate);
 	return runsAsTool(this) ? capToolAnswer(outputs) : outputs;
 }
 

@@ -1,9 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-/** One operation file: its UI description and its execute function. */
+import type { ItemValidator } from '../validation';
+
+/**
+ * One operation file: its UI description and its execute function, which gets the router's validation of the
+ * operation's parameters to pass on to `runItems`.
+ */
 export interface OperationModule {
 	description: INodeProperties[];
-	execute: (this: IExecuteFunctions, items: INodeExecutionData[]) => Promise<INodeExecutionData[][]>;
+	execute: (this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator) => Promise<INodeExecutionData[][]>;
 }
 
 /** One resource folder: the operation selector plus every operation's fields, and the operations. */

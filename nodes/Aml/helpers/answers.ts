@@ -1,4 +1,5 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 /** The service's answer when it is a non-empty object, else what was sent (some answers are empty or not shown). */
 export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
@@ -6,4 +7,16 @@ export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
 		return answer as IDataObject;
 	}
 	return sent;
+}
+
+/**
+ * The error of an item whose answer could not be read (no list where one was due): nothing is concluded from it,
+ * least of all "no match". `reason` says what came instead, `retry` what the user can do.
+ */
+export function unreadableAnswer(ctx: IExecuteFunctions, itemIndex: number, answer: { message: string; reason: string; retry: string }): NodeApiError {
+	return new NodeApiError(ctx.getNode(), { message: answer.reason } as JsonObject, {
+		message: answer.message,
+		description: `${answer.reason}. Nothing is concluded from it; ${answer.retry}.`,
+		itemIndex,
+	});
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkAttributes, invalid } from '../validation';
+import { validAttributes, invalid } from '../validation';
 import { itemParameter } from './itemParameter';
 
 export interface KnownAttribute {
@@ -171,7 +171,7 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 		}
 		attributes = result;
 	}
-	return checkAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
+	return validAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
 }
 
 /** The service carries top-level values as text: numbers and booleans are sent as their text. */

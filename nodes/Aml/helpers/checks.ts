@@ -1,15 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { OperationModule } from '../actions/types';
-import { amlApiRequest, isTransientFailure, idSegment } from '../transport';
-import { checkId } from '../validation';
-import { itemParameter } from './itemParameter';
-import { requestOptions, runItems } from './items';
+import { isTransientFailure } from '../transport';
+import { unreadableAnswer } from './answers';
 
 /**
  * Pieces shared by the check operations of persons and transactions (monitoring checks, screening
- * checks, the deprecated unresolved-alerts look-up).
+ * checks).
  */
 
 export type Decision = 'clear' | 'block';
@@ -61,10 +57,10 @@ function shortText(answer: unknown): string {
 export function checkListOrThrow(ctx: IExecuteFunctions, answer: unknown, key: 'results' | 'matches', itemIndex: number): CheckOutcome {
 	const outcome = checkOutcome(answer, key);
 	if (outcome.malformed) {
-		throw new NodeApiError(ctx.getNode(), { message: outcome.reason ?? '' } as JsonObject, {
+		throw unreadableAnswer(ctx, itemIndex, {
 			message: `The AML service's ${key === 'results' ? 'monitoring' : 'screening'} check answer could not be read`,
-			description: `${outcome.reason}. Nothing is concluded from it; run the check again or ask the service's operator.`,
-			itemIndex,
+			reason: outcome.reason ?? '',
+			retry: "run the check again or ask the service's operator",
 		});
 	}
 	return outcome;
@@ -101,59 +97,4 @@ export function failClosedOrThrow(error: unknown, key: 'results' | 'matches', tr
 	const blocked = failClosed(error, key, transactionId);
 	if (blocked) return blocked;
 	throw error;
-}
-
-export const deprecationNotice = (replacement: string): INodeProperties => ({
-	displayName: `Deprecated by the AML service. ${replacement}`,
-	name: 'deprecatedNotice',
-	type: 'notice',
-	default: '',
-});
-
-/**
- * The deprecated "has unresolved alerts" look-up of persons or transactions: one
- * GET per item, answered `{hasUnresolvedAlerts}`.
- */
-export function unresolvedAlertsOperation(options: {
-	resource: 'person' | 'transaction';
-	idProperty: INodeProperties;
-	idLabel: string;
-	/** Path of the collection, e.g. `/v1/persons`. */
-	collectionPath: string;
-	/** Output key of the id, e.g. `personId`. */
-	outputKey: string;
-}): OperationModule {
-	const properties: INodeProperties[] = [
-		deprecationNotice(
-			'Decision rules configured in the AML web UI replace this check; their results arrive through the AML Trigger (PERSON / TRANSACTION decision events).',
-		),
-		options.idProperty,
-		{
-			displayName: 'Options',
-			name: 'options',
-			type: 'collection',
-			placeholder: 'Add Option',
-			default: {},
-			options: [...requestOptions],
-		},
-	];
-	return {
-		description: updateDisplayOptions(
-			{ show: { resource: [options.resource], operation: ['hasUnresolvedAlerts'] } },
-			properties,
-		),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-			return await runItems(this, items, {
-				prepare: (i) => checkId(this, i, options.idLabel, itemParameter(this, options.idProperty.name, i)),
-				send: async (id, i) => {
-					const answer = (await amlApiRequest.call(
-						this,
-						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
-						i,
-					)) as IDataObject | undefined;
-					return { [options.outputKey]: id, hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null };
-				},
-			});
-		},
-	};
 }

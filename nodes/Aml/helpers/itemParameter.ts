@@ -1,5 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { validId } from '../validation';
+
 /**
  * `={{ $json.field }}` or `={{ $json["field name"] }}`: what n8n's editor writes when an input field is dragged
  * onto a parameter, by far the most common expression on per-item IDs and amounts.
@@ -92,4 +94,12 @@ export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: n
 		}
 	}
 	return viaN8n();
+}
+
+/**
+ * The ID an item's parameter `name` holds, validated (`validId`: IDs are sent exactly as given); an error names the
+ * field by its `label`.
+ */
+export function itemId(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
+	return validId(ctx, itemIndex, label, itemParameter(ctx, name, itemIndex));
 }

@@ -1,40 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-export const DEFAULT_PARALLEL_REQUESTS = 8;
-
-/** Options every per-item operation offers (spread into its Options collection). */
-export const requestOptions: INodeProperties[] = [
-	{
-		displayName: 'Parallel Requests',
-		name: 'parallelRequests',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: 32 },
-		default: DEFAULT_PARALLEL_REQUESTS,
-		description:
-			'How many items are sent to the service at the same time. Output order and item pairing are kept. Lower it if your contract has a low rate limit.',
-	},
-	{
-		displayName: 'Timeout (Ms)',
-		name: 'timeout',
-		type: 'number',
-		typeOptions: { minValue: 1000 },
-		default: 30000,
-		description: 'How long to wait for one answer of the service before the attempt counts as failed',
-	},
-];
-
-/** The Options collection of a per-item operation: the shared request options plus the operation's own. */
-export function optionsCollection(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
+import type { ItemValidator } from '../validation';
+import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
+import { mapBounded } from './parallel';
 
 export type ItemJson = IDataObject | IDataObject[];
 
@@ -54,28 +23,27 @@ export interface ItemOperation<P> {
 
 type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
 
-/** Checks every item must pass before its operation's own `prepare` (set by the router for the whole run). */
-const itemChecks = new WeakMap<IExecuteFunctions, (itemIndex: number) => void>();
-
-export function setItemCheck(ctx: IExecuteFunctions, checkItem: (itemIndex: number) => void): void {
-	itemChecks.set(ctx, checkItem);
-}
-
 /**
- * Runs the run's parameter checks on every item, for operations that read all items before sending anything in one
- * plan instead of item by item through `runItems` (Custom List → Sync): the first bad item fails the run, before any
- * request.
+ * Validates every item, then prepares it (`validate`, then `prepare`), for operations that read all items before
+ * sending anything in one plan instead of item by item through `runItems` (Custom List → Sync Records): the first
+ * bad item fails the run, before any request.
  */
-export function checkEveryItem(ctx: IExecuteFunctions, count: number): void {
-	const checkItem = itemChecks.get(ctx);
-	if (!checkItem) return;
+export async function prepareEveryItem<P>(
+	ctx: IExecuteFunctions,
+	count: number,
+	validate: ItemValidator,
+	prepare: ItemOperation<P>['prepare'],
+): Promise<P[]> {
+	const prepared: P[] = [];
 	for (let i = 0; i < count; i++) {
 		try {
-			checkItem(i);
+			validate(i);
+			prepared.push(await prepare(i));
 		} catch (error) {
 			throw asItemError(ctx, error, i);
 		}
 	}
+	return prepared;
 }
 
 function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
@@ -95,24 +63,29 @@ export function errorJson(error: Error, itemIndex: number): IDataObject {
 	return json;
 }
 
+/** The run's Parallel Requests (read once, from item 0), at least 1. */
+export function parallelRequests(ctx: IExecuteFunctions, fallback = DEFAULT_PARALLEL_REQUESTS): number {
+	return Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, fallback) as number));
+}
+
 /**
- * The per-item engine of every operation: validates all items first (bad input fails before any
- * request), then sends them with bounded parallelism — the first alone, so that a credential without
+ * The per-item engine of every operation: validates all items first (`validate`, the router's validation of the
+ * operation's parameters, then the operation's `prepare`; bad input fails before any request), then sends them with bounded parallelism — the first alone, so that a credential without
  * a token fetches exactly one — and returns the outputs in input order with `pairedItem`.
  */
 export async function runItems<P>(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
+	validate: ItemValidator,
 	operation: ItemOperation<P>,
 ): Promise<INodeExecutionData[][]> {
 	const continueOnFail = ctx.continueOnFail();
 	const outputCount = operation.outputs ?? 1;
 
 	const prepared: Array<Prepared<P>> = [];
-	const checkItem = itemChecks.get(ctx);
 	for (let i = 0; i < items.length; i++) {
 		try {
-			checkItem?.(i);
+			validate(i);
 			prepared.push({ ok: true, value: await operation.prepare(i) });
 		} catch (error) {
 			const itemError = asItemError(ctx, error, i);
@@ -121,10 +94,9 @@ export async function runItems<P>(
 		}
 	}
 
-	const parallel = Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, operation.defaultParallel ?? DEFAULT_PARALLEL_REQUESTS) as number));
+	const parallel = parallelRequests(ctx, operation.defaultParallel);
 	const results: Array<{ json?: ItemJson; error?: Error }> = new Array(items.length);
 	let firstFailure: number | undefined;
-	let next = 0;
 
 	const runOne = async (i: number) => {
 		const entry = prepared[i];
@@ -141,17 +113,15 @@ export async function runItems<P>(
 	};
 
 	// Warm-up: the first sendable item alone, so that the token is fetched once and stored.
+	let next = 0;
 	while (next < items.length && !prepared[next].ok) {
 		await runOne(next++);
 	}
 	if (next < items.length) await runOne(next++);
 
-	const worker = async () => {
-		while (next < items.length && firstFailure === undefined) {
-			await runOne(next++);
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, worker));
+	// The rest `parallel` at a time; without Continue On Fail no new item starts after a failure.
+	const rest = Array.from({ length: items.length - next }, (_, k) => next + k);
+	await mapBounded(rest, parallel, runOne, () => firstFailure !== undefined);
 
 	if (firstFailure !== undefined) {
 		const error = results[firstFailure].error as NodeApiError;

@@ -1,3 +1,3 @@
 export * from './rules';
-export * from './assert';
+export * from './fieldErrors';
 export * from './parameters';

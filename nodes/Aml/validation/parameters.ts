@@ -1,15 +1,20 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalid } from './assert';
-import { itemParameter } from '../helpers/itemParameter';
+import { invalid } from './fieldErrors';
+
+/** Validates one item (throws the error naming item, field, value and rule), before the item is prepared. */
+export type ItemValidator = (itemIndex: number) => void;
+
+/** How parameters are read: `getNodeParameter`'s arguments and answer (the node passes its faster `itemParameter`). */
+export type ParameterReader = (ctx: IExecuteFunctions, name: string, itemIndex: number, fallback?: unknown) => unknown;
 
 /**
- * Checks that apply to every operation's own top-level parameters, read per item: a choice (options,
+ * Validation that applies to every operation's own top-level parameters, read per item: a choice (options,
  * multiOptions) set by an expression must be one of the listed values, and a number must respect its
  * minValue/maxValue (and be whole when `numberPrecision` is 0). n8n enforces neither for expression values,
  * so without this a wrong value would reach the service (or be silently clamped).
  */
-export function parameterCheck(ctx: IExecuteFunctions, properties: INodeProperties[]): (itemIndex: number) => void {
+export function parameterValidator(ctx: IExecuteFunctions, properties: INodeProperties[], readParameter: ParameterReader): ItemValidator {
 	const candidates = properties.filter((property) => {
 		const isChoice = property.type === 'options' || property.type === 'multiOptions';
 		if (isChoice) return Boolean(property.options?.length) && !property.typeOptions?.loadOptionsMethod;
@@ -17,17 +22,24 @@ export function parameterCheck(ctx: IExecuteFunctions, properties: INodeProperti
 	});
 	const raw = ctx.getNode().parameters;
 	const isExpression = (name: string) => typeof raw[name] === 'string' && (raw[name] as string).startsWith('=');
-	// A parameter whose value and visibility are fixed (no expression) is checked once, for every item alike.
+	// A parameter whose value and visibility are fixed (no expression) is validated once, for every item alike.
 	const fixed = new Map<string, string | undefined>();
+	const read: Read = (name, itemIndex) => {
+		try {
+			return readParameter(ctx, name, itemIndex, undefined);
+		} catch {
+			return undefined;
+		}
+	};
 	return (itemIndex: number) => {
 		for (const property of candidates) {
 			const constant = !isExpression(property.name) && Object.keys(property.displayOptions?.show ?? {}).every((key) => !isExpression(key));
 			if (constant && fixed.has(property.name) && fixed.get(property.name) === undefined) continue;
-			if (!shown(ctx, property, itemIndex)) {
+			if (!shown(read, property, itemIndex)) {
 				if (constant) fixed.set(property.name, undefined);
 				continue;
 			}
-			const value = read(ctx, property.name, itemIndex);
+			const value = read(property.name, itemIndex);
 			let broken: string | undefined;
 			if (value !== undefined) broken = property.type === 'number' ? numberRule(property, value) : choiceRule(property, value);
 			if (constant) fixed.set(property.name, broken);
@@ -36,20 +48,15 @@ export function parameterCheck(ctx: IExecuteFunctions, properties: INodeProperti
 	};
 }
 
-function read(ctx: IExecuteFunctions, name: string, itemIndex: number): unknown {
-	try {
-		return itemParameter(ctx, name, itemIndex, undefined);
-	} catch {
-		return undefined;
-	}
-}
+/** A parameter's value for one item, or undefined where it cannot be read. */
+type Read = (name: string, itemIndex: number) => unknown;
 
 /** Evaluates plain `displayOptions` (values compared as they are); anything fancier counts as not shown. */
-function shown(ctx: IExecuteFunctions, property: INodeProperties, itemIndex: number): boolean {
+function shown(read: Read, property: INodeProperties, itemIndex: number): boolean {
 	const { show, hide } = property.displayOptions ?? {};
 	const matches = (key: string, allowed: unknown[] | undefined) => {
 		if (!Array.isArray(allowed) || allowed.some((v) => v !== null && typeof v === 'object')) return undefined;
-		return allowed.includes(read(ctx, key, itemIndex) as never);
+		return allowed.includes(read(key, itemIndex) as never);
 	};
 	for (const [key, allowed] of Object.entries(show ?? {})) {
 		if (key.startsWith('@') || key.startsWith('/') || matches(key, allowed) !== true) return false;

@@ -1,5 +1,5 @@
 /**
- * The interface's input rules as pure checks. Each returns undefined when the value is fine, or the
+ * The interface's input rules as pure functions. Each returns undefined when the value is fine, or the
  * rule it breaks in words a user can act on.
  */
 
@@ -124,7 +124,7 @@ export function attributesRule(value: unknown): { path: string; rule: string } |
 	if (value === null || typeof value !== 'object' || Array.isArray(value)) {
 		return { path: '', rule: 'must be an object of key/value pairs' };
 	}
-	return checkLevel(value as Record<string, unknown>, '', 1);
+	return levelProblem(value as Record<string, unknown>, '', 1);
 }
 
 function describe(value: unknown): string {
@@ -133,18 +133,18 @@ function describe(value: unknown): string {
 	return typeof value;
 }
 
-function checkLevel(object: Record<string, unknown>, prefix: string, depth: number): { path: string; rule: string } | undefined {
+function levelProblem(object: Record<string, unknown>, prefix: string, depth: number): { path: string; rule: string } | undefined {
 	for (const [key, child] of Object.entries(object)) {
 		const path = prefix ? `${prefix}.${key}` : key;
 		if (key.trim() === '') return { path: JSON.stringify(key), rule: 'a key must not be empty or only whitespace' };
 		if (key.includes('.')) return { path, rule: 'a key must not contain "."' };
-		const result = checkValue(child, path, depth, prefix === '');
+		const result = valueProblem(child, path, depth, prefix === '');
 		if (result) return result;
 	}
 	return undefined;
 }
 
-function checkValue(value: unknown, path: string, depth: number, topLevel: boolean): { path: string; rule: string } | undefined {
+function valueProblem(value: unknown, path: string, depth: number, topLevel: boolean): { path: string; rule: string } | undefined {
 	if (typeof value === 'string') return undefined;
 	if (topLevel && !(Array.isArray(value) || (value !== null && typeof value === 'object'))) {
 		return {
@@ -160,7 +160,7 @@ function checkValue(value: unknown, path: string, depth: number, topLevel: boole
 			for (let index = 0; index < value.length; index++) {
 				const item = value[index];
 				if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
-					const result = checkLevel(item as Record<string, unknown>, `${path}[${index}]`, depth + 1);
+					const result = levelProblem(item as Record<string, unknown>, `${path}[${index}]`, depth + 1);
 					if (result) return result;
 				} else if (Array.isArray(item)) {
 					return { path: `${path}[${index}]`, rule: `attributes may be nested at most ${MAX_ATTRIBUTE_DEPTH} levels deep` };
@@ -168,7 +168,7 @@ function checkValue(value: unknown, path: string, depth: number, topLevel: boole
 			}
 			return undefined;
 		}
-		return checkLevel(value as Record<string, unknown>, path, depth + 1);
+		return levelProblem(value as Record<string, unknown>, path, depth + 1);
 	}
 	return undefined;
 }

@@ -1,12 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { checkId } from '../../validation';
+import { validId, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
-import { itemParameter } from '../../helpers/itemParameter';
+import { itemId, itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
@@ -43,16 +44,16 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const body: IDataObject = {
-				personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)),
+				personId: itemId(this, 'personId', i, 'Person ID'),
 				rationale: itemParameter(this, 'rationale', i) as string,
 			};
 			const transactionId = itemParameter(this, 'transactionId', i, '') as string;
 			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
-				body.transactionId = checkId(this, i, 'Transaction ID', transactionId);
+				body.transactionId = validId(this, i, 'Transaction ID', transactionId);
 			}
 			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
 			if (comment !== undefined) body.rationaleComment = comment;

@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { alertIdProperty, checkAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
+import { alertIdProperty, validAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -25,10 +27,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
+			alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {

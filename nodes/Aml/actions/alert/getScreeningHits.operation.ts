@@ -1,12 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages } from '../../helpers/paging';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
+import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
-import { alertIdProperty, checkAlertId, simplifyHit, simplifyProperty } from './shared';
+import { alertIdProperty, validAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	alertIdProperty(1, {
@@ -29,10 +31,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
-			alertId: checkAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
+			alertId: validAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {

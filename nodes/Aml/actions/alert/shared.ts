@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { check, invalid, lengthRule } from '../../validation';
+import { valid, invalid, lengthRule } from '../../validation';
 
 /** The service's manual alert rationales (ApiManualAlertRationale). */
 export const RATIONALES = [
@@ -36,8 +36,8 @@ export function alertIdRule(value: unknown, min: number): string | undefined {
 }
 
 /** Reads and checks an alert ID field; returns it as a number. */
-export function checkAlertId(ctx: IExecuteFunctions, i: number, field: string, value: unknown, min = 1): number {
-	check(ctx, i, field, value, (v) => alertIdRule(v, min));
+export function validAlertId(ctx: IExecuteFunctions, i: number, field: string, value: unknown, min = 1): number {
+	valid(ctx, i, field, value, (v) => alertIdRule(v, min));
 	return Number(typeof value === 'string' ? value.trim() : value);
 }
 
@@ -52,7 +52,7 @@ export function optionalText(
 	if (value === undefined || value === null || value === '') return undefined;
 	if (typeof value === 'object') throw invalid(ctx, i, field, value, 'must be text, not an object or a list');
 	const text = typeof value === 'string' ? value : String(value);
-	check(ctx, i, field, text, (v) => {
+	valid(ctx, i, field, text, (v) => {
 		if (typeof v === 'string' && v.trim() === '') return 'must not consist of spaces only (leave it empty to not send it)';
 		return max === undefined ? undefined : lengthRule(v, 1, max);
 	});

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { alertIdProperty, checkAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
+import { alertIdProperty, validAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -56,10 +57,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
-			const alertId = checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
+			const alertId = validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;
 			if (!rationale) {
 				throw invalid(this, i, 'Rationale', rationale, "must be chosen: the service replaces the stored rationale on every update (choose the alert's current one to keep it)");

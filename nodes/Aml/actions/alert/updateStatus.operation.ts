@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
-import { check, nonEmptyRule } from '../../validation';
-import { alertIdProperty, checkAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
+import { valid, nonEmptyRule, type ItemValidator } from '../../validation';
+import { alertIdProperty, validAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -56,13 +57,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['alert'], operation: ['updateStatus'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: itemParameter(this, 'alertType', i) as string,
-				alertId: checkAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
-				status: check<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
+				alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
+				status: valid<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
 			};
 			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
 			if (note !== undefined) body.note = note;

@@ -1,38 +1,32 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	customListIdProperty,
 	recordIdProperty,
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Ignore Already Archived',
-				name: 'ignoreArchived',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether a record that is already archived counts as success (output "alreadyArchived": true) instead of failing with a conflict (HTTP 409)',
-			},
-			...requestOptions,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Ignore Already Archived',
+			name: 'ignoreArchived',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a record that is already archived counts as success (output "alreadyArchived": true) instead of failing with a conflict (HTTP 409)',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['archive'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			customListId: readListId(this, i),
 			id: readRecordId(this, i),

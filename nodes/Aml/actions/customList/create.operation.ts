@@ -5,16 +5,17 @@ import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest } from '../../transport';
 import { readRecordWrite, recordWriteProperties, recordsPath } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties({
 	name: 'createNotice',
-	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Upsert Record to create or update.',
+	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Create or Update instead.',
 });
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const response = await amlRequest.call(

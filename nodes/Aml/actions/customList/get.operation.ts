@@ -4,13 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordOptions, recordsPath } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [customListIdProperty, recordIdProperty, recordOptions];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			customListId: readListId(this, i),
 			id: readRecordId(this, i),

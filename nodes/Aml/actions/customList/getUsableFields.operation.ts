@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { customListIdProperty, fetchUsableFields, readListId, recordOptions } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [customListIdProperty, recordOptions];
 
@@ -11,8 +12,8 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => ({ customListId: readListId(this, i) }),
 		send: async ({ customListId }, i) => {
 			const fields = await fetchUsableFields.call(this, customListId, i);

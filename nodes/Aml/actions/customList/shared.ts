@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeApiError } from 'n8n-workflow';
 
 import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
-import { optionsCollection } from '../../helpers/items';
-import { itemParameter } from '../../helpers/itemParameter';
+import { optionsCollection } from '../../helpers/descriptions';
+import { itemId, itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
-import { check, checkAttributes, checkId, uuidRule } from '../../validation';
+import { valid, validAttributes, uuidRule } from '../../validation';
 
 export const customListIdProperty: INodeProperties = {
 	displayName: 'Custom List ID',
@@ -13,7 +13,7 @@ export const customListIdProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+	placeholder: 'e.g. 5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
 	description:
 		'ID of the custom list (a UUID). Find it in the AML web UI under the custom list settings, or in the address bar when the list is open.',
 };
@@ -24,7 +24,7 @@ export const recordIdProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'blk-1001',
+	placeholder: 'e.g. blk-1001',
 	description: 'Your own, case-sensitive ID of the record in the list. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
@@ -34,20 +34,20 @@ export const RECORD_ATTRIBUTES: KnownAttribute[] = [
 		name: 'name',
 		displayName: 'Name',
 		description: 'Name of the person or company on the list (usually the screened field)',
-		placeholder: 'Nordwind Shell Corp',
+		placeholder: 'e.g. Nordwind Shell Corp',
 	},
 	{
 		name: 'bank_account_numbers',
 		displayName: 'Bank Account Numbers (JSON)',
 		description:
 			'JSON array of account numbers (IBANs), e.g. ["DE89370400440532013000"]. A single number may be given as plain text.',
-		placeholder: '["DE89370400440532013000"]',
+		placeholder: 'e.g. ["DE89370400440532013000"]',
 	},
 	{
 		name: 'country',
 		displayName: 'Country',
 		description: 'ISO country code',
-		placeholder: 'DE',
+		placeholder: 'e.g. DE',
 	},
 ];
 
@@ -66,12 +66,12 @@ export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = itemParameter(ctx, 'customListId', itemIndex);
-	return check<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
+	return valid<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
-	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (checkId).
-	return checkId(ctx, itemIndex, 'Record ID', itemParameter(ctx, 'recordId', itemIndex));
+	// IDs read from a spreadsheet or CSV often arrive as numbers: 1001 means the ID "1001" (itemId).
+	return itemId(ctx, 'recordId', itemIndex, 'Record ID');
 }
 
 /**
@@ -92,10 +92,10 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 			changed = true;
 		}
 	}
-	return changed ? (checkAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
+	return changed ? (validAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
 }
 
-/** The fields of a record write (Create, Update, Upsert Record): list, record ID, attributes, what the write does, options. */
+/** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
 export function recordWriteProperties(notice: { name: string; text: string }): INodeProperties[] {
 	return [
 		customListIdProperty,
@@ -140,7 +140,7 @@ export function archivedRecordError(
 	const message = `Record "${recordId}" is archived and cannot be updated`;
 	const description =
 		`The custom list ${customListId} keeps record "${recordId}" only as archived, and the service refuses changes to archived records (HTTP 409${serviceText ? `: ${serviceText}` : ''}). ` +
-		'To put it back on the list, add it again with Create Record (or use Upsert Record / Sync).';
+		'To put it back on the list, add it again with Create Record (or use Create or Update / Sync Records).';
 	return new NodeApiError(node, { message, description, httpCode: '409' }, { message, description, httpCode: '409', itemIndex });
 }
 
@@ -172,7 +172,7 @@ export async function fetchUsableFields(this: AmlContext, customListId: string, 
 
 /**
  * Create, or replace when the list already has an active record with this ID: POST (422 passed
- * through) then PUT. Shared by Upsert Record and Sync (which creates a record it did not see listed,
+ * through) then PUT. Shared by Create or Update and Sync Records (which creates a record it did not see listed,
  * e.g. one added concurrently). A 409 on the PUT means the record is archived.
  */
 export async function upsertRecord(

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkEveryItem, DEFAULT_PARALLEL_REQUESTS, requestOptions } from '../../helpers/items';
-import { mapBounded } from '../../helpers/parallel';
-import { amlApiRequest, amlRequest, walkPages, type Paged } from '../../transport';
+import { parallelRequests, prepareEveryItem } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
+import { amlApiRequest, walkPages, type Paged } from '../../transport';
 import {
 	customListIdProperty,
 	isArchivedRecord,
@@ -12,9 +12,6 @@ import {
 	readRecordId,
 	recordAttributeProperties,
 	recordsPath,
-	serviceText,
-	updateRecord,
-	upsertRecord,
 } from './shared';
 import {
 	archiveSharePercent,
@@ -25,10 +22,9 @@ import {
 	type DesiredRecord,
 	type PlannedChange,
 } from './syncPlan';
+import { applyChanges, changeJson, syncSummary, type ChangeResult } from './syncApply';
 import { itemParameter } from '../../helpers/itemParameter';
-
-/** After this many failed writes in a row (and none succeeding in between), no further write is started. */
-const MAX_CONSECUTIVE_FAILURES = 20;
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -72,81 +68,60 @@ const properties: INodeProperties[] = [
 		default: 'archive',
 		description: 'What happens to records that are in the list but not in the incoming items',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Dry Run',
-				name: 'dryRun',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to only report what would change, without changing anything in the list',
-			},
-			{
-				displayName: 'Max Share to Archive (%)',
-				name: 'maxArchivePercent',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: 100 },
-				default: 50,
-				description:
-					'Safety stop: the node refuses to run (before changing anything) when it would archive more than this share of the records in the list, e.g. because the source came back empty or broken. 100 turns the check off.',
-			},
-			{
-				displayName: 'Output',
-				name: 'output',
-				type: 'options',
-				options: [
-					{
-						name: 'Summary',
-						value: 'summary',
-						description: 'One item with the counts and the IDs per change',
-					},
-					{
-						name: 'Summary and One Item per Change',
-						value: 'changes',
-						description: 'The summary item followed by one item for every created, updated or archived record',
-					},
-				],
-				default: 'summary',
-				description: 'What the node outputs',
-			},
-			...requestOptions,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Dry Run',
+			name: 'dryRun',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to only report what would change, without changing anything in the list',
+		},
+		{
+			displayName: 'Max Share to Archive (%)',
+			name: 'maxArchivePercent',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 100 },
+			default: 50,
+			description:
+				'Safety stop: the node refuses to run (before changing anything) when it would archive more than this share of the records in the list, e.g. because the source came back empty or broken. 100 turns the check off.',
+		},
+		{
+			displayName: 'Output',
+			name: 'output',
+			type: 'options',
+			options: [
+				{
+					name: 'Summary',
+					value: 'summary',
+					description: 'One item with the counts and the IDs per change',
+				},
+				{
+					name: 'Summary and One Item per Change',
+					value: 'changes',
+					description: 'The summary item followed by one item for every created, updated or archived record',
+				},
+			],
+			default: 'summary',
+			description: 'What the node outputs',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['sync'] } }, properties);
-
-interface ChangeResult {
-	id: string;
-	change: 'create' | 'update' | 'archive';
-	status: 'done' | 'failed' | 'planned';
-	itemIndex?: number;
-	error?: string;
-	note?: string;
-}
 
 function isEmptyItem(item: INodeExecutionData): boolean {
 	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
 }
 
-/** Reads and validates every item before anything is sent. */
-function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[]): DesiredRecord[] {
+/** Validates and reads every item before anything is sent. */
+async function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<DesiredRecord[]> {
 	// A single empty item is what n8n passes on when the previous node found nothing but has
 	// "Always Output Data" on: the source is empty (and the archive guard decides).
-	if (items.every(isEmptyItem)) return [];
-	const desired: DesiredRecord[] = [];
-	for (let i = 0; i < items.length; i++) {
-		desired.push({
-			id: readRecordId(ctx, i),
-			attributes: readRecordAttributes(ctx, i),
-			itemIndex: i,
-		});
-	}
+	const empty = items.every(isEmptyItem);
+	const read = await prepareEveryItem(ctx, items.length, validate, (i): DesiredRecord | undefined =>
+		empty ? undefined : { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i },
+	);
+	const desired = read.filter((record): record is DesiredRecord => record !== undefined);
 	const duplicate = findDuplicateId(desired);
 	if (duplicate) {
 		throw new NodeOperationError(
@@ -193,20 +168,16 @@ function percent(value: number): string {
 	return `${Math.round(value * 10) / 10}%`;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	// the per-item parameter checks every operation gets (Sync plans over all items instead of running them one by one)
-	checkEveryItem(this, items.length);
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	// Every item is validated and read before anything else (Sync plans over all items instead of running them one by one).
+	const desired = await readDesired(this, items, validate);
 	const customListId = readListId(this, 0);
 	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
 	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
 	const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
 	const outputChanges = (itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
-	const parallel = Math.max(
-		1,
-		Math.floor(itemParameter(this, 'options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number),
-	);
+	const parallel = parallelRequests(this);
 
-	const desired = readDesired(this, items);
 	const current = await readCurrent(this, customListId, parallel);
 	const plan = planSync(desired, current, archiveMissing);
 	const share = archiveSharePercent(plan);
@@ -225,133 +196,33 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	}
 
 	const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
-	let results: ChangeResult[];
-	if (dryRun) {
-		results = changes.map(({ id, change, itemIndex }) => ({
-			id,
-			change,
-			status: 'planned',
-			itemIndex,
-		}));
-	} else {
-		let consecutiveFailures = 0;
-		const apply = async ({ id, change, attributes, itemIndex }: PlannedChange): Promise<ChangeResult> => {
-			const base = { id, change, itemIndex };
-			try {
-				if (change === 'create') {
-					// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
-					const { result, afterLostAnswer } = await upsertRecord(this, customListId, id, attributes ?? {}, itemIndex);
-					consecutiveFailures = 0;
-					if (afterLostAnswer) {
-						return { ...base, status: 'done', note: 'the create got no answer and its repeat found the record stored: updated to the values sent' };
-					}
-					if (result === 'updated') {
-						return {
-							...base,
-							change: 'update',
-							status: 'done',
-							note: 'was not listed when the list was read, but existed: updated',
-						};
-					}
-					return { ...base, status: 'done' };
-				}
-				if (change === 'update') {
-					await updateRecord(this, customListId, id, attributes ?? {}, itemIndex);
-					consecutiveFailures = 0;
-					return { ...base, status: 'done' };
-				}
-				const response = await amlRequest.call(this, {
-					method: 'DELETE',
-					path: recordsPath(customListId, id),
-					passStatuses: [404, 409],
-				});
-				consecutiveFailures = 0;
-				if (response.status === 404 || response.status === 409) {
-					return {
-						...base,
-						status: 'done',
-						note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}`,
-					};
-				}
-				return { ...base, status: 'done' };
-			} catch (error) {
-				consecutiveFailures++;
-				return { ...base, status: 'failed', error: (error as Error).message };
-			}
-		};
-		const applied = await mapBounded(changes, parallel, apply, () => consecutiveFailures >= MAX_CONSECUTIVE_FAILURES);
-		results = applied.map(
-			(result, index) =>
-				result ?? {
-					id: changes[index].id,
-					change: changes[index].change,
-					itemIndex: changes[index].itemIndex,
-					status: 'failed',
-					error: `Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`,
-				},
-		);
-	}
+	const results: ChangeResult[] = dryRun
+		? changes.map(({ id, change, itemIndex }) => ({ id, change, status: 'planned', itemIndex }))
+		: await applyChanges(this, customListId, changes, parallel);
 
-	const pick = (change: ChangeResult['change']) =>
-		results.filter((result) => result.change === change && result.status !== 'failed').map((result) => result.id);
-	const failures = results
-		.filter((result) => result.status === 'failed')
-		.map(({ id, change, error }) => ({
-			id,
-			operation: change,
-			error: error ?? 'failed',
-		}));
-	const createdIds = pick('create');
-	const updatedIds = pick('update');
-	const archivedIds = pick('archive');
-	const summary: IDataObject = {
-		customListId,
-		dryRun,
-		created: createdIds.length,
-		updated: updatedIds.length,
-		archived: archivedIds.length,
-		unchanged: plan.unchanged.length,
-		failed: failures.length,
-		recordsInInput: desired.length,
-		recordsInListBefore: plan.currentCount,
-		createdIds,
-		updatedIds,
-		archivedIds,
-		failures,
-	};
+	const summary = syncSummary({ customListId, dryRun, plan, recordsInInput: desired.length, results });
 	if (dryRun && refused) {
 		summary.wouldBeRefused = true;
 		summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
 	}
 
+	const failures = summary.failures;
 	if (failures.length > 0 && !this.continueOnFail()) {
 		const lines = failures.slice(0, 20).map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
 		if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
 		throw new NodeOperationError(
 			this.getNode(),
-			`Sync finished with ${failures.length} failed change(s): created ${createdIds.length}, updated ${updatedIds.length}, archived ${archivedIds.length}, unchanged ${plan.unchanged.length}, failed ${failures.length}`,
+			`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
 			{
 				description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
 			},
 		);
 	}
 
-	const allItems: IPairedItemData[] = items.map((_, index) => ({
-		item: index,
-	}));
+	const allItems: IPairedItemData[] = items.map((_, index) => ({ item: index }));
 	const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
 	if (outputChanges) {
-		for (const result of results) {
-			const json: IDataObject = {
-				customListId,
-				id: result.id,
-				change: result.change,
-				status: result.status,
-			};
-			if (result.error) json.error = result.error;
-			if (result.note) json.note = result.note;
-			output.push({ json, pairedItem: { item: result.itemIndex ?? 0 } });
-		}
+		output.push(...results.map((result) => ({ json: changeJson(customListId, result), pairedItem: { item: result.itemIndex ?? 0 } })));
 	}
 	return [output];
 }

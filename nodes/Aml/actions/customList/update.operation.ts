@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { readRecordWrite, recordWriteProperties, updateRecord } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties({
 	name: 'updateNotice',
@@ -11,8 +12,8 @@ const properties: INodeProperties[] = recordWriteProperties({
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['update'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const body = await updateRecord(this, customListId, id, attributes, i);

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { readRecordWrite, recordWriteProperties, upsertRecord } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties({
 	name: 'upsertNotice',
@@ -11,8 +12,8 @@ const properties: INodeProperties[] = recordWriteProperties({
 
 export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['upsert'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
 			const { result, body } = await upsertRecord(this, customListId, id, attributes, i);

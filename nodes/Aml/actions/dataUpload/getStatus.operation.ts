@@ -1,8 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
-import { check, positiveIntegerRule } from '../../validation';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
+import { valid, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { fetchStatus } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -22,11 +23,11 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['getStatus'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const raw = itemParameter(this, 'uploadId', i);
-			return Number(check(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
+			return Number(valid(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
 		},
 		// PROCESSING and the other states are answers, not errors: `success` tells COMPLETED apart.
 		send: async (uploadId, i) => await fetchStatus(this, uploadId, i),

@@ -1,9 +1,10 @@
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { requestOptions, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
-import { check, enumRule, invalid, positiveIntegerRule } from '../../validation';
+import { valid, enumRule, invalid, positiveIntegerRule, type ItemValidator } from '../../validation';
 import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
 import { unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
@@ -50,13 +51,8 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success. Off: output the upload ID at once and check later with Get Status.',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
+	optionsCollection(
+		[
 			{
 				displayName: 'File Name',
 				name: 'fileName',
@@ -74,22 +70,16 @@ const properties: INodeProperties[] = [
 				description:
 					'With Wait for Completion: how long to wait for the service to finish before the upload is reported as still processing (an error, or an item with success false)',
 			},
-			...requestOptions.map((option) => {
-				if (option.name === 'parallelRequests') {
-					return {
-						...option,
-						default: 1,
-						description:
-							'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
-					};
-				}
-				if (option.name === 'timeout') {
-					return { ...option, default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' };
-				}
-				return option;
-			}),
 		],
-	},
+		{
+			parallelRequests: {
+				default: 1,
+				description:
+					'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
+			},
+			timeout: { default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' },
+		},
+	),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['upload'] } }, properties);
@@ -143,12 +133,12 @@ function parseAnswer(body: unknown): IDataObject {
 	return (body ?? {}) as IDataObject;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems<PreparedUpload>(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems<PreparedUpload>(this, items, validate, {
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {
-			const type = check<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
+			const type = valid<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
 			const property = String(itemParameter(this, 'binaryPropertyName', i, 'data')).trim();
 			const binary = items[i].binary?.[property];
 			if (!binary) {
@@ -173,7 +163,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
 			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
 			const waitForCompletion = itemParameter(this, 'waitForCompletion', i, true) as boolean;
-			const maxWait = Number(check(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
+			const maxWait = Number(valid(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
 			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
 		},
 		send: async (upload, i) => {

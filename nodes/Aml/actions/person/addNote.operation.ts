@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, idSegment } from '../../transport';
-import { check, dateTimeRule, nonEmptyRule, numericIdRule } from '../../validation';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { valid, dateTimeRule, nonEmptyRule, numericIdRule, type ItemValidator } from '../../validation';
+import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
 		description: 'Text of the note, shown on the person in the AML web UI',
 	},
-	personOptions([
+	optionsCollection([
 		{
 			displayName: 'Note ID',
 			name: 'noteId',
@@ -43,19 +44,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['addNote'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
-			const content = check<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
+			const content = valid<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
 			const body: IDataObject = { content };
 			const noteId = itemParameter(this, 'options.noteId', i, '') as unknown;
 			if (noteId !== '' && noteId !== undefined && noteId !== null) {
-				body.id = Number(check(this, i, 'Note ID', noteId, numericIdRule));
+				body.id = Number(valid(this, i, 'Note ID', noteId, numericIdRule));
 			}
 			const createdTime = itemParameter(this, 'options.createdTime', i, '') as unknown;
 			if (createdTime !== '' && createdTime !== undefined && createdTime !== null) {
-				body.createdTime = check<string>(this, i, 'Created Time', createdTime, dateTimeRule);
+				body.createdTime = valid<string>(this, i, 'Created Time', createdTime, dateTimeRule);
 			}
 			return { personId, body };
 		},

@@ -1,9 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { personIdProperty, personOptions, readPersonId } from './shared';
+import { personIdProperty, readPersonId } from './shared';
+import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
 	{
@@ -14,13 +16,13 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 	personIdProperty,
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (id, i) => {
 			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { checkId } from '../../validation';
-import { personIdProperty } from './shared';
-import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
+import { personIdProperty, readPersonId } from './shared';
 
 const properties: INodeProperties[] = [
 	personIdProperty,
@@ -14,10 +14,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
-			return { personId: checkId(this, i, 'Person ID', itemParameter(this, 'personId', i)) };
+			return { personId: readPersonId(this, i) };
 		},
 		send: async ({ personId }, i) => {
 			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}` }, i)) as IDataObject;

@@ -1,4 +1,4 @@
-import { unresolvedAlertsOperation } from '../../helpers/checks';
+import { unresolvedAlertsOperation } from '../unresolvedAlerts';
 import { personIdProperty } from './shared';
 
 export const { description, execute } = unresolvedAlertsOperation({

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
-import { PERSON_ATTRIBUTES, personIdProperty, personOptions, personTypeProperty, readPersonId } from './shared';
+import { invalid, type ItemValidator } from '../../validation';
+import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -22,13 +23,13 @@ const properties: INodeProperties[] = [
 		reservedInputFields: ['id', 'type'],
 		hint: 'Only the attributes given here are added or changed; all others stay as stored. Array items are matched by their "id" key. Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
 	}),
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['patch'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const type = itemParameter(this, 'personType', i, '') as string;

@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
 import { amlApiRequest, type Paged } from '../../transport';
-import { check, invalid } from '../../validation';
-import { categoryOptions, personOptions, simplifyPerson, simplifyProperty } from './shared';
+import { valid, invalid, type ItemValidator } from '../../validation';
+import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
 import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -35,7 +36,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(
 		'Whether to return only ID, type, name, status, category, country and creation time of each person instead of the full person with all attributes',
 	),
-	personOptions([
+	optionsCollection([
 		{
 			displayName: 'Order By',
 			name: 'orderBy',
@@ -50,8 +51,8 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['search'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const rows = itemParameter(this, 'filters.filter', i, []) as FilterRow[];
 			const { filters, problem } = buildSearchFilters(rows);
@@ -61,7 +62,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				logicalOperator: itemParameter(this, 'logicalOperator', i, 'AND') as string,
 				category: itemParameter(this, 'category', i) as string,
 			};
-			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
+			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
 			if (orderBy) {
 				body.orderBy = orderBy;
 				body.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;

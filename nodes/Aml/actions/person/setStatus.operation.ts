@@ -2,11 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { parseJson } from '../../helpers/attributes';
-import { deprecationNotice } from '../../helpers/checks';
+import { deprecationNotice, optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { enumRule, check, invalid } from '../../validation';
-import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, personOptions, readPersonId } from './shared';
+import { enumRule, valid, invalid, type ItemValidator } from '../../validation';
+import { categoryOptions, PERSON_CATEGORIES, PERSON_STATUSES, personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -62,7 +62,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	personOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['setStatus'] } }, properties);
@@ -74,14 +74,14 @@ function readJson(ctx: IExecuteFunctions, i: number, field: string, raw: unknown
 	return value as IDataObject | IDataObject[];
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const fields = (itemParameter(this, 'setFields', i, {}) ?? {}) as IDataObject;
 			const body: IDataObject = { id };
-			if (fields.status !== undefined) body.status = check<string>(this, i, 'Status', fields.status, (v) => enumRule(v, PERSON_STATUSES));
-			if (fields.category !== undefined) body.category = check<string>(this, i, 'Category', fields.category, (v) => enumRule(v, PERSON_CATEGORIES));
+			if (fields.status !== undefined) body.status = valid<string>(this, i, 'Status', fields.status, (v) => enumRule(v, PERSON_STATUSES));
+			if (fields.category !== undefined) body.category = valid<string>(this, i, 'Category', fields.category, (v) => enumRule(v, PERSON_CATEGORIES));
 			if (fields.snoozeConfiguration !== undefined) {
 				body.snoozeConfiguration = readJson(this, i, 'Snooze Configuration', fields.snoozeConfiguration, 'object');
 			}

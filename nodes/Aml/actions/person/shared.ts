@@ -1,9 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { requestOptions } from '../../helpers/items';
-import { itemParameter } from '../../helpers/itemParameter';
-import { checkId } from '../../validation';
+import { itemId } from '../../helpers/itemParameter';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
@@ -68,18 +66,6 @@ export const categoryOptions = [
 	{ name: 'Customer', value: 'CUSTOMER', description: 'One of your own customers' },
 ];
 
-/** The Options collection of a person operation: request options plus extra ones. */
-export function personOptions(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
-
 export const simplifyProperty = (description: string): INodeProperties => ({
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -90,7 +76,7 @@ export const simplifyProperty = (description: string): INodeProperties => ({
 
 /** Reads and checks the Person ID parameter of an item. */
 export function readPersonId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return itemId(ctx, 'personId', itemIndex, 'Person ID');
 }
 
 /** Display name of a person: first and last name of an individual, else the company name. */

@@ -1,9 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, runItems } from '../../helpers/items';
+import { unreadableAnswer } from '../../helpers/answers';
+import { runItems } from '../../helpers/items';
+import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
-import { check, invalid } from '../../validation';
+import { valid, invalid, type ItemValidator } from '../../validation';
 import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
@@ -142,10 +144,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['screening'], operation: ['search'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
-			const name = check<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
+			const name = valid<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
 				typeof value === 'string' && value.trim().length >= MIN_SEARCH_NAME
 					? undefined
 					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,
@@ -171,10 +173,10 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const results = await amlApiRequest.call(this, { method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' }, i);
 			if (!Array.isArray(results)) {
 				// Not a list: nothing can be concluded from it, least of all "no match".
-				throw new NodeApiError(this.getNode(), { message: 'not a list' } as JsonObject, {
+				throw unreadableAnswer(this, i, {
 					message: 'The AML service answered the screening search without a list of results',
-					description: `Answer: ${JSON.stringify(results ?? null).slice(0, 200)}. Nothing is concluded from it; run the search again.`,
-					itemIndex: i,
+					reason: `Answer: ${JSON.stringify(results ?? null).slice(0, 200)}`,
+					retry: 'run the search again',
 				});
 			}
 			const list = (results as IDataObject[]).map((result) => (simplify ? simplifySearchResult(result) : result));

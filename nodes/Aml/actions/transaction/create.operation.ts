@@ -2,12 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
-import { invalid } from '../../validation';
+import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { checkTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionOptions, transactionPersonIdProperty } from './shared';
+import { validTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
@@ -35,13 +36,13 @@ const properties: INodeProperties[] = [
 		description:
 			'What to do when a transaction with this ID is already stored; Skip makes re-running an import safe. A stored transaction cannot be replaced (use Update to add keys or change its status).',
 	},
-	transactionOptions(),
+	optionsCollection(),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
@@ -59,7 +60,7 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
 				}
 			}
-			checkTransactionAttributes(this, i, attributes, fromFields);
+			validTransactionAttributes(this, i, attributes, fromFields);
 			return { personId, id, attributes, onExisting: itemParameter(this, 'onExisting', i, 'error') as string };
 		},
 		send: async ({ personId, id, attributes, onExisting }, i) => {

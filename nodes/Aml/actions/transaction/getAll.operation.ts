@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/paging';
+import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
-import { check, lengthRule } from '../../validation';
-import { readOwnerId, transactionOptions, transactionPersonIdProperty } from './shared';
+import { valid, lengthRule, type ItemValidator } from '../../validation';
+import { readOwnerId, transactionPersonIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const MAX_TEXT = 200;
@@ -15,7 +16,7 @@ const optionalText = (value: unknown) => (value === '' || value === undefined ? 
 const properties: INodeProperties[] = [
 	transactionPersonIdProperty,
 	...pagingProperties,
-	transactionOptions([
+	optionsCollection([
 		{
 			displayName: 'Search Text',
 			name: 'query',
@@ -38,14 +39,14 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['getAll'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
-	return await runItems(this, items, {
+export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const qs: IDataObject = {};
-			const query = check<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
+			const query = valid<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
 			if (query) qs.query = query;
-			const orderBy = check<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
+			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
 			if (orderBy) {
 				qs.orderBy = orderBy;
 				qs.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;

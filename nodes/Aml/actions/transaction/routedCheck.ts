@@ -2,12 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
+import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
-import { readTransactionId, transactionIdProperty, transactionOptions } from './shared';
+import { readTransactionId, transactionIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import type { ItemValidator } from '../../validation';
 
 /**
  * A real-time check of a stored transaction (monitoring or screening) whose items go
@@ -34,15 +36,15 @@ export function routedCheckOperation(options: {
 			description:
 				'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
 		},
-		transactionOptions(),
+		optionsCollection(),
 	];
 
 	return {
 		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
 			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
-			return await runItems(this, items, {
+			return await runItems(this, items, validate, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {

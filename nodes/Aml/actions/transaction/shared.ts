@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { KnownAttribute } from '../../helpers/attributes';
-import { requestOptions } from '../../helpers/items';
-import { itemParameter } from '../../helpers/itemParameter';
-import { amountRule, checkId, invalid, timestampRule } from '../../validation';
+import { itemId } from '../../helpers/itemParameter';
+import { amountRule, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
 	displayName: 'Transaction ID',
@@ -80,23 +79,12 @@ export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
 	{ name: 'status', displayName: 'Status', description: 'Your status of the transaction, e.g. completed or rejected', placeholder: 'completed' },
 ];
 
-export function transactionOptions(extra: INodeProperties[] = []): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...extra, ...requestOptions],
-	};
-}
-
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Transaction ID', itemParameter(ctx, 'transactionId', itemIndex));
+	return itemId(ctx, 'transactionId', itemIndex, 'Transaction ID');
 }
 
 export function readOwnerId(ctx: IExecuteFunctions, itemIndex: number): string {
-	return checkId(ctx, itemIndex, 'Person ID', itemParameter(ctx, 'personId', itemIndex));
+	return itemId(ctx, 'personId', itemIndex, 'Person ID');
 }
 
 /**
@@ -119,7 +107,7 @@ export function transactionAttributesProblem(
 	return undefined;
 }
 
-export function checkTransactionAttributes(ctx: IExecuteFunctions, i: number, attributes: IDataObject, fromFields: boolean): IDataObject {
+export function validTransactionAttributes(ctx: IExecuteFunctions, i: number, attributes: IDataObject, fromFields: boolean): IDataObject {
 	const problem = transactionAttributesProblem(
 		attributes,
 		fromFields ? { amount: 'Amount', timestamp: 'Timestamp' } : { amount: 'attributes.amount', timestamp: 'attributes.timestamp' },

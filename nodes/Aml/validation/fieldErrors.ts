@@ -23,20 +23,20 @@ export function invalid(
 	});
 }
 
-type Check = (value: unknown) => string | undefined;
+type Rule = (value: unknown) => string | undefined;
 
-/** Throws `invalid(...)` when the check reports a broken rule; returns the value typed. */
-export function check<T>(ctx: IExecuteFunctions, itemIndex: number, field: string, value: unknown, rule: Check): T {
+/** The value, typed, when it keeps the rule; else throws `invalid(...)` naming the broken rule. */
+export function valid<T>(ctx: IExecuteFunctions, itemIndex: number, field: string, value: unknown, rule: Rule): T {
 	const broken = rule(value);
 	if (broken) throw invalid(ctx, itemIndex, field, value, broken);
 	return value as T;
 }
 
 /** An ID as the service stores it: never trimmed or changed; a whole number (from a spreadsheet) becomes its text. */
-export const checkId = (ctx: IExecuteFunctions, i: number, field: string, value: unknown): string =>
-	rules.idText(check<string | number>(ctx, i, field, value, rules.idRule));
+export const validId = (ctx: IExecuteFunctions, i: number, field: string, value: unknown): string =>
+	rules.idText(valid<string | number>(ctx, i, field, value, rules.idRule));
 
-export function checkAttributes(ctx: IExecuteFunctions, i: number, field: string, value: unknown): Record<string, unknown> {
+export function validAttributes(ctx: IExecuteFunctions, i: number, field: string, value: unknown): Record<string, unknown> {
 	const broken = rules.attributesRule(value);
 	if (broken) {
 		const where = broken.path ? `${field}.${broken.path}` : field;

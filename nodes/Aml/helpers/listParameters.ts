@@ -3,6 +3,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { walkPages, type Paged } from '../transport';
 import { itemParameter } from './itemParameter';
 
+/**
+ * The parameters of list operations (Return All, Limit, Direction) and the reading of the pages they ask for, through
+ * the transport's `walkPages`.
+ */
+
 /** Return All / Limit, as every n8n list operation has them. */
 export const pagingProperties: INodeProperties[] = [
 	{

@@ -1,0 +1,119 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { mapBounded } from '../../helpers/parallel';
+import { amlRequest } from '../../transport';
+import { recordsPath, serviceText, updateRecord, upsertRecord } from './shared';
+import type { ChangeKind, PlannedChange, SyncPlan } from './syncPlan';
+
+/** After this many failed writes in a row (and none succeeding in between), no further write is started. */
+const MAX_CONSECUTIVE_FAILURES = 20;
+
+/** What became of one planned change of Custom List → Sync Records. */
+export interface ChangeResult {
+	id: string;
+	change: ChangeKind;
+	status: 'done' | 'failed' | 'planned';
+	itemIndex?: number;
+	error?: string;
+	note?: string;
+}
+
+/** Sends one planned change; throws when it failed. */
+async function applyChange(ctx: IExecuteFunctions, customListId: string, { id, change, attributes, itemIndex }: PlannedChange): Promise<ChangeResult> {
+	const base = { id, change, itemIndex };
+	if (change === 'create') {
+		// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
+		const { result, afterLostAnswer } = await upsertRecord(ctx, customListId, id, attributes ?? {}, itemIndex);
+		if (afterLostAnswer) {
+			return { ...base, status: 'done', note: 'the create got no answer and its repeat found the record stored: updated to the values sent' };
+		}
+		if (result === 'updated') {
+			return { ...base, change: 'update', status: 'done', note: 'was not listed when the list was read, but existed: updated' };
+		}
+		return { ...base, status: 'done' };
+	}
+	if (change === 'update') {
+		await updateRecord(ctx, customListId, id, attributes ?? {}, itemIndex);
+		return { ...base, status: 'done' };
+	}
+	const response = await amlRequest.call(ctx, {
+		method: 'DELETE',
+		path: recordsPath(customListId, id),
+		passStatuses: [404, 409],
+	});
+	if (response.status === 404 || response.status === 409) {
+		return { ...base, status: 'done', note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}` };
+	}
+	return { ...base, status: 'done' };
+}
+
+/**
+ * Sends the planned changes `parallel` at a time. A failed change is a result with its error; after
+ * MAX_CONSECUTIVE_FAILURES failures in a row no further change is started and the rest are reported as not attempted.
+ */
+export async function applyChanges(ctx: IExecuteFunctions, customListId: string, changes: PlannedChange[], parallel: number): Promise<ChangeResult[]> {
+	let consecutiveFailures = 0;
+	const failed = ({ id, change, itemIndex }: PlannedChange, error: string): ChangeResult => ({ id, change, itemIndex, status: 'failed', error });
+	const applied = await mapBounded(
+		changes,
+		parallel,
+		async (planned) => {
+			try {
+				const result = await applyChange(ctx, customListId, planned);
+				consecutiveFailures = 0;
+				return result;
+			} catch (error) {
+				consecutiveFailures++;
+				return failed(planned, (error as Error).message);
+			}
+		},
+		() => consecutiveFailures >= MAX_CONSECUTIVE_FAILURES,
+	);
+	return applied.map(
+		(result, index) =>
+			result ?? failed(changes[index], `Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`),
+	);
+}
+
+export interface SyncSummary extends IDataObject {
+	created: number;
+	updated: number;
+	archived: number;
+	unchanged: number;
+	failures: Array<{ id: string; operation: ChangeKind; error: string }>;
+}
+
+/** The summary item of a sync: counts and IDs per kind of change, and every failure. */
+export function syncSummary(run: { customListId: string; dryRun: boolean; plan: SyncPlan; recordsInInput: number; results: ChangeResult[] }): SyncSummary {
+	const { results, plan } = run;
+	const pick = (change: ChangeKind) => results.filter((result) => result.change === change && result.status !== 'failed').map((result) => result.id);
+	const failures = results
+		.filter((result) => result.status === 'failed')
+		.map(({ id, change, error }) => ({ id, operation: change, error: error ?? 'failed' }));
+	const createdIds = pick('create');
+	const updatedIds = pick('update');
+	const archivedIds = pick('archive');
+	return {
+		customListId: run.customListId,
+		dryRun: run.dryRun,
+		created: createdIds.length,
+		updated: updatedIds.length,
+		archived: archivedIds.length,
+		unchanged: plan.unchanged.length,
+		failed: failures.length,
+		recordsInInput: run.recordsInInput,
+		recordsInListBefore: plan.currentCount,
+		createdIds,
+		updatedIds,
+		archivedIds,
+		failures,
+	};
+}
+
+/** The item of one change (output "Summary and One Item per Change"). */
+export function changeJson(customListId: string, result: ChangeResult): IDataObject {
+	const json: IDataObject = { customListId, id: result.id, change: result.change, status: result.status };
+	if (result.error) json.error = result.error;
+	if (result.note) json.note = result.note;
+	return json;
+}

@@ -1,0 +1,50 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
+import { itemId } from '../helpers/itemParameter';
+import { runItems } from '../helpers/items';
+import { amlApiRequest, idSegment } from '../transport';
+import type { ItemValidator } from '../validation';
+import type { OperationModule } from './types';
+
+/**
+ * The deprecated "has unresolved alerts" look-up of persons or transactions: one
+ * GET per item, answered `{hasUnresolvedAlerts}`.
+ */
+export function unresolvedAlertsOperation(options: {
+	resource: 'person' | 'transaction';
+	idProperty: INodeProperties;
+	idLabel: string;
+	/** Path of the collection, e.g. `/v1/persons`. */
+	collectionPath: string;
+	/** Output key of the id, e.g. `personId`. */
+	outputKey: string;
+}): OperationModule {
+	const properties: INodeProperties[] = [
+		deprecationNotice(
+			'Decision rules configured in the AML web UI replace this check; their results arrive through the AML Trigger (PERSON / TRANSACTION decision events).',
+		),
+		options.idProperty,
+		optionsCollection(),
+	];
+	return {
+		description: updateDisplayOptions(
+			{ show: { resource: [options.resource], operation: ['hasUnresolvedAlerts'] } },
+			properties,
+		),
+		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+			return await runItems(this, items, validate, {
+				prepare: (i) => itemId(this, options.idProperty.name, i, options.idLabel),
+				send: async (id, i) => {
+					const answer = (await amlApiRequest.call(
+						this,
+						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
+						i,
+					)) as IDataObject | undefined;
+					return { [options.outputKey]: id, hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null };
+				},
+			});
+		},
+	};
+}
