@@ -94,6 +94,29 @@ describe('foundation in real n8n', () => {
 		expect(out[2].id).toBe('cust-1004');
 	});
 
+	test('On Error "Continue (using error output)": the failed item leaves on the error output, the others on the main one; a failed check stays on Block', async () => {
+		const run = await runAml(
+			{ resource: 'person', operation: 'get', personId: '={{ $json.id }}' },
+			[{ id: 'cust-1001' }, { id: 'no-such-person' }, { id: 'cust-1004' }],
+			{ continueErrorOutput: true },
+		);
+		expect(run.status).toBe('success');
+		expect(run.outputs[0].map((i) => i.id)).toEqual(['cust-1001', 'cust-1004']);
+		expect(run.outputs[1]).toHaveLength(1);
+		// n8n keeps only the message in an error-output item (as for its own nodes); the error is in the item's `error`
+		expect(run.outputs[1][0].error).toMatch(/^Not found: .*no-such-person/);
+		expect(run.execution.data.resultData.runData.AML[0].data.main[1][0]).toMatchObject({ pairedItem: { item: 1 }, error: { name: 'NodeApiError', context: { itemIndex: 1 } } });
+
+		const check = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: '={{ $json.id }}' }, [{ id: 'no-such-transaction' }], { continueErrorOutput: true });
+		expect(check.status).toBe('success');
+		const [clear, block, errors] = check.outputs;
+		expect(clear ?? []).toEqual([]);
+		expect(block).toHaveLength(1);
+		expect(block[0]).toMatchObject({ itemIndex: 0, httpCode: '404' });
+		expect(block[0].error).toMatch(/^Not found/);
+		expect(errors ?? []).toEqual([]);
+	});
+
 	test('a base URL that redirects elsewhere gets no token sent on: the node fails naming the redirect, the credential test fails', async () => {
 		const http = await import('node:http');
 		const sandboxUrl = context().sandbox.baseUrl;

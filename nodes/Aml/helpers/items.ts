@@ -137,7 +137,12 @@ export async function runItems<P>(
 	for (let i = 0; i < items.length; i++) {
 		const result = results[i];
 		if (result.error) {
-			outputs[operation.errorOutput ?? 0].push({ json: errorJson(result.error, i), pairedItem: { item: i } });
+			// With "On Error: Continue (using error output)" the error itself rides along, so that n8n moves the item to the
+			// error output (it looks at `item.error`, and then keeps only the message in the item, as for its own nodes).
+			// Not for operations that route a failure themselves: a check's failure stays on Block (fail-closed).
+			const toErrorOutput = operation.errorOutput === undefined && ctx.getNode().onError === 'continueErrorOutput';
+			const error = toErrorOutput ? { error: result.error as NodeApiError | NodeOperationError } : {};
+			outputs[operation.errorOutput ?? 0].push({ json: errorJson(result.error, i), ...error, pairedItem: { item: i } });
 			continue;
 		}
 		const list = Array.isArray(result.json) ? result.json : [result.json as IDataObject];
