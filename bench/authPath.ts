@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { N8nClient } from '../test/harness/client';
+import { N8nClient, sandboxCredentialData } from '../test/harness/client';
 import { PACKAGE_NAME, REPO_ROOT, startN8n } from '../test/harness/n8n';
 import { startSandbox } from '../test/sandbox';
 import { executionMs } from './lib';
@@ -52,7 +52,7 @@ void (async () => {
 			const n8n = await startN8n({ userFolder, linkPackage: false });
 			try {
 				const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
-				const credential = await client.createCredential('bench', 'amlOAuth2Api', { baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml' });
+				const credential = await client.createCredential('bench', 'amlOAuth2Api', sandboxCredentialData(sb));
 				const node = {
 					parameters: {
 						resource: 'transaction',

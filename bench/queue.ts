@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { N8nClient, type CredentialRef } from '../test/harness/client';
+import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/harness/client';
 import { REPO_ROOT, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
@@ -74,7 +74,7 @@ async function measure<T>(groups: Groups, run: () => Promise<T>): Promise<{ seco
 }
 
 async function credentialFor(client: N8nClient, sb: Sandbox): Promise<CredentialRef> {
-	return await client.createCredential('bench', 'amlOAuth2Api', { baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml' });
+	return await client.createCredential('bench', 'amlOAuth2Api', sandboxCredentialData(sb));
 }
 
 /** 20 executions × ITEMS creates, all at once, through `client` (its webhook URLs). */

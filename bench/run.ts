@@ -18,7 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startSandbox } from '../test/sandbox';
-import { N8nClient } from '../test/harness/client';
+import { N8nClient, sandboxCredentialData } from '../test/harness/client';
 import { REPO_ROOT, startN8n } from '../test/harness/n8n';
 import type { BenchEnv, Result } from './lib';
 import { createTransactions } from './scenarios/create';
@@ -56,9 +56,7 @@ async function main(): Promise<void> {
 	const sb = await startSandbox({ quiet: true });
 	const n8n = await startN8n({ env: n8nEnv });
 	const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
-	const credential = await client.createCredential('bench', 'amlOAuth2Api', {
-		baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml',
-	});
+	const credential = await client.createCredential('bench', 'amlOAuth2Api', sandboxCredentialData(sb));
 	const env: BenchEnv = { quick, scale: quick ? 0.1 : 1, sb, n8n, client, control: axios.create({ baseURL: sb.controlUrl }), credentials: { amlOAuth2Api: credential } };
 	const started = Date.now();
 	// A run with n8n settings of its own is kept apart, named by the settings: bench/results/quick.N8N_EXPRESSION_ENGINE.json.

@@ -13,7 +13,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 
-import { N8nClient, type CredentialRef } from '../test/harness/client';
+import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/harness/client';
 import { importExamples } from '../test/harness/examples';
 import { DEFAULT_OWNER, REPO_ROOT, freePort, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
@@ -147,14 +147,7 @@ async function main(): Promise<void> {
 		state.apiKey = n8n.apiKey;
 		const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
 
-		const data = {
-			baseUrl: sandbox.baseUrl,
-			apiPathPrefix: '/api',
-			accessTokenUrl: sandbox.tokenUrl,
-			clientId: sandbox.clientId,
-			clientSecret: sandbox.clientSecret,
-			scope: 'aml',
-		};
+		const data = sandboxCredentialData(sandbox);
 		let credential: CredentialRef | undefined;
 		if (state.credentialId) {
 			credential = await client.updateCredential(state.credentialId, data, 'AML sandbox').catch(() => undefined);

@@ -118,6 +118,11 @@ export function dbNotReady(response: { status: number; data: unknown }): boolean
 	return response.status === 503 && /Database is not ready/.test(JSON.stringify(response.data));
 }
 
+/** The AML OAuth2 credential's data for a sandbox (its URLs and client), as users fill it in. */
+export function sandboxCredentialData(sb: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string }, overrides: Json = {}): Json {
+	return { baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml', ...overrides };
+}
+
 /** A small API over n8n's public REST API (`/api/v1`) for tests and the demo. */
 export class N8nClient {
 	readonly api: AxiosInstance;

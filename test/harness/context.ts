@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import type { AxiosInstance } from 'axios';
 
 import { DEFAULT_OWNER, login } from './n8n';
-import { N8nClient, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
+import { N8nClient, sandboxCredentialData, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
 
 export { nodeError, nodeItems, nodeOutput, nodeOutputs, N8nClient, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
 
@@ -100,14 +100,5 @@ export async function runNode(node: NodeSpec, items: Json[] = [{}], opts: RunOpt
 }
 
 export function amlCredentialData(overrides: Json = {}): Json {
-	const s = context().sandbox;
-	return {
-		baseUrl: s.baseUrl,
-		apiPathPrefix: '/api',
-		accessTokenUrl: s.tokenUrl,
-		clientId: s.clientId,
-		clientSecret: s.clientSecret,
-		scope: 'aml',
-		...overrides,
-	};
+	return sandboxCredentialData(context().sandbox, overrides);
 }

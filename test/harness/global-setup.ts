@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startSandbox } from '../sandbox';
-import { N8nClient } from './client';
+import { N8nClient, sandboxCredentialData } from './client';
 import { REPO_ROOT, ensureN8nInstalled, startN8n } from './n8n';
 
 /**
@@ -36,14 +36,7 @@ export default async function globalSetup(_global: Config.GlobalConfig, project:
 		throw error;
 	}
 	const client = new N8nClient(instance.baseUrl, instance.apiKey);
-	const credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', {
-		baseUrl: sandbox.baseUrl,
-		apiPathPrefix: '/api',
-		accessTokenUrl: sandbox.tokenUrl,
-		clientId: sandbox.clientId,
-		clientSecret: sandbox.clientSecret,
-		scope: 'aml',
-	});
+	const credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', sandboxCredentialData(sandbox));
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-e2e-'));
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(

@@ -215,6 +215,14 @@ export function n8nEnv(opts: { node: string; n8n: string; userFolder: string; po
 
 const running = new Set<ChildProcess>();
 let exitHookInstalled = false;
+
+/** Kills `child`'s process group when this process exits without having stopped it (crash, Ctrl-C). */
+export function killOnExit(child: ChildProcess): () => void {
+	installExitHook();
+	running.add(child);
+	return () => running.delete(child);
+}
+
 function installExitHook(): void {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
@@ -276,14 +284,13 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 	const log = fs.openSync(logFile, 'a');
 	const env = n8nEnv({ node, n8n, userFolder, port, brokerPort, extra: options.env });
 	const child: ChildProcess = spawn(node, [n8n, 'start'], { env, cwd: userFolder, stdio: ['ignore', log, log], detached: true });
-	installExitHook();
-	running.add(child);
+	const forget = killOnExit(child);
 	const baseUrl = `http://127.0.0.1:${port}`;
 	let exited = false;
 	const exitPromise = new Promise<void>((resolve) =>
 		child.on('exit', () => {
 			exited = true;
-			running.delete(child);
+			forget();
 			resolve();
 		}),
 	);

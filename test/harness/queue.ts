@@ -1,12 +1,12 @@
 import axios from 'axios';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { REPO_ROOT, ensureN8nInstalled, freePort, n8nEnv, startN8n, waitFor, type N8nInstance } from './n8n';
+import { REPO_ROOT, ensureN8nInstalled, freePort, killOnExit, n8nEnv, startN8n, waitFor, type N8nInstance } from './n8n';
 
 /**
  * n8n's queue mode, started by the tests themselves: Debian's PostgreSQL and Redis (scripts/install-queue.sh
@@ -65,34 +65,17 @@ function installQueueDeps(): { pgBin: string; redis: string } {
 	return { pgBin, redis };
 }
 
-const children = new Set<ChildProcess>();
-let hooked = false;
-function killAllOnExit(): void {
-	if (hooked) return;
-	hooked = true;
-	process.on('exit', () => {
-		for (const child of children) {
-			try {
-				if (child.pid) process.kill(-child.pid, 'SIGKILL');
-			} catch {
-				/* gone */
-			}
-		}
-	});
-}
-
 /** Spawns a long-running process in its own process group, output to `logFile`. */
 export function spawnProc(name: string, command: string, args: string[], opts: { env?: Record<string, string>; cwd?: string; logFile: string; uid?: number; gid?: number; stopSignal?: NodeJS.Signals }): Proc {
 	const log = fs.openSync(opts.logFile, 'a');
 	const child = spawn(command, args, { env: opts.env ?? (process.env as Record<string, string>), cwd: opts.cwd, stdio: ['ignore', log, log], detached: true, uid: opts.uid, gid: opts.gid });
 	fs.closeSync(log);
-	killAllOnExit();
-	children.add(child);
+	const forget = killOnExit(child);
 	let running = true;
 	const exited = new Promise<void>((resolve) =>
 		child.on('exit', () => {
 			running = false;
-			children.delete(child);
+			forget();
 			resolve();
 		}),
 	);

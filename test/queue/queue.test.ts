@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import type { Json } from '../harness/client';
+import { N8nClient, sandboxCredentialData, type Json } from '../harness/client';
 import { amlCredentialData as amlCredential, control, n8n, runAml, transactionCreateFromInput } from '../harness/context';
 import { startQueueCluster, type QueueCluster } from '../harness/queue';
 import { upload } from '../harness/upload';
@@ -50,15 +50,8 @@ beforeAll(async () => {
 		// a killed worker's job is noticed within seconds, not n8n's default minute
 		env: { QUEUE_WORKER_LOCK_DURATION: '10000', QUEUE_WORKER_LOCK_RENEW_TIME: '2000', QUEUE_WORKER_STALLED_INTERVAL: '5000' },
 	});
-	const client0 = new (await import('../harness/client')).N8nClient(cluster.main.baseUrl, cluster.main.apiKey);
-	const credential = await client0.createCredential('AML sandbox', 'amlOAuth2Api', {
-		baseUrl: sandbox.baseUrl,
-		apiPathPrefix: '/api',
-		accessTokenUrl: sandbox.tokenUrl,
-		clientId: sandbox.clientId,
-		clientSecret: sandbox.clientSecret,
-		scope: 'aml',
-	});
+	const client0 = new N8nClient(cluster.main.baseUrl, cluster.main.apiKey);
+	const credential = await client0.createCredential('AML sandbox', 'amlOAuth2Api', sandboxCredentialData(sandbox));
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-queue-ctx-'));
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
