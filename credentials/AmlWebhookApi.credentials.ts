@@ -29,7 +29,8 @@ export class AmlWebhookApi implements ICredentialType {
 				{
 					name: 'HMAC-SHA256 Signature',
 					value: 'hmac',
-					description: 'The service signs the raw body with a shared secret and sends the hex digest in a header',
+					description:
+						'The service signs the raw body with a shared secret and sends the hex digest in a header',
 				},
 				{
 					name: 'Secret Header',
@@ -38,7 +39,8 @@ export class AmlWebhookApi implements ICredentialType {
 				},
 			],
 			default: 'hmac',
-			description: 'What the AML account sends with each webhook, to prove it comes from the service',
+			description:
+				'What the AML account sends with each webhook, to prove it comes from the service',
 		},
 		{
 			displayName: 'Header Name',

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { outputsExpression } from './actions/outputs';
@@ -32,11 +37,27 @@ export class Aml implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Alert', value: 'alert', description: 'Monitoring, screening and manual alerts' },
-					{ name: 'Custom List', value: 'customList', description: 'Records of client-defined lists' },
-					{ name: 'Data Upload', value: 'dataUpload', description: 'Bulk CSV upload of persons or transactions' },
+					{
+						name: 'Custom List',
+						value: 'customList',
+						description: 'Records of client-defined lists',
+					},
+					{
+						name: 'Data Upload',
+						value: 'dataUpload',
+						description: 'Bulk CSV upload of persons or transactions',
+					},
 					{ name: 'Person', value: 'person', description: 'Customers and counterparties' },
-					{ name: 'Screening', value: 'screening', description: 'Name search against screening lists' },
-					{ name: 'Transaction', value: 'transaction', description: 'Monetary transactions of a person' },
+					{
+						name: 'Screening',
+						value: 'screening',
+						description: 'Name search against screening lists',
+					},
+					{
+						name: 'Transaction',
+						value: 'transaction',
+						description: 'Monetary transactions of a person',
+					},
 				],
 				default: 'person',
 			},

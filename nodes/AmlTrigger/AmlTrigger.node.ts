@@ -28,7 +28,13 @@ import {
 import { EVENT_ACTIONS } from './events';
 import { rejection, splitList } from './filters';
 import { payloadOf, rawBodyOf, redactedHeaders, reply } from './request';
-import { missingSetting, secretHeaderNames, verifyDelivery, type Headers, type VerificationSettings } from './verify';
+import {
+	missingSetting,
+	secretHeaderNames,
+	verifyDelivery,
+	type Headers,
+	type VerificationSettings,
+} from './verify';
 
 const verification: INodeProperties = {
 	displayName: 'Verification',
@@ -38,16 +44,26 @@ const verification: INodeProperties = {
 		{
 			name: 'AML Webhook Credential',
 			value: 'amlWebhookApi',
-			description: 'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
+			description:
+				'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
 		},
-		{ name: 'None', value: 'none', description: 'Accept every delivery (only on a trusted network)' },
+		{
+			name: 'None',
+			value: 'none',
+			description: 'Accept every delivery (only on a trusted network)',
+		},
 	],
 	default: 'amlWebhookApi',
-	description: 'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
+	description:
+		'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
 };
 
 const verificationProperties: INodeProperties[] = [
-	{ ...verification, default: 'amlWebhookApi', displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } } },
+	{
+		...verification,
+		default: 'amlWebhookApi',
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
+	},
 	{ ...verification, default: 'none', displayOptions: { show: { '@version': [1, 1.1] } } },
 ];
 
@@ -64,7 +80,8 @@ export class AmlTrigger implements INodeType {
 		// the panel warns about. 1 and 1.1 keep None as their default, so saved workflows keep their behaviour.
 		version: [1, 1.1, 1.2],
 		defaultVersion: 1.2,
-		subtitle: '={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
+		subtitle:
+			'={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
 		defaults: { name: 'AML Trigger' },
@@ -111,7 +128,10 @@ export class AmlTrigger implements INodeType {
 				displayName: 'Events',
 				name: 'events',
 				type: 'multiOptions',
-				options: [{ name: 'All Events', value: '*', description: 'Every event, also every decision rule' }, ...EVENT_ACTIONS],
+				options: [
+					{ name: 'All Events', value: '*', description: 'Every event, also every decision rule' },
+					...EVENT_ACTIONS,
+				],
 				default: ['*'],
 				description:
 					'Events that start the workflow. Other deliveries are answered 200 (so the service does not retry them) and start nothing.',
@@ -236,16 +256,20 @@ export class AmlTrigger implements INodeType {
 		if (this.getNodeParameter('authentication', unsetVerification) === 'amlWebhookApi') {
 			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
 			if (!verifyDelivery(settings, headers, rawBody)) {
-				if (settings.method === 'basicAuth') res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');
+				if (settings.method === 'basicAuth')
+					res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');
 				return reply(res, 401, 'Webhook verification failed');
 			}
 		}
 
 		// 2. The payload {action, createdTime, metadata}.
 		const payload = payloadOf(this.getBodyData(), rawBody);
-		if (!payload) return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
+		if (!payload)
+			return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
 		const action = String(payload.action);
-		const metadata = (payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {}) as IDataObject;
+		const metadata = (
+			payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {}
+		) as IDataObject;
 
 		// 3. Event selection and filters: answered 200 so that the service does not retry them.
 		const options = this.getNodeParameter('options', {}) as IDataObject;
@@ -270,8 +294,13 @@ export class AmlTrigger implements INodeType {
 			const now = Date.now();
 			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
 			const here = recentDeliveries.state(id, now, windowMinutes);
-			if (here === 'recorded' || acceptedWithin(this.getWorkflowStaticData('node'), key, now, windowMinutes)) {
-				return { webhookResponse: { received: true, started: false, reason: 'duplicate delivery' } };
+			if (
+				here === 'recorded' ||
+				acceptedWithin(this.getWorkflowStaticData('node'), key, now, windowMinutes)
+			) {
+				return {
+					webhookResponse: { received: true, started: false, reason: 'duplicate delivery' },
+				};
 			}
 			if (here === 'pending') {
 				// The same event was just accepted and its execution has not recorded it yet: ask for a retry
@@ -282,8 +311,14 @@ export class AmlTrigger implements INodeType {
 			recentDeliveries.markPending(id, now);
 		}
 
-		const json: IDataObject = { ...payload, action, createdTime: payload.createdTime ?? null, metadata };
-		if (options.includeHeaders) json.headers = redactedHeaders(headers, secretHeaderNames(settings));
+		const json: IDataObject = {
+			...payload,
+			action,
+			createdTime: payload.createdTime ?? null,
+			metadata,
+		};
+		if (options.includeHeaders)
+			json.headers = redactedHeaders(headers, secretHeaderNames(settings));
 		if (key) json[KEY_FIELD] = key;
 		return { workflowData: [[{ json }]] };
 	}
@@ -301,7 +336,8 @@ export class AmlTrigger implements INodeType {
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
 		const now = Date.now();
-		const keyOf = (item: INodeExecutionData) => (typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined);
+		const keyOf = (item: INodeExecutionData) =>
+			typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined;
 		const deduplicate = windowMinutes > 0 && this.getMode() !== 'manual';
 		const keys = deduplicate ? items.map(keyOf).filter((k): k is string => k !== undefined) : [];
 		const store = (this.helpers as Partial<DeduplicationHelperFunctions>).checkProcessedAndRecord;
@@ -312,7 +348,10 @@ export class AmlTrigger implements INodeType {
 			// store that keeps failing must not lose the event: it runs (a duplicate is the smaller harm).
 			for (let attempt = 1; attempt <= 3; attempt++) {
 				try {
-					const { processed } = await store.call(this.helpers, keys, 'node', { mode: 'entries', maxEntries: MAX_REMEMBERED_DELIVERIES });
+					const { processed } = await store.call(this.helpers, keys, 'node', {
+						mode: 'entries',
+						maxEntries: MAX_REMEMBERED_DELIVERIES,
+					});
 					for (const key of processed) seen.add(String(key));
 					break;
 				} catch {
@@ -327,7 +366,10 @@ export class AmlTrigger implements INodeType {
 			delete json[KEY_FIELD];
 			if (key && deduplicate) {
 				recordAccepted(this.getWorkflowStaticData('node'), key, now, windowMinutes);
-				recentDeliveries.markRecorded(triggerKeyId(this.getWorkflow().id, this.getNode().name, key), now);
+				recentDeliveries.markRecorded(
+					triggerKeyId(this.getWorkflow().id, this.getNode().name, key),
+					now,
+				);
 				if (seen.has(key)) continue;
 			}
 			out.push({ ...item, json });

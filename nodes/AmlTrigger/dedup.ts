@@ -50,7 +50,11 @@ export function deliveryKey(rawBody: Buffer): string {
 }
 
 /** Keys of `nodeStaticData` still inside the window (garbage and future-dated entries dropped). */
-function liveKeys(nodeStaticData: IDataObject, nowSeconds: number, windowMinutes: number): Record<string, number> {
+function liveKeys(
+	nodeStaticData: IDataObject,
+	nowSeconds: number,
+	windowMinutes: number,
+): Record<string, number> {
 	const oldest = nowSeconds - Math.ceil(windowMinutes * 60);
 	const stored = nodeStaticData[PROPERTY];
 	const seen: Record<string, number> = {};
@@ -63,9 +67,20 @@ function liveKeys(nodeStaticData: IDataObject, nowSeconds: number, windowMinutes
 }
 
 /** Whether `key` was recorded as accepted within the last `windowMinutes`. Reads only, one key (no copy of the store). */
-export function acceptedWithin(nodeStaticData: IDataObject, key: string, nowMs: number, windowMinutes: number): boolean {
+export function acceptedWithin(
+	nodeStaticData: IDataObject,
+	key: string,
+	nowMs: number,
+	windowMinutes: number,
+): boolean {
 	const stored = nodeStaticData[PROPERTY];
-	if (!stored || typeof stored !== 'object' || Array.isArray(stored) || !Object.prototype.hasOwnProperty.call(stored, key)) return false;
+	if (
+		!stored ||
+		typeof stored !== 'object' ||
+		Array.isArray(stored) ||
+		!Object.prototype.hasOwnProperty.call(stored, key)
+	)
+		return false;
 	const at = (stored as Record<string, unknown>)[key];
 	const now = Math.floor(nowMs / 1000);
 	return typeof at === 'number' && at > now - Math.ceil(windowMinutes * 60) && at <= now + 60;
@@ -75,7 +90,13 @@ export function acceptedWithin(nodeStaticData: IDataObject, key: string, nowMs: 
  * Records `key` as accepted now; drops expired keys and the oldest beyond `maxEntries`. The store is assigned
  * (not only mutated in place) so that n8n's change tracking of static data sees it.
  */
-export function recordAccepted(nodeStaticData: IDataObject, key: string, nowMs: number, windowMinutes: number, maxEntries = MAX_REMEMBERED_DELIVERIES): void {
+export function recordAccepted(
+	nodeStaticData: IDataObject,
+	key: string,
+	nowMs: number,
+	windowMinutes: number,
+	maxEntries = MAX_REMEMBERED_DELIVERIES,
+): void {
 	const now = Math.floor(nowMs / 1000);
 	const seen = liveKeys(nodeStaticData, now, windowMinutes);
 	seen[key] = seen[key] ?? now;
@@ -138,6 +159,10 @@ export class RecentDeliveries {
 export const recentDeliveries = new RecentDeliveries();
 
 /** Identity of a key of one trigger node of one workflow. */
-export function triggerKeyId(workflowId: string | undefined, nodeName: string, key: string): string {
+export function triggerKeyId(
+	workflowId: string | undefined,
+	nodeName: string,
+	key: string,
+): string {
 	return `${workflowId ?? ''}\u0000${nodeName}\u0000${key}`;
 }

@@ -23,7 +23,8 @@ export function splitList(value: unknown): string[] {
 		.filter(Boolean);
 }
 
-const upper = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value).trim().toUpperCase() : '');
+const upper = (value: unknown): string =>
+	typeof value === 'string' || typeof value === 'number' ? String(value).trim().toUpperCase() : '';
 
 /**
  * The entity an event is about: `metadata.entityType` when the service sends it, otherwise TRANSACTION when it
@@ -32,14 +33,22 @@ const upper = (value: unknown): string => (typeof value === 'string' || typeof v
 export function entityTypeOf(metadata: IDataObject): string | undefined {
 	const explicit = upper(metadata.entityType);
 	if (explicit) return explicit;
-	if (metadata.transactionId !== undefined && metadata.transactionId !== null && metadata.transactionId !== '') return 'TRANSACTION';
-	if (metadata.personId !== undefined && metadata.personId !== null && metadata.personId !== '') return 'PERSON';
+	if (
+		metadata.transactionId !== undefined &&
+		metadata.transactionId !== null &&
+		metadata.transactionId !== ''
+	)
+		return 'TRANSACTION';
+	if (metadata.personId !== undefined && metadata.personId !== null && metadata.personId !== '')
+		return 'PERSON';
 	return undefined;
 }
 
 /** The final risk level of a FINAL_RISK_UPDATED event (the field name is not fixed by the interface). */
 export function riskLevelOf(metadata: IDataObject): string {
-	return upper(metadata.finalRisk ?? metadata.finalRiskLevel ?? metadata.riskLevel ?? metadata.level);
+	return upper(
+		metadata.finalRisk ?? metadata.finalRiskLevel ?? metadata.riskLevel ?? metadata.level,
+	);
 }
 
 /**
@@ -47,7 +56,11 @@ export function riskLevelOf(metadata: IDataObject): string {
  * the value: scenario type to events with `metadata.scenarioType` (alert created), risk level to
  * FINAL_RISK_UPDATED, entity type to events about a person or a transaction. Comparisons ignore case.
  */
-export function rejection(filter: EventFilter, action: string, metadata: IDataObject): string | undefined {
+export function rejection(
+	filter: EventFilter,
+	action: string,
+	metadata: IDataObject,
+): string | undefined {
 	const wanted = upper(action);
 	const selected =
 		filter.events.includes('*') ||
@@ -56,14 +69,20 @@ export function rejection(filter: EventFilter, action: string, metadata: IDataOb
 	if (!selected) return `event ${action} is not selected`;
 	if (filter.entityType) {
 		const entity = entityTypeOf(metadata);
-		if (entity !== undefined && entity !== upper(filter.entityType)) return `entity type ${entity} is filtered out`;
+		if (entity !== undefined && entity !== upper(filter.entityType))
+			return `entity type ${entity} is filtered out`;
 	}
-	if (filter.scenarioType && upper(metadata.scenarioType) && upper(metadata.scenarioType) !== upper(filter.scenarioType)) {
+	if (
+		filter.scenarioType &&
+		upper(metadata.scenarioType) &&
+		upper(metadata.scenarioType) !== upper(filter.scenarioType)
+	) {
 		return `scenario type ${String(metadata.scenarioType)} is filtered out`;
 	}
 	if (filter.riskLevels?.length && wanted === 'FINAL_RISK_UPDATED') {
 		const level = riskLevelOf(metadata);
-		if (!filter.riskLevels.some((r) => upper(r) === level)) return `risk level ${level || '(none)'} is filtered out`;
+		if (!filter.riskLevels.some((r) => upper(r) === level))
+			return `risk level ${level || '(none)'} is filtered out`;
 	}
 	return undefined;
 }

@@ -12,7 +12,11 @@ type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
  * happened yet. Undefined when the bytes are gone (multipart): HMAC verification then fails.
  */
 export async function rawBodyOf(req: WebhookRequest): Promise<Buffer | undefined> {
-	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function' && !req.contentType?.startsWith('multipart/')) {
+	if (
+		!Buffer.isBuffer(req.rawBody) &&
+		typeof req.readRawBody === 'function' &&
+		!req.contentType?.startsWith('multipart/')
+	) {
 		try {
 			await req.readRawBody();
 		} catch {
@@ -22,7 +26,8 @@ export async function rawBodyOf(req: WebhookRequest): Promise<Buffer | undefined
 	return Buffer.isBuffer(req.rawBody) ? req.rawBody : undefined;
 }
 
-const isObject = (value: unknown): value is IDataObject => !!value && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is IDataObject =>
+	!!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The event `{action, createdTime, metadata}`: n8n's parsed JSON body, or the raw bytes parsed when the service
@@ -37,7 +42,8 @@ export function payloadOf(body: unknown, rawBody: Buffer | undefined): IDataObje
 			payload = undefined;
 		}
 	}
-	if (!isObject(payload) || typeof payload.action !== 'string' || !payload.action.trim()) return undefined;
+	if (!isObject(payload) || typeof payload.action !== 'string' || !payload.action.trim())
+		return undefined;
 	return payload;
 }
 

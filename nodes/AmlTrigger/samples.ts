@@ -40,37 +40,72 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 	CUSTOM_LIST_RECORD_ARCHIVED: {
 		action: 'CUSTOM_LIST_RECORD_ARCHIVED',
 		createdTime: '2026-11-22T11:02:00.000Z',
-		metadata: { customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10', customListName: 'Blocklist', recordId: 'blk-17' },
+		metadata: {
+			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListName: 'Blocklist',
+			recordId: 'blk-17',
+		},
 	},
 	CUSTOM_LIST_RECORD_CREATED: {
 		action: 'CUSTOM_LIST_RECORD_CREATED',
 		createdTime: '2026-11-22T11:00:00.000Z',
-		metadata: { customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10', customListName: 'Blocklist', recordId: 'blk-17' },
+		metadata: {
+			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListName: 'Blocklist',
+			recordId: 'blk-17',
+		},
 	},
 	CUSTOM_LIST_RECORD_UPDATED: {
 		action: 'CUSTOM_LIST_RECORD_UPDATED',
 		createdTime: '2026-11-22T11:01:00.000Z',
-		metadata: { customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10', customListName: 'Blocklist', recordId: 'blk-17' },
+		metadata: {
+			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListName: 'Blocklist',
+			recordId: 'blk-17',
+		},
 	},
 	FINAL_RISK_UPDATED: {
 		action: 'FINAL_RISK_UPDATED',
 		createdTime: '2026-11-22T10:16:00.000Z',
-		metadata: { personId: 'cust-10023', finalRisk: 'HIGH', previousRisk: 'LOW', finalRiskScore: 91 },
+		metadata: {
+			personId: 'cust-10023',
+			finalRisk: 'HIGH',
+			previousRisk: 'LOW',
+			finalRiskScore: 91,
+		},
 	},
 	MANUAL_ALERT_CREATED: {
 		action: 'MANUAL_ALERT_CREATED',
 		createdTime: '2026-11-22T10:40:00.000Z',
-		metadata: { alertId: 501, personId: 'cust-10023', transactionId: null, rationale: 'OTHER', status: 'NEW' },
+		metadata: {
+			alertId: 501,
+			personId: 'cust-10023',
+			transactionId: null,
+			rationale: 'OTHER',
+			status: 'NEW',
+		},
 	},
 	MANUAL_ALERT_STATUS_UPDATED: {
 		action: 'MANUAL_ALERT_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:45:00.000Z',
-		metadata: { alertId: 501, personId: 'cust-10023', transactionId: null, status: 'CLOSED', previousStatus: 'NEW' },
+		metadata: {
+			alertId: 501,
+			personId: 'cust-10023',
+			transactionId: null,
+			status: 'CLOSED',
+			previousStatus: 'NEW',
+		},
 	},
 	PERSON_CLEARED: {
 		action: 'PERSON_CLEARED',
 		createdTime: '2026-11-22T10:20:00.500Z',
-		metadata: { rule: 'PERSON_CLEARED', entityType: 'PERSON', personId: 'cust-10023', transactionId: null, alertIds: [1042, 311] },
+		metadata: {
+			rule: 'PERSON_CLEARED',
+			entityType: 'PERSON',
+			personId: 'cust-10023',
+			transactionId: null,
+			alertIds: [1042, 311],
+		},
 	},
 	PERSON_STATUS_UPDATED: {
 		action: 'PERSON_STATUS_UPDATED',
@@ -80,21 +115,46 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 	SCREENING_ALERT_CREATED: {
 		action: 'SCREENING_ALERT_CREATED',
 		createdTime: '2026-11-22T10:15:31.000Z',
-		metadata: { alertId: 311, personId: 'cust-10023', transactionId: null, hitCount: 2, status: 'NEW' },
+		metadata: {
+			alertId: 311,
+			personId: 'cust-10023',
+			transactionId: null,
+			hitCount: 2,
+			status: 'NEW',
+		},
 	},
 	SCREENING_ALERT_STATUS_UPDATED: {
 		action: 'SCREENING_ALERT_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:30:00.000Z',
-		metadata: { alertId: 311, personId: 'cust-10023', transactionId: null, status: 'IN_PROGRESS', previousStatus: 'NEW' },
+		metadata: {
+			alertId: 311,
+			personId: 'cust-10023',
+			transactionId: null,
+			status: 'IN_PROGRESS',
+			previousStatus: 'NEW',
+		},
 	},
 	SCREENING_ALERT_UPDATED: {
 		action: 'SCREENING_ALERT_UPDATED',
 		createdTime: '2026-11-22T10:35:00.000Z',
-		metadata: { alertId: 311, personId: 'cust-10023', transactionId: null, newHits: 1, hitCount: 3, status: 'IN_PROGRESS' },
+		metadata: {
+			alertId: 311,
+			personId: 'cust-10023',
+			transactionId: null,
+			newHits: 1,
+			hitCount: 3,
+			status: 'IN_PROGRESS',
+		},
 	},
 	TRANSACTION_CLEARED: {
 		action: 'TRANSACTION_CLEARED',
 		createdTime: '2026-11-22T10:20:00.600Z',
-		metadata: { rule: 'TRANSACTION_CLEARED', entityType: 'TRANSACTION', personId: 'cust-10023', transactionId: 'tx-778812', alertIds: [1042] },
+		metadata: {
+			rule: 'TRANSACTION_CLEARED',
+			entityType: 'TRANSACTION',
+			personId: 'cust-10023',
+			transactionId: 'tx-778812',
+			alertIds: [1042],
+		},
 	},
 };

@@ -54,8 +54,10 @@ export function signatureBytes(value: string): Buffer | undefined {
 /** Names of the headers that carry a secret under these settings (lower case), to keep them out of the output. */
 export function secretHeaderNames(settings?: VerificationSettings): string[] {
 	const names = ['authorization'];
-	if (settings?.method === 'header') names.push((settings.headerName || DEFAULT_SECRET_HEADER).trim().toLowerCase());
-	if (settings?.method === 'hmac') names.push((settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER).trim().toLowerCase());
+	if (settings?.method === 'header')
+		names.push((settings.headerName || DEFAULT_SECRET_HEADER).trim().toLowerCase());
+	if (settings?.method === 'hmac')
+		names.push((settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER).trim().toLowerCase());
 	return names;
 }
 
@@ -63,7 +65,11 @@ export function secretHeaderNames(settings?: VerificationSettings): string[] {
  * Whether a delivery passes the configured verification. HMAC is computed over the raw body bytes as received,
  * never over re-serialised JSON; a missing raw body fails. Incomplete settings fail (never "accept all").
  */
-export function verifyDelivery(settings: VerificationSettings, headers: Headers, rawBody: Buffer | undefined): boolean {
+export function verifyDelivery(
+	settings: VerificationSettings,
+	headers: Headers,
+	rawBody: Buffer | undefined,
+): boolean {
 	switch (settings.method) {
 		case 'header': {
 			const expected = settings.headerSecret ?? '';
@@ -83,8 +89,12 @@ export function verifyDelivery(settings: VerificationSettings, headers: Headers,
 		}
 		case 'hmac': {
 			const secret = settings.hmacSecret ?? '';
-			const sent = signatureBytes(headerValue(headers, settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER));
-			const expected = createHmac('sha256', secret).update(rawBody ?? Buffer.alloc(0)).digest();
+			const sent = signatureBytes(
+				headerValue(headers, settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER),
+			);
+			const expected = createHmac('sha256', secret)
+				.update(rawBody ?? Buffer.alloc(0))
+				.digest();
 			// Both are 32 bytes when the header is well-formed; a malformed header is compared against itself, then fails.
 			const same = timingSafeEqual(sent ?? expected, expected);
 			return same && sent !== undefined && secret !== '' && rawBody !== undefined;

@@ -28,7 +28,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = itemParameter(this, 'operation', 0) as string;
 	const module = resources[resource]?.operations[operation];
 	if (!module) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 	// Choices and numbers set by expressions are validated per item with the operation's own rules, before any request.
 	const validate = parameterValidator(this, module.description, itemParameter);

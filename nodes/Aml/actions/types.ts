@@ -8,7 +8,11 @@ import type { ItemValidator } from '../validation';
  */
 export interface OperationModule {
 	description: INodeProperties[];
-	execute: (this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator) => Promise<INodeExecutionData[][]>;
+	execute: (
+		this: IExecuteFunctions,
+		items: INodeExecutionData[],
+		validate: ItemValidator,
+	) => Promise<INodeExecutionData[][]>;
 }
 
 /** One resource folder: the operation selector plus every operation's fields, and the operations. */

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
@@ -33,7 +38,11 @@ export function unresolvedAlertsOperation(options: {
 			{ show: { resource: [options.resource], operation: ['hasUnresolvedAlerts'] } },
 			properties,
 		),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+		async execute(
+			this: IExecuteFunctions,
+			items: INodeExecutionData[],
+			validate: ItemValidator,
+		): Promise<INodeExecutionData[][]> {
 			return await runItems(this, items, validate, {
 				prepare: (i) => itemId(this, options.idProperty.name, i, options.idLabel),
 				send: async (id, i) => {
@@ -42,7 +51,10 @@ export function unresolvedAlertsOperation(options: {
 						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
 						i,
 					)) as IDataObject | undefined;
-					return { [options.outputKey]: id, hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null };
+					return {
+						[options.outputKey]: id,
+						hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null,
+					};
 				},
 			});
 		},

@@ -3,7 +3,12 @@ import { NodeApiError } from 'n8n-workflow';
 
 /** The service's answer when it is a non-empty object, else what was sent (some answers are empty or not shown). */
 export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
-	if (answer !== null && typeof answer === 'object' && !Array.isArray(answer) && Object.keys(answer).length > 0) {
+	if (
+		answer !== null &&
+		typeof answer === 'object' &&
+		!Array.isArray(answer) &&
+		Object.keys(answer).length > 0
+	) {
 		return answer as IDataObject;
 	}
 	return sent;
@@ -13,7 +18,11 @@ export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
  * The error of an item whose answer could not be read (no list where one was due): nothing is concluded from it,
  * least of all "no match". `reason` says what came instead, `retry` what the user can do.
  */
-export function unreadableAnswer(ctx: IExecuteFunctions, itemIndex: number, answer: { message: string; reason: string; retry: string }): NodeApiError {
+export function unreadableAnswer(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	answer: { message: string; reason: string; retry: string },
+): NodeApiError {
 	return new NodeApiError(ctx.getNode(), { message: answer.reason } as JsonObject, {
 		message: answer.message,
 		description: `${answer.reason}. Nothing is concluded from it; ${answer.retry}.`,

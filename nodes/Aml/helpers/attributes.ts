@@ -31,12 +31,17 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			type: 'options',
 			noDataExpression: true,
 			options: [
-				{ name: 'Define Below', value: 'fields', description: 'Named fields and custom key/value pairs' },
+				{
+					name: 'Define Below',
+					value: 'fields',
+					description: 'Named fields and custom key/value pairs',
+				},
 				{ name: 'JSON', value: 'json', description: 'One JSON object with all attributes' },
 				{
 					name: 'Use Input Item Fields',
 					value: 'input',
-					description: 'Every field of the incoming item becomes an attribute (except the ones listed to leave out)',
+					description:
+						'Every field of the incoming item becomes an attribute (except the ones listed to leave out)',
 				},
 			],
 			default: 'fields',
@@ -126,7 +131,10 @@ export function parseJson(text: string): { value?: unknown; error?: string } {
 
 function parseMaybeJson(value: string): unknown {
 	const trimmed = value.trim();
-	if ((trimmed.startsWith('[') && trimmed.endsWith(']')) || (trimmed.startsWith('{') && trimmed.endsWith('}'))) {
+	if (
+		(trimmed.startsWith('[') && trimmed.endsWith(']')) ||
+		(trimmed.startsWith('{') && trimmed.endsWith('}'))
+	) {
 		try {
 			return JSON.parse(trimmed);
 		} catch {
@@ -137,14 +145,25 @@ function parseMaybeJson(value: string): unknown {
 }
 
 /** Reads the attributes of one item in whichever mode the user chose and checks the spec's rules. */
-export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field = 'attributes'): IDataObject {
+export function readAttributes(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field = 'attributes',
+): IDataObject {
 	const mode = itemParameter(ctx, 'attributesMode', itemIndex, 'fields') as string;
 	let attributes: unknown;
 	if (mode === 'json') {
 		const raw = itemParameter(ctx, 'attributesJson', itemIndex, '{}') as unknown;
 		if (typeof raw === 'string') {
 			const parsed = parseJson(raw.trim() === '' ? '{}' : raw);
-			if (parsed.error !== undefined) throw invalid(ctx, itemIndex, `${field} (JSON)`, raw, `is not valid JSON (${parsed.error})`);
+			if (parsed.error !== undefined)
+				throw invalid(
+					ctx,
+					itemIndex,
+					`${field} (JSON)`,
+					raw,
+					`is not valid JSON (${parsed.error})`,
+				);
 			attributes = parsed.value;
 		} else {
 			attributes = raw;
@@ -158,12 +177,18 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 		attributes = Object.fromEntries(Object.entries(json).filter(([key]) => !exclude.includes(key)));
 	} else {
 		const named = (itemParameter(ctx, 'attributeFields', itemIndex, {}) ?? {}) as IDataObject;
-		const custom = (itemParameter(ctx, 'customAttributes.attribute', itemIndex, []) ?? []) as Array<{ key: string; value: string }>;
+		const custom = (itemParameter(ctx, 'customAttributes.attribute', itemIndex, []) ??
+			[]) as Array<{ key: string; value: string }>;
 		const result: IDataObject = {};
 		for (const [key, value] of Object.entries(named)) {
 			if (value !== '' && value !== undefined && value !== null) {
 				// Objects and lists (from an expression) stay as they are, as in Custom Attributes; the attribute rules check them.
-				result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : typeof value === 'object' ? value : String(value);
+				result[key] =
+					typeof value === 'string'
+						? (parseMaybeJson(value) as IDataObject)
+						: typeof value === 'object'
+							? value
+							: String(value);
 			}
 		}
 		for (const { key, value } of custom) {
@@ -176,11 +201,14 @@ export function readAttributes(ctx: IExecuteFunctions, itemIndex: number, field 
 
 /** The service carries top-level values as text: numbers and booleans are sent as their text. */
 function scalarsAsText(attributes: unknown): unknown {
-	if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes)) return attributes;
+	if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes))
+		return attributes;
 	return Object.fromEntries(
 		Object.entries(attributes).map(([key, value]) => [
 			key,
-			(typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : value,
+			(typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean'
+				? String(value)
+				: value,
 		]),
 	);
 }

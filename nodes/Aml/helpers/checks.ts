@@ -27,9 +27,15 @@ export interface CheckOutcome {
  * without the array): a check whose answer cannot be read has not shown the transaction to be safe.
  */
 export function checkOutcome(answer: unknown, key: 'results' | 'matches'): CheckOutcome {
-	const value = answer !== null && typeof answer === 'object' && !Array.isArray(answer) ? (answer as IDataObject)[key] : undefined;
+	const value =
+		answer !== null && typeof answer === 'object' && !Array.isArray(answer)
+			? (answer as IDataObject)[key]
+			: undefined;
 	if (!Array.isArray(value)) {
-		const shown = answer === undefined || answer === null || answer === '' ? 'an empty answer' : `"${shortText(answer)}"`;
+		const shown =
+			answer === undefined || answer === null || answer === ''
+				? 'an empty answer'
+				: `"${shortText(answer)}"`;
 		return {
 			decision: 'block',
 			reason: `check answer not understood: the service answered ${shown} without a "${key}" list`,
@@ -40,12 +46,20 @@ export function checkOutcome(answer: unknown, key: 'results' | 'matches'): Check
 	}
 	const list = value as IDataObject[];
 	if (list.length === 0) return { decision: 'clear', list, alertIds: [], malformed: false };
-	const reason = key === 'results' ? `${list.length} monitoring scenario(s) triggered` : `${list.length} screening match(es)`;
+	const reason =
+		key === 'results'
+			? `${list.length} monitoring scenario(s) triggered`
+			: `${list.length} screening match(es)`;
 	return { decision: 'block', reason, list, alertIds: alertIdsOf(list), malformed: false };
 }
 
 function shortText(answer: unknown): string {
-	const text = typeof answer === 'string' ? answer : Buffer.isBuffer(answer) ? answer.toString('utf8') : JSON.stringify(answer);
+	const text =
+		typeof answer === 'string'
+			? answer
+			: Buffer.isBuffer(answer)
+				? answer.toString('utf8')
+				: JSON.stringify(answer);
 	const flat = text.replace(/\s+/g, ' ').trim();
 	return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
@@ -54,7 +68,12 @@ function shortText(answer: unknown): string {
  * A person check's answer as a list: a person check routes nothing, so an answer without the list fails the item
  * (NodeApiError) instead of reporting "no alert".
  */
-export function checkListOrThrow(ctx: IExecuteFunctions, answer: unknown, key: 'results' | 'matches', itemIndex: number): CheckOutcome {
+export function checkListOrThrow(
+	ctx: IExecuteFunctions,
+	answer: unknown,
+	key: 'results' | 'matches',
+	itemIndex: number,
+): CheckOutcome {
 	const outcome = checkOutcome(answer, key);
 	if (outcome.malformed) {
 		throw unreadableAnswer(ctx, itemIndex, {
@@ -68,7 +87,9 @@ export function checkListOrThrow(ctx: IExecuteFunctions, answer: unknown, key: '
 
 /** Alert IDs named by monitoring results or screening matches, without repeats. */
 export function alertIdsOf(list: IDataObject[]): number[] {
-	const ids = list.map((entry) => entry.alertId).filter((id): id is number => typeof id === 'number');
+	const ids = list
+		.map((entry) => entry.alertId)
+		.filter((id): id is number => typeof id === 'number');
 	return [...new Set(ids)];
 }
 
@@ -77,7 +98,11 @@ export function alertIdsOf(list: IDataObject[]): number[] {
  * connection) the transaction's safety is unknown, so the decision is "block" with the reason. Other
  * errors (400, 403, 404, bad input) are returned as undefined: the caller throws them.
  */
-export function failClosed(error: unknown, key: 'results' | 'matches', transactionId: string): IDataObject | undefined {
+export function failClosed(
+	error: unknown,
+	key: 'results' | 'matches',
+	transactionId: string,
+): IDataObject | undefined {
 	if (!isTransientFailure(error)) return undefined;
 	const apiError = error as { message?: string; httpCode?: string; description?: string | null };
 	const json: IDataObject = {
@@ -93,7 +118,11 @@ export function failClosed(error: unknown, key: 'results' | 'matches', transacti
 }
 
 /** The fail-closed decision for a check that could not be completed; any other error is thrown on. */
-export function failClosedOrThrow(error: unknown, key: 'results' | 'matches', transactionId: string): IDataObject {
+export function failClosedOrThrow(
+	error: unknown,
+	key: 'results' | 'matches',
+	transactionId: string,
+): IDataObject {
 	const blocked = failClosed(error, key, transactionId);
 	if (blocked) return blocked;
 	throw error;

@@ -24,18 +24,24 @@ export const requestOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1000 },
 		default: 30000,
-		description: 'How long to wait for one answer of the service before the attempt counts as failed',
+		description:
+			'How long to wait for one answer of the service before the attempt counts as failed',
 	},
 ];
 
 /** Another default and description of a request option, for an operation whose requests differ (file uploads). */
-export type RequestOptionChanges = Partial<Record<'parallelRequests' | 'timeout', Pick<INodeProperties, 'default' | 'description'>>>;
+export type RequestOptionChanges = Partial<
+	Record<'parallelRequests' | 'timeout', Pick<INodeProperties, 'default' | 'description'>>
+>;
 
 /**
  * The one Options collection of every operation: the operation's own options (`extra`), then the request options,
  * with the defaults and descriptions given in `changes`.
  */
-export function optionsCollection(extra: INodeProperties[] = [], changes: RequestOptionChanges = {}): INodeProperties {
+export function optionsCollection(
+	extra: INodeProperties[] = [],
+	changes: RequestOptionChanges = {},
+): INodeProperties {
 	return {
 		displayName: 'Options',
 		name: 'options',

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeParameters,
+} from 'n8n-workflow';
 
 import { validId } from '../validation';
 
@@ -6,7 +11,8 @@ import { validId } from '../validation';
  * `={{ $json.field }}` or `={{ $json["field name"] }}`: what n8n's editor writes when an input field is dragged
  * onto a parameter, by far the most common expression on per-item IDs and amounts.
  */
-const INPUT_FIELD = /^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\])\s*\}\}$/;
+const INPUT_FIELD =
+	/^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\])\s*\}\}$/;
 const NOT_A_FIELD = new Set(['__proto__', 'constructor', 'prototype']);
 
 interface Source {
@@ -41,7 +47,8 @@ function rawAt(parameters: INodeParameters, path: string): unknown {
 function holdsNoExpression(value: unknown): boolean {
 	if (typeof value === 'string') return !value.startsWith('=');
 	if (Array.isArray(value)) return value.every(holdsNoExpression);
-	if (value !== null && typeof value === 'object') return Object.values(value).every(holdsNoExpression);
+	if (value !== null && typeof value === 'object')
+		return Object.values(value).every(holdsNoExpression);
 	return true;
 }
 
@@ -50,7 +57,8 @@ function copyOf(value: unknown): unknown {
 	if (Array.isArray(value)) return value.map(copyOf);
 	if (value !== null && typeof value === 'object') {
 		const copy: IDataObject = {};
-		for (const [key, entry] of Object.entries(value)) copy[key] = copyOf(entry) as IDataObject[keyof IDataObject];
+		for (const [key, entry] of Object.entries(value))
+			copy[key] = copyOf(entry) as IDataObject[keyof IDataObject];
 		return copy;
 	}
 	return value;
@@ -68,9 +76,17 @@ function copyOf(value: unknown): unknown {
  *   number or a boolean, is read from the item: n8n would return that same value.
  * Anything else (other expressions, missing parameters, non-scalar fields, bracket paths) is left to n8n.
  */
-export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback?: unknown): unknown {
+export function itemParameter(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	fallback?: unknown,
+): unknown {
 	const source = sourceOf(ctx);
-	const viaN8n = () => (fallback === undefined ? ctx.getNodeParameter(name, itemIndex) : ctx.getNodeParameter(name, itemIndex, fallback));
+	const viaN8n = () =>
+		fallback === undefined
+			? ctx.getNodeParameter(name, itemIndex)
+			: ctx.getNodeParameter(name, itemIndex, fallback);
 	if (name.includes('[')) return viaN8n();
 	let path = source.paths.get(name);
 	if (!path) {
@@ -88,7 +104,11 @@ export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: n
 		const json: IDataObject | undefined = source.items[itemIndex]?.json;
 		if (json && !NOT_A_FIELD.has(field) && Object.prototype.hasOwnProperty.call(json, field)) {
 			const value = json[field];
-			if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+			if (
+				typeof value === 'string' ||
+				typeof value === 'boolean' ||
+				(typeof value === 'number' && Number.isFinite(value))
+			) {
 				return value;
 			}
 		}
@@ -100,6 +120,11 @@ export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: n
  * The ID an item's parameter `name` holds, validated (`validId`: IDs are sent exactly as given); an error names the
  * field by its `label`.
  */
-export function itemId(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
+export function itemId(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	label: string,
+): string {
 	return validId(ctx, itemIndex, label, itemParameter(ctx, name, itemIndex));
 }

@@ -64,8 +64,14 @@ export function errorJson(error: Error, itemIndex: number): IDataObject {
 }
 
 /** The run's Parallel Requests (read once, from item 0), at least 1. */
-export function parallelRequests(ctx: IExecuteFunctions, fallback = DEFAULT_PARALLEL_REQUESTS): number {
-	return Math.max(1, Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, fallback) as number));
+export function parallelRequests(
+	ctx: IExecuteFunctions,
+	fallback = DEFAULT_PARALLEL_REQUESTS,
+): number {
+	return Math.max(
+		1,
+		Math.floor(ctx.getNodeParameter('options.parallelRequests', 0, fallback) as number),
+	);
 }
 
 /**
@@ -140,9 +146,16 @@ export async function runItems<P>(
 			// With "On Error: Continue (using error output)" the error itself rides along, so that n8n moves the item to the
 			// error output (it looks at `item.error`, and then keeps only the message in the item, as for its own nodes).
 			// Not for operations that route a failure themselves: a check's failure stays on Block (fail-closed).
-			const toErrorOutput = operation.errorOutput === undefined && ctx.getNode().onError === 'continueErrorOutput';
-			const error = toErrorOutput ? { error: result.error as NodeApiError | NodeOperationError } : {};
-			outputs[operation.errorOutput ?? 0].push({ json: errorJson(result.error, i), ...error, pairedItem: { item: i } });
+			const toErrorOutput =
+				operation.errorOutput === undefined && ctx.getNode().onError === 'continueErrorOutput';
+			const error = toErrorOutput
+				? { error: result.error as NodeApiError | NodeOperationError }
+				: {};
+			outputs[operation.errorOutput ?? 0].push({
+				json: errorJson(result.error, i),
+				...error,
+				pairedItem: { item: i },
+			});
 			continue;
 		}
 		const list = Array.isArray(result.json) ? result.json : [result.json as IDataObject];

@@ -54,7 +54,12 @@ export async function readAllPages(
 	const returnAll = itemParameter(ctx, 'returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? undefined : (itemParameter(ctx, 'limit', itemIndex, 50) as number);
 	const parallel = itemParameter(ctx, 'options.parallelRequests', 0, 4) as number;
-	const walk = await walkPages(fetchPage, { returnAll, limit, concurrency: parallel, cap: walkOptions.cap });
+	const walk = await walkPages(fetchPage, {
+		returnAll,
+		limit,
+		concurrency: parallel,
+		cap: walkOptions.cap,
+	});
 	if (walk.capped) {
 		ctx.addExecutionHints({
 			message: `The service reports at most 10,000 results and cannot page past them: ${walk.items.length} of ${walk.total}+ results were returned. Narrow the search (filters, query) to reach the rest.`,

@@ -7,9 +7,16 @@ import { itemParameter } from './itemParameter';
  * default, so a changed default changes saved workflows: each such parameter exists twice, shown by version, and a
  * saved version 1 node keeps its old default.
  */
-export function byVersion(property: INodeProperties, defaults: { v1: INodeProperties['default']; v11: INodeProperties['default'] }): INodeProperties[] {
+export function byVersion(
+	property: INodeProperties,
+	defaults: { v1: INodeProperties['default']; v11: INodeProperties['default'] },
+): INodeProperties[] {
 	return [
-		{ ...property, default: defaults.v11, displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } } },
+		{
+			...property,
+			default: defaults.v11,
+			displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
+		},
 		{ ...property, default: defaults.v1, displayOptions: { show: { '@version': [1] } } },
 	];
 }

@@ -17,6 +17,9 @@ export function listGroupOptions(groups: unknown): INodePropertyOptions[] {
 
 /** Active list groups of the organisation (selectors for screening search). Owned by the Screening resource. */
 export async function getListGroups(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const groups = await amlApiRequest.call(this, { method: 'GET', path: '/v1/screening-list-groups' });
+	const groups = await amlApiRequest.call(this, {
+		method: 'GET',
+		path: '/v1/screening-list-groups',
+	});
 	return listGroupOptions(groups);
 }

@@ -8,14 +8,22 @@ import { uuidRule } from '../validation/rules';
  * Usable fields of the custom list named by the node's current `customListId` parameter,
  * for screening search configurations: the option value is the field's UUID.
  */
-export async function getUsableFields(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getUsableFields(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const raw = this.getCurrentNodeParameter('customListId') as unknown;
 	const customListId = typeof raw === 'string' ? raw.trim() : '';
 	if (customListId === '' || customListId.startsWith('=')) {
-		throw new NodeOperationError(this.getNode(), 'Enter a fixed Custom List ID (a UUID) first to load its fields');
+		throw new NodeOperationError(
+			this.getNode(),
+			'Enter a fixed Custom List ID (a UUID) first to load its fields',
+		);
 	}
 	if (uuidRule(customListId)) {
-		throw new NodeOperationError(this.getNode(), `The Custom List ID "${customListId}" is not a UUID`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The Custom List ID "${customListId}" is not a UUID`,
+		);
 	}
 	const fields = await fetchUsableFields.call(this, customListId);
 	return fields

@@ -21,7 +21,13 @@ export const NETWORK_CODES = new Set([
 ]);
 
 export type Classified =
-	| { kind: 'http'; status: number; body: unknown; headers: IDataObject; fromTokenEndpoint: boolean }
+	| {
+			kind: 'http';
+			status: number;
+			body: unknown;
+			headers: IDataObject;
+			fromTokenEndpoint: boolean;
+	  }
 	| { kind: 'network'; code: string }
 	| { kind: 'other'; error: Error };
 
@@ -52,7 +58,13 @@ export function classify(error: unknown, tokenUrl: string): Classified {
 	// Token endpoint answers (client-oauth2 ResponseError), possibly wrapped by n8n.
 	for (const candidate of [err, err?.cause as typeof err]) {
 		if (candidate && typeof candidate.status === 'number' && candidate.status >= 400) {
-			return { kind: 'http', status: candidate.status, body: candidate.body, headers: {}, fromTokenEndpoint: true };
+			return {
+				kind: 'http',
+				status: candidate.status,
+				body: candidate.body,
+				headers: {},
+				fromTokenEndpoint: true,
+			};
 		}
 	}
 	// n8n's OAuth2 client turns a token endpoint answer with an OAuth error body into an AuthError (code EAUTH) and drops
@@ -60,20 +72,45 @@ export function classify(error: unknown, tokenUrl: string): Classified {
 	for (const candidate of [err, err?.cause as typeof err]) {
 		const oauthError = (candidate?.body as IDataObject | undefined)?.error;
 		if (candidate?.code === 'EAUTH' && typeof oauthError === 'string') {
-			if (/too_many_requests|rate_limit|slow_down/i.test(oauthError)) return { kind: 'http', status: 429, body: candidate.body, headers: {}, fromTokenEndpoint: true };
-			if (/temporarily_unavailable|server_error/i.test(oauthError)) return { kind: 'http', status: 503, body: candidate.body, headers: {}, fromTokenEndpoint: true };
+			if (/too_many_requests|rate_limit|slow_down/i.test(oauthError))
+				return {
+					kind: 'http',
+					status: 429,
+					body: candidate.body,
+					headers: {},
+					fromTokenEndpoint: true,
+				};
+			if (/temporarily_unavailable|server_error/i.test(oauthError))
+				return {
+					kind: 'http',
+					status: 503,
+					body: candidate.body,
+					headers: {},
+					fromTokenEndpoint: true,
+				};
 		}
 	}
-	const tokenStatus = /Failed to acquire OAuth2 access token: HTTP status (\d{3})/.exec(err?.message ?? '');
+	const tokenStatus = /Failed to acquire OAuth2 access token: HTTP status (\d{3})/.exec(
+		err?.message ?? '',
+	);
 	if (tokenStatus) {
-		return { kind: 'http', status: Number(tokenStatus[1]), body: undefined, headers: {}, fromTokenEndpoint: true };
+		return {
+			kind: 'http',
+			status: Number(tokenStatus[1]),
+			body: undefined,
+			headers: {},
+			fromTokenEndpoint: true,
+		};
 	}
 	for (const candidate of [err, err?.cause as typeof err]) {
 		const code = candidate?.code;
 		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { kind: 'network', code };
 	}
 	if (/socket hang up|timeout of \d+ms exceeded|aborted/i.test(err?.message ?? '')) {
-		return { kind: 'network', code: /timeout/i.test(err?.message ?? '') ? 'ETIMEDOUT' : 'ECONNRESET' };
+		return {
+			kind: 'network',
+			code: /timeout/i.test(err?.message ?? '') ? 'ETIMEDOUT' : 'ECONNRESET',
+		};
 	}
 	return { kind: 'other', error: error as Error };
 }
@@ -85,7 +122,6 @@ export function isTransientFailure(error: unknown): boolean {
 	const code = String((error as { context?: { code?: string } }).context?.code ?? '');
 	return /could not be reached/.test(String((error as Error).message)) || NETWORK_CODES.has(code);
 }
-
 
 /** The token endpoint is throttling or failing: a renewal may wait and ask again. */
 export function tokenEndpointBusy(error: unknown, tokenUrl: string): boolean {

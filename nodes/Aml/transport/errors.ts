@@ -66,11 +66,18 @@ export interface ServiceFailure {
 }
 
 /** A NodeApiError built only from sanitised facts: never the request config, headers or token. */
-export function serviceError(node: INode, failure: ServiceFailure, itemIndex?: number): NodeApiError {
+export function serviceError(
+	node: INode,
+	failure: ServiceFailure,
+	itemIndex?: number,
+): NodeApiError {
 	const text = bodyText(failure.body);
 	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
 	const meaning = statusMeaning(failure.status, failure.attempts);
-	const applied = failure.mayHaveApplied && failure.status >= 500 ? `. ${mayHaveAppliedText(failure.mayHaveApplied)}` : '';
+	const applied =
+		failure.mayHaveApplied && failure.status >= 500
+			? `. ${mayHaveAppliedText(failure.mayHaveApplied)}`
+			: '';
 	const message = `${meaning}${short ? ` — service said: ${short}` : ''}${applied}`;
 	const description = [
 		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
@@ -114,7 +121,11 @@ export function networkError(
 	if (mayHaveApplied) {
 		const message = `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`;
 		const description = `${method} ${path} was sent and got no HTTP answer (${code.toLowerCase()}).`;
-		return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, { message, description, itemIndex });
+		return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
+			message,
+			description,
+			itemIndex,
+		});
 	}
 	const message = `The AML service could not be reached (${words})`;
 	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). Check the API base URL in the credential and that the service is reachable.`;

@@ -47,11 +47,21 @@ export async function walkPages<T>(
 			total = result.total;
 			items.push(...result.content);
 			page++;
-			if (items.length >= limit || result.content.length < size || items.length >= Math.min(total, cap)) break;
+			if (
+				items.length >= limit ||
+				result.content.length < size ||
+				items.length >= Math.min(total, cap)
+			)
+				break;
 		}
 		// Cut by the cap, not by the limit: fewer results than asked for although the service counts more (Limit 12,000
 		// gets 10,000 of 10,000+).
-		return { items: items.slice(0, limit), total, capped: items.length < limit && total >= cap, pages: page };
+		return {
+			items: items.slice(0, limit),
+			total,
+			capped: items.length < limit && total >= cap,
+			pages: page,
+		};
 	}
 
 	const first = await fetchPage(0, MAX_PAGE_SIZE);
@@ -68,7 +78,9 @@ export async function walkPages<T>(
 			if (result.content.length === 0) shortPage = true;
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(0, pageCount - 1)) }, worker));
+	await Promise.all(
+		Array.from({ length: Math.min(concurrency, Math.max(0, pageCount - 1)) }, worker),
+	);
 	const items = pages.flatMap((page) => page ?? []);
 	return { items, total: first.total, capped: first.total >= cap, pages: pages.length };
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from './backoff';
@@ -104,11 +109,26 @@ export async function amlRequest<T = unknown>(
 			const status = response.statusCode;
 			const lostBefore = sentOnce ? { afterLostAnswer: true } : {};
 			if (status < 300 || request.passStatuses?.includes(status)) {
-				return { status, body: response.body, headers: response.headers, attempts: attempt, ...lostBefore };
+				return {
+					status,
+					body: response.body,
+					headers: response.headers,
+					attempts: attempt,
+					...lostBefore,
+				};
 			}
-			if (sentOnce && ((status === 422 && retry === 'create') || request.doneOnRepeat?.includes(status))) {
+			if (
+				sentOnce &&
+				((status === 422 && retry === 'create') || request.doneOnRepeat?.includes(status))
+			) {
 				// The lost attempt may have done it: not a failure, and not a claim either (see RetryMode).
-				return { status, body: response.body, headers: response.headers, attempts: attempt, afterLostAnswer: true };
+				return {
+					status,
+					body: response.body,
+					headers: response.headers,
+					attempts: attempt,
+					afterLostAnswer: true,
+				};
 			}
 			outcome = {
 				kind: 'http',
@@ -118,12 +138,16 @@ export async function amlRequest<T = unknown>(
 				fromTokenEndpoint: false,
 			};
 		} else {
-			outcome = signal?.aborted ? { kind: 'other', error: new Error('The execution was cancelled') } : classify(sent.error, tokenUrl);
+			outcome = signal?.aborted
+				? { kind: 'other', error: new Error('The execution was cancelled') }
+				: classify(sent.error, tokenUrl);
 		}
 
 		if (outcome.kind === 'other') {
 			// Only the message: the raw error may carry the request configuration and its headers.
-			throw new NodeOperationError(this.getNode(), outcome.error?.message ?? 'Request failed', { itemIndex });
+			throw new NodeOperationError(this.getNode(), outcome.error?.message ?? 'Request failed', {
+				itemIndex,
+			});
 		}
 
 		let retryable = false;
@@ -153,9 +177,18 @@ export async function amlRequest<T = unknown>(
 
 		if (!retryable || attempt >= policy.maxAttempts) {
 			// A request that reached the service and was not repeated (retry none) may have been applied.
-			const mayHaveApplied = retry === 'none' && sentOnce ? { checkHint: request.checkHint ?? '' } : undefined;
+			const mayHaveApplied =
+				retry === 'none' && sentOnce ? { checkHint: request.checkHint ?? '' } : undefined;
 			if (outcome.kind === 'network') {
-				throw networkError(this.getNode(), outcome.code, request.method, request.path, attempt, itemIndex, mayHaveApplied);
+				throw networkError(
+					this.getNode(),
+					outcome.code,
+					request.method,
+					request.path,
+					attempt,
+					itemIndex,
+					mayHaveApplied,
+				);
 			}
 			throw serviceError(
 				this.getNode(),
@@ -177,7 +210,11 @@ export async function amlRequest<T = unknown>(
 /** The node's "Timeout" option, when the calling node has one. */
 function configuredTimeout(ctx: AmlContext): number {
 	if ('getNodeParameter' in ctx && 'getInputData' in ctx) {
-		const value = (ctx as IExecuteFunctions).getNodeParameter('options.timeout', 0, DEFAULT_TIMEOUT_MS) as number;
+		const value = (ctx as IExecuteFunctions).getNodeParameter(
+			'options.timeout',
+			0,
+			DEFAULT_TIMEOUT_MS,
+		) as number;
 		if (typeof value === 'number' && value >= 1000) return value;
 	}
 	return DEFAULT_TIMEOUT_MS;
@@ -209,9 +246,12 @@ export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
  */
 export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	await renewIfExpiring(ctx);
-	const refused = await amlApiRequest.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex).then(
-		() => undefined,
-		(error: unknown) => (error instanceof NodeApiError && error.httpCode === '401' ? error : undefined),
-	);
+	const refused = await amlApiRequest
+		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
+		.then(
+			() => undefined,
+			(error: unknown) =>
+				error instanceof NodeApiError && error.httpCode === '401' ? error : undefined,
+		);
 	if (refused) throw refused;
 }

@@ -19,13 +19,22 @@ import { tokenEndpointBusy } from './classify';
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
 
-export type AmlContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+export type AmlContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions;
 
 const MAX_REFUSED_FRESH = 2;
 
 /** Longest a renewal waits in all for a token endpoint that answers 429 or fails (its limit counts per minute). */
 const TOKEN_WAIT_MS = 70_000;
-const TOKEN_BACKOFF: BackoffPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
+const TOKEN_BACKOFF: BackoffPolicy = {
+	maxAttempts: Infinity,
+	baseDelayMs: 1_000,
+	maxDelayMs: 20_000,
+	maxRetryAfterMs: 60_000,
+};
 
 /** A renewal the token endpoint refused or failed; `waited`: it already waited and asked again (up to TOKEN_WAIT_MS). */
 interface RenewalFailure {
@@ -86,7 +95,8 @@ export function runState(ctx: AmlContext): RunState {
 			info: ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
 				const base = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 				const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
-				const prefix = prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
+				const prefix =
+					prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
 				created.token = tokenOf(credentials);
 				return {
 					baseUrl: `${base}${prefix}`,
@@ -136,7 +146,11 @@ const POLL_MS = 1_000;
 const RENEW_JITTER_MS = 500;
 
 function retryAfterOf(error: unknown): number | undefined {
-	const e = error as { response?: { headers?: IDataObject }; headers?: IDataObject; cause?: { response?: { headers?: IDataObject } } };
+	const e = error as {
+		response?: { headers?: IDataObject };
+		headers?: IDataObject;
+		cause?: { response?: { headers?: IDataObject } };
+	};
 	const headers = e?.response?.headers ?? e?.headers ?? e?.cause?.response?.headers;
 	return headers ? parseRetryAfter(headers['retry-after']) : undefined;
 }
@@ -146,7 +160,11 @@ function retryAfterOf(error: unknown): number | undefined {
  * otherwise n8n renews it (`refreshOAuth2Token`) and stores it with the credential. One renewal per run however
  * many requests were refused at once, and one at a time per process (`endpointGates`).
  */
-async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: string): Promise<RenewalFailure | undefined> {
+async function renewRefusedToken(
+	ctx: AmlContext,
+	state: RunState,
+	refused: string,
+): Promise<RenewalFailure | undefined> {
 	if (state.token !== refused) return undefined;
 	state.renewing ??= (async (): Promise<RenewalFailure | undefined> => {
 		const { tokenUrl } = await state.info;
@@ -168,13 +186,21 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 				continue;
 			}
 			if (waitMs > 0 || !jittered) {
-				const pause = waitMs > 0 ? Math.min(POLL_MS, waitMs) : Math.round(Math.random() * RENEW_JITTER_MS);
+				const pause =
+					waitMs > 0 ? Math.min(POLL_MS, waitMs) : Math.round(Math.random() * RENEW_JITTER_MS);
 				jittered = true;
-				if (Date.now() - started + pause > TOKEN_WAIT_MS || signal?.aborted) return { error: state.lastRenewalError ?? new Error('token endpoint busy'), waited: true };
+				if (Date.now() - started + pause > TOKEN_WAIT_MS || signal?.aborted)
+					return {
+						error: state.lastRenewalError ?? new Error('token endpoint busy'),
+						waited: true,
+					};
 				await sleep(pause);
 				continue;
 			}
-			const renewal = (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+			const renewal = (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(
+				ctx,
+				CREDENTIAL_TYPE,
+			);
 			gate.inFlight = renewal;
 			try {
 				await renewal;
@@ -185,10 +211,12 @@ async function renewRefusedToken(ctx: AmlContext, state: RunState, refused: stri
 				// The token endpoint allows 5 requests a minute per IP. While it answers 429 (or fails), every run of this
 				// process waits (Retry-After when sent, else backoff) and looks for a token another process stored,
 				// instead of each asking on its own (which kept the endpoint refusing and failed the items).
-				if (!tokenEndpointBusy(error, tokenUrl)) return { error, waited: Date.now() - started > RENEW_JITTER_MS };
+				if (!tokenEndpointBusy(error, tokenUrl))
+					return { error, waited: Date.now() - started > RENEW_JITTER_MS };
 				state.lastRenewalError = error;
 				gate.failures++;
-				gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfterOf(error));
+				gate.pausedUntil =
+					Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfterOf(error));
 			} finally {
 				if (gate.inFlight === renewal) gate.inFlight = undefined;
 			}
@@ -219,7 +247,11 @@ export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000)
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
 		const tokenData = credentials.oauthTokenData as IDataObject | undefined;
 		const expiresAt = Number(tokenData?.n8n_expires_at);
-		if (tokenData?.access_token && Number.isFinite(expiresAt) && expiresAt - Date.now() <= marginMs) {
+		if (
+			tokenData?.access_token &&
+			Number.isFinite(expiresAt) &&
+			expiresAt - Date.now() <= marginMs
+		) {
 			await ctx.helpers.refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
 			await useRenewedToken(ctx);
 		}
@@ -235,7 +267,9 @@ export interface FullResponse<T> {
 }
 
 /** What one send gave: an answer (any status but 401), or the error to classify. */
-export type Sent<T> = { response: FullResponse<T>; error?: undefined } | { response?: undefined; error: unknown; final?: boolean };
+export type Sent<T> =
+	| { response: FullResponse<T>; error?: undefined }
+	| { response?: undefined; error: unknown; final?: boolean };
 
 /**
  * Sends one request with the run's token through n8n's `httpRequest`. Without a usable token the
@@ -243,7 +277,12 @@ export type Sent<T> = { response: FullResponse<T>; error?: undefined } | { respo
  * the credential; a 401 gets the token renewed (once for the run, see `renewRefusedToken`) and the
  * request sent again. A renewed token that is refused too comes back as the 401 (amlRequest repeats once).
  */
-export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRequestOptions, ignoreSsl: boolean): Promise<Sent<T>> {
+export async function send<T>(
+	ctx: AmlContext,
+	state: RunState,
+	options: IHttpRequestOptions,
+	ignoreSsl: boolean,
+): Promise<Sent<T>> {
 	const viaN8n = async (): Promise<Sent<T>> => {
 		const call = async () =>
 			(await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
@@ -255,7 +294,10 @@ export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRe
 			// n8n before 2.11 knows no `except` list: it answers the 401 instead of throwing it, and so renews nothing.
 			// Renew as newer n8n does, and ask once more.
 			if (response.statusCode === 401 && 'refreshOAuth2Token' in ctx.helpers) {
-				await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(ctx, CREDENTIAL_TYPE);
+				await (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(
+					ctx,
+					CREDENTIAL_TYPE,
+				);
 				response = await call();
 			}
 			return { response };
@@ -274,7 +316,10 @@ export async function send<T>(ctx: AmlContext, state: RunState, options: IHttpRe
 			// 401 comes back as an answer there, and is thrown by newer n8n. Both are a refused token.
 			return { response, refused: response.statusCode === 401 };
 		} catch (error) {
-			return { error, refused: (error as { response?: { status?: number } })?.response?.status === 401 };
+			return {
+				error,
+				refused: (error as { response?: { status?: number } })?.response?.status === 401,
+			};
 		}
 	};
 

@@ -5,7 +5,8 @@ import * as rules from './rules';
 
 function show(value: unknown): string {
 	if (value === undefined) return 'nothing';
-	const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+	const text =
+		typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
 	return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
@@ -17,16 +18,26 @@ export function invalid(
 	value: unknown,
 	rule: string,
 ): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex}: "${field}" ${rule} (value: ${show(value)})`, {
-		itemIndex,
-		description: `Nothing was sent to the AML service for item ${itemIndex}. Fix "${field}" in the node parameters or in the input item and run again.`,
-	});
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Item ${itemIndex}: "${field}" ${rule} (value: ${show(value)})`,
+		{
+			itemIndex,
+			description: `Nothing was sent to the AML service for item ${itemIndex}. Fix "${field}" in the node parameters or in the input item and run again.`,
+		},
+	);
 }
 
 type Rule = (value: unknown) => string | undefined;
 
 /** The value, typed, when it keeps the rule; else throws `invalid(...)` naming the broken rule. */
-export function valid<T>(ctx: IExecuteFunctions, itemIndex: number, field: string, value: unknown, rule: Rule): T {
+export function valid<T>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+	rule: Rule,
+): T {
 	const broken = rule(value);
 	if (broken) throw invalid(ctx, itemIndex, field, value, broken);
 	return value as T;
@@ -36,7 +47,12 @@ export function valid<T>(ctx: IExecuteFunctions, itemIndex: number, field: strin
 export const validId = (ctx: IExecuteFunctions, i: number, field: string, value: unknown): string =>
 	rules.idText(valid<string | number>(ctx, i, field, value, rules.idRule));
 
-export function validAttributes(ctx: IExecuteFunctions, i: number, field: string, value: unknown): Record<string, unknown> {
+export function validAttributes(
+	ctx: IExecuteFunctions,
+	i: number,
+	field: string,
+	value: unknown,
+): Record<string, unknown> {
 	const broken = rules.attributesRule(value);
 	if (broken) {
 		const where = broken.path ? `${field}.${broken.path}` : field;

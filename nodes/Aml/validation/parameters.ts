@@ -6,7 +6,12 @@ import { invalid } from './fieldErrors';
 export type ItemValidator = (itemIndex: number) => void;
 
 /** How parameters are read: `getNodeParameter`'s arguments and answer (the node passes its faster `itemParameter`). */
-export type ParameterReader = (ctx: IExecuteFunctions, name: string, itemIndex: number, fallback?: unknown) => unknown;
+export type ParameterReader = (
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	fallback?: unknown,
+) => unknown;
 
 /**
  * Validation that applies to every operation's own top-level parameters, read per item: a choice (options,
@@ -14,14 +19,20 @@ export type ParameterReader = (ctx: IExecuteFunctions, name: string, itemIndex: 
  * minValue/maxValue (and be whole when `numberPrecision` is 0). n8n enforces neither for expression values,
  * so without this a wrong value would reach the service (or be silently clamped).
  */
-export function parameterValidator(ctx: IExecuteFunctions, properties: INodeProperties[], readParameter: ParameterReader): ItemValidator {
+export function parameterValidator(
+	ctx: IExecuteFunctions,
+	properties: INodeProperties[],
+	readParameter: ParameterReader,
+): ItemValidator {
 	const candidates = properties.filter((property) => {
 		const isChoice = property.type === 'options' || property.type === 'multiOptions';
-		if (isChoice) return Boolean(property.options?.length) && !property.typeOptions?.loadOptionsMethod;
+		if (isChoice)
+			return Boolean(property.options?.length) && !property.typeOptions?.loadOptionsMethod;
 		return property.type === 'number';
 	});
 	const raw = ctx.getNode().parameters;
-	const isExpression = (name: string) => typeof raw[name] === 'string' && (raw[name] as string).startsWith('=');
+	const isExpression = (name: string) =>
+		typeof raw[name] === 'string' && (raw[name] as string).startsWith('=');
 	// A parameter whose value and visibility are fixed (no expression) is validated once, for every item alike.
 	const fixed = new Map<string, string | undefined>();
 	const read: Read = (name, itemIndex) => {
@@ -33,7 +44,9 @@ export function parameterValidator(ctx: IExecuteFunctions, properties: INodeProp
 	};
 	return (itemIndex: number) => {
 		for (const property of candidates) {
-			const constant = !isExpression(property.name) && Object.keys(property.displayOptions?.show ?? {}).every((key) => !isExpression(key));
+			const constant =
+				!isExpression(property.name) &&
+				Object.keys(property.displayOptions?.show ?? {}).every((key) => !isExpression(key));
 			if (constant && fixed.has(property.name) && fixed.get(property.name) === undefined) continue;
 			if (!shown(read, property, itemIndex)) {
 				if (constant) fixed.set(property.name, undefined);
@@ -41,7 +54,9 @@ export function parameterValidator(ctx: IExecuteFunctions, properties: INodeProp
 			}
 			const value = read(property.name, itemIndex);
 			let broken: string | undefined;
-			if (value !== undefined) broken = property.type === 'number' ? numberRule(property, value) : choiceRule(property, value);
+			if (value !== undefined)
+				broken =
+					property.type === 'number' ? numberRule(property, value) : choiceRule(property, value);
 			if (constant) fixed.set(property.name, broken);
 			if (broken) throw invalid(ctx, itemIndex, property.displayName, value, broken);
 		}
@@ -55,7 +70,8 @@ type Read = (name: string, itemIndex: number) => unknown;
 function shown(read: Read, property: INodeProperties, itemIndex: number): boolean {
 	const { show, hide } = property.displayOptions ?? {};
 	const matches = (key: string, allowed: unknown[] | undefined) => {
-		if (!Array.isArray(allowed) || allowed.some((v) => v !== null && typeof v === 'object')) return undefined;
+		if (!Array.isArray(allowed) || allowed.some((v) => v !== null && typeof v === 'object'))
+			return undefined;
 		return allowed.includes(read(key, itemIndex) as never);
 	};
 	for (const [key, allowed] of Object.entries(show ?? {})) {
@@ -68,7 +84,9 @@ function shown(read: Read, property: INodeProperties, itemIndex: number): boolea
 }
 
 function choiceRule(property: INodeProperties, value: unknown): string | undefined {
-	const allowed = (property.options ?? []).map((o) => ('value' in o ? o.value : undefined)).filter((v) => v !== undefined);
+	const allowed = (property.options ?? [])
+		.map((o) => ('value' in o ? o.value : undefined))
+		.filter((v) => v !== undefined);
 	const values = property.type === 'multiOptions' && Array.isArray(value) ? value : [value];
 	if (values.every((v) => allowed.includes(v as never))) return undefined;
 	return `must be one of ${allowed.filter((v) => v !== '').join(', ')}`;
@@ -76,7 +94,11 @@ function choiceRule(property: INodeProperties, value: unknown): string | undefin
 
 function numberRule(property: INodeProperties, raw: unknown): string | undefined {
 	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-	const { minValue, maxValue, numberPrecision } = (property.typeOptions ?? {}) as { minValue?: number; maxValue?: number; numberPrecision?: number };
+	const { minValue, maxValue, numberPrecision } = (property.typeOptions ?? {}) as {
+		minValue?: number;
+		maxValue?: number;
+		numberPrecision?: number;
+	};
 	const whole = numberPrecision === 0;
 	const kind = whole ? 'a whole number' : 'a number';
 	const range =
@@ -87,7 +109,9 @@ function numberRule(property: INodeProperties, raw: unknown): string | undefined
 				: maxValue !== undefined
 					? ` of at most ${maxValue}`
 					: '';
-	if (typeof value !== 'number' || !Number.isFinite(value) || (whole && !Number.isInteger(value))) return `must be ${kind}${range}`;
-	if ((minValue !== undefined && value < minValue) || (maxValue !== undefined && value > maxValue)) return `must be ${kind}${range}`;
+	if (typeof value !== 'number' || !Number.isFinite(value) || (whole && !Number.isInteger(value)))
+		return `must be ${kind}${range}`;
+	if ((minValue !== undefined && value < minValue) || (maxValue !== undefined && value > maxValue))
+		return `must be ${kind}${range}`;
 	return undefined;
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
@@ -6,7 +11,12 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
 import { validId, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty } from './shared';
+import {
+	MAX_RATIONALE_COMMENT,
+	optionalText,
+	rationaleCommentProperty,
+	rationaleProperty,
+} from './shared';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -32,7 +42,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'tx-2024-000815',
-		description: 'External ID of the transaction the alert is about, if any. Leave empty for an alert about the person only.',
+		description:
+			'External ID of the transaction the alert is about, if any. Leave empty for an alert about the person only.',
 	},
 	rationaleProperty,
 	rationaleCommentProperty,
@@ -44,7 +55,11 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const body: IDataObject = {
@@ -55,14 +70,26 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			if (typeof transactionId === 'string' ? transactionId.trim() !== '' : transactionId) {
 				body.transactionId = validId(this, i, 'Transaction ID', transactionId);
 			}
-			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			const comment = optionalText(
+				this,
+				i,
+				'Rationale Comment',
+				itemParameter(this, 'rationaleComment', i, ''),
+				MAX_RATIONALE_COMMENT,
+			);
 			if (comment !== undefined) body.rationaleComment = comment;
 			return body;
 		},
 		send: async (body, i) => {
 			const answer = await amlApiRequest.call(
 				this,
-				{ method: 'POST', path: '/v1/manual-alerts', body, retry: 'none', checkHint: `the manual alerts of person ${String(body.personId)} in the AML web UI` },
+				{
+					method: 'POST',
+					path: '/v1/manual-alerts',
+					body,
+					retry: 'none',
+					checkHint: `the manual alerts of person ${String(body.personId)} in the AML web UI`,
+				},
 				i,
 			);
 			return answerOrSent(answer, { ...body, created: true });

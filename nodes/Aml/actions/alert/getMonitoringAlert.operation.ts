@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
@@ -27,14 +32,22 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {
-			const alert = (await amlApiRequest.call(this, { method: 'GET', path: `/v1/alerts/${idSegment(alertId)}` }, i)) as IDataObject;
+			const alert = (await amlApiRequest.call(
+				this,
+				{ method: 'GET', path: `/v1/alerts/${idSegment(alertId)}` },
+				i,
+			)) as IDataObject;
 			return simplify ? simplifyMonitoringAlert(alert) : alert;
 		},
 	});

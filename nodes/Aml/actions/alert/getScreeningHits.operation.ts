@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
@@ -31,10 +36,20 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
-			alertId: validAlertId(this, i, 'Screening Alert ID', itemParameter(this, 'screeningAlertId', i), 1),
+			alertId: validAlertId(
+				this,
+				i,
+				'Screening Alert ID',
+				itemParameter(this, 'screeningAlertId', i),
+				1,
+			),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {
@@ -45,7 +60,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				async (page, size) => {
 					return (await amlApiRequest.call(
 						this,
-						{ method: 'GET', path: `/v1/screening-alerts/${idSegment(alertId)}/hits`, qs: { page, size } },
+						{
+							method: 'GET',
+							path: `/v1/screening-alerts/${idSegment(alertId)}/hits`,
+							qs: { page, size },
+						},
 						i,
 					)) as Paged<IDataObject>;
 				},

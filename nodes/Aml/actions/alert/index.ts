@@ -32,19 +32,22 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Monitoring Alert',
 				value: 'getMonitoringAlert',
-				description: 'Get a monitoring alert with its person, transaction, scenario results, notes and status history',
+				description:
+					'Get a monitoring alert with its person, transaction, scenario results, notes and status history',
 				action: 'Get a monitoring alert',
 			},
 			{
 				name: 'Get Screening Alert Hits',
 				value: 'getScreeningHits',
-				description: 'Get the list records (hits) that matched in a screening alert, one item per hit',
+				description:
+					'Get the list records (hits) that matched in a screening alert, one item per hit',
 				action: 'Get screening alert hits',
 			},
 			{
 				name: 'Update Manual Alert',
 				value: 'updateManualAlert',
-				description: 'Change the rationale of a manual alert and optionally its status (with a note)',
+				description:
+					'Change the rationale of a manual alert and optionally its status (with a note)',
 				action: 'Update a manual alert',
 			},
 			{

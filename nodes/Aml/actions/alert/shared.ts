@@ -26,7 +26,12 @@ export const STATUS_CODE_HINT =
  * range a workflow can carry exactly. Pure: returns the broken rule or undefined.
  */
 export function alertIdRule(value: unknown, min: number): string | undefined {
-	const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+	const text =
+		typeof value === 'number'
+			? String(value)
+			: typeof value === 'string'
+				? value.trim()
+				: undefined;
 	const rule = `must be a whole-number alert ID of at least ${min}, such as 1042`;
 	if (text === undefined || !/^\d+$/.test(text)) return rule;
 	const n = Number(text);
@@ -36,7 +41,13 @@ export function alertIdRule(value: unknown, min: number): string | undefined {
 }
 
 /** Reads and checks an alert ID field; returns it as a number. */
-export function validAlertId(ctx: IExecuteFunctions, i: number, field: string, value: unknown, min = 1): number {
+export function validAlertId(
+	ctx: IExecuteFunctions,
+	i: number,
+	field: string,
+	value: unknown,
+	min = 1,
+): number {
 	valid(ctx, i, field, value, (v) => alertIdRule(v, min));
 	return Number(typeof value === 'string' ? value.trim() : value);
 }
@@ -50,16 +61,21 @@ export function optionalText(
 	max?: number,
 ): string | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
-	if (typeof value === 'object') throw invalid(ctx, i, field, value, 'must be text, not an object or a list');
+	if (typeof value === 'object')
+		throw invalid(ctx, i, field, value, 'must be text, not an object or a list');
 	const text = typeof value === 'string' ? value : String(value);
 	valid(ctx, i, field, text, (v) => {
-		if (typeof v === 'string' && v.trim() === '') return 'must not consist of spaces only (leave it empty to not send it)';
+		if (typeof v === 'string' && v.trim() === '')
+			return 'must not consist of spaces only (leave it empty to not send it)';
 		return max === undefined ? undefined : lengthRule(v, 1, max);
 	});
 	return text;
 }
 
-export function alertIdProperty(min: number, overrides: Partial<INodeProperties> = {}): INodeProperties {
+export function alertIdProperty(
+	min: number,
+	overrides: Partial<INodeProperties> = {},
+): INodeProperties {
 	return {
 		displayName: 'Alert ID',
 		name: 'alertId',
@@ -141,7 +157,11 @@ export function simplifyHit(hit: IDataObject): IDataObject {
  * A 404 of a status change means the alert or the status code is unknown: say which two things to
  * check. Returns the (augmented) error for the caller to throw.
  */
-export function explainStatusNotFound(error: unknown, alert: string, status: string | undefined): unknown {
+export function explainStatusNotFound(
+	error: unknown,
+	alert: string,
+	status: string | undefined,
+): unknown {
 	const apiError = error as { httpCode?: string; description?: string | null };
 	if (status !== undefined && apiError && String(apiError.httpCode) === '404') {
 		const hint = `Either ${alert} does not exist, or the status code "${status}" is not configured for your organisation (status codes are per client and must be written exactly as in the AML web UI, e.g. CLOSED AS FALSE POSITIVE)`;

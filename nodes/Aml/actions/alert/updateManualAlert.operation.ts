@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
@@ -6,26 +11,37 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { alertIdProperty, validAlertId, explainStatusNotFound, MAX_RATIONALE_COMMENT, optionalText, rationaleCommentProperty, rationaleProperty, STATUS_CODE_HINT } from './shared';
+import {
+	alertIdProperty,
+	validAlertId,
+	explainStatusNotFound,
+	MAX_RATIONALE_COMMENT,
+	optionalText,
+	rationaleCommentProperty,
+	rationaleProperty,
+	STATUS_CODE_HINT,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Needs client credentials created in the AML web UI after 16.05.2023. The service replaces the rationale on every update: choose the alert\'s current rationale to keep it. The status changes only when a status code is given.',
+			"Needs client credentials created in the AML web UI after 16.05.2023. The service replaces the rationale on every update: choose the alert's current rationale to keep it. The status changes only when a status code is given.",
 		name: 'manualAlertNotice',
 		type: 'notice',
 		default: '',
 	},
 	alertIdProperty(1, {
-		description: 'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
+		description:
+			'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
 	}),
 	{
 		...rationaleProperty,
 		// From 1.1 no preset: the service replaces the stored rationale with whatever is sent, so it is the user's
 		// choice. Version 1 keeps its preset, so saved workflows that relied on it keep running.
 		default: '',
-		description: "The alert's rationale after the update (the service requires one on every update and replaces the stored one)",
+		description:
+			"The alert's rationale after the update (the service requires one on every update and replaces the stored one)",
 		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
 	{ ...rationaleProperty, displayOptions: { show: { '@version': [1] } } },
@@ -57,16 +73,32 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const alertId = validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;
 			if (!rationale) {
-				throw invalid(this, i, 'Rationale', rationale, "must be chosen: the service replaces the stored rationale on every update (choose the alert's current one to keep it)");
+				throw invalid(
+					this,
+					i,
+					'Rationale',
+					rationale,
+					"must be chosen: the service replaces the stored rationale on every update (choose the alert's current one to keep it)",
+				);
 			}
 			const body: IDataObject = { rationale };
-			const comment = optionalText(this, i, 'Rationale Comment', itemParameter(this, 'rationaleComment', i, ''), MAX_RATIONALE_COMMENT);
+			const comment = optionalText(
+				this,
+				i,
+				'Rationale Comment',
+				itemParameter(this, 'rationaleComment', i, ''),
+				MAX_RATIONALE_COMMENT,
+			);
 			if (comment !== undefined) body.rationaleComment = comment;
 			const status = optionalText(this, i, 'Status Code', itemParameter(this, 'status', i, ''));
 			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
@@ -88,12 +120,22 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				// Not repeated after a lost answer: a status change makes a status entry, a note and a webhook event.
 				const answer = await amlApiRequest.call(
 					this,
-					{ method: 'PUT', path: `/v1/manual-alerts/${idSegment(alertId)}`, body, retry: 'none', checkHint: `Alert → Get Manual Alert for ${alertId}` },
+					{
+						method: 'PUT',
+						path: `/v1/manual-alerts/${idSegment(alertId)}`,
+						body,
+						retry: 'none',
+						checkHint: `Alert → Get Manual Alert for ${alertId}`,
+					},
 					i,
 				);
 				return answerOrSent(answer, { id: alertId, ...body, updated: true });
 			} catch (error) {
-				throw explainStatusNotFound(error, `manual alert ${alertId}`, body.status as string | undefined);
+				throw explainStatusNotFound(
+					error,
+					`manual alert ${alertId}`,
+					body.status as string | undefined,
+				);
 			}
 		},
 	});

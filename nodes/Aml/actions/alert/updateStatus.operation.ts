@@ -1,11 +1,22 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { valid, nonEmptyRule, type ItemValidator } from '../../validation';
-import { alertIdProperty, validAlertId, explainStatusNotFound, optionalText, STATUS_CODE_HINT } from './shared';
+import {
+	alertIdProperty,
+	validAlertId,
+	explainStatusNotFound,
+	optionalText,
+	STATUS_CODE_HINT,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -23,15 +34,28 @@ const properties: INodeProperties[] = [
 		required: true,
 		options: [
 			{ name: 'Bridge', value: 'BRIDGE', description: 'A bridge alert' },
-			{ name: 'Manual', value: 'MANUAL', description: 'An alert created by hand or with Create Manual Alert' },
-			{ name: 'Monitoring', value: 'MONITORING', description: 'An alert raised by a monitoring scenario' },
-			{ name: 'Screening', value: 'SCREENING', description: 'An alert raised by a screening list match' },
+			{
+				name: 'Manual',
+				value: 'MANUAL',
+				description: 'An alert created by hand or with Create Manual Alert',
+			},
+			{
+				name: 'Monitoring',
+				value: 'MONITORING',
+				description: 'An alert raised by a monitoring scenario',
+			},
+			{
+				name: 'Screening',
+				value: 'SCREENING',
+				description: 'An alert raised by a screening list match',
+			},
 		],
 		default: 'MONITORING',
 		description: 'Kind of alert whose status is changed',
 	},
 	alertIdProperty(0, {
-		description: 'Numeric ID of the alert (whole number, 0 or more) as shown in the AML web UI or in an alert webhook',
+		description:
+			'Numeric ID of the alert (whole number, 0 or more) as shown in the AML web UI or in an alert webhook',
 	}),
 	{
 		displayName: 'Status Code',
@@ -55,15 +79,28 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['alert'], operation: ['updateStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['alert'], operation: ['updateStatus'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: itemParameter(this, 'alertType', i) as string,
 				alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
-				status: valid<string>(this, i, 'Status Code', itemParameter(this, 'status', i, ''), nonEmptyRule).trim(),
+				status: valid<string>(
+					this,
+					i,
+					'Status Code',
+					itemParameter(this, 'status', i, ''),
+					nonEmptyRule,
+				).trim(),
 			};
 			const note = optionalText(this, i, 'Note', itemParameter(this, 'note', i, ''));
 			if (note !== undefined) body.note = note;
@@ -74,11 +111,21 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				// Not repeated after a lost answer: every status change is a new status entry, note and webhook event.
 				await amlRequest.call(
 					this,
-					{ method: 'PUT', path: '/v1/alerts/status', body, retry: 'none', checkHint: "the alert's current status and status history in the AML web UI" },
+					{
+						method: 'PUT',
+						path: '/v1/alerts/status',
+						body,
+						retry: 'none',
+						checkHint: "the alert's current status and status history in the AML web UI",
+					},
 					i,
 				);
 			} catch (error) {
-				throw explainStatusNotFound(error, `${String(body.alertType)} alert ${String(body.alertId)}`, String(body.status));
+				throw explainStatusNotFound(
+					error,
+					`${String(body.alertType)} alert ${String(body.alertId)}`,
+					String(body.status),
+				);
 			}
 			return { ...body, updated: true };
 		},

@@ -4,7 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
-import { customListIdProperty, readListId, readRecordId, recordIdProperty, recordsPath, serviceText } from './shared';
+import {
+	customListIdProperty,
+	readListId,
+	readRecordId,
+	recordIdProperty,
+	recordsPath,
+	serviceText,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
@@ -23,9 +30,16 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['archive'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customList'], operation: ['archive'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			customListId: readListId(this, i),
@@ -44,7 +58,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				},
 				i,
 			);
-			if (response.afterLostAnswer && response.status === 409) return { customListId, id, archived: true, afterLostAnswer: true };
+			if (response.afterLostAnswer && response.status === 409)
+				return { customListId, id, archived: true, afterLostAnswer: true };
 			if (response.status === 409)
 				return {
 					customListId,

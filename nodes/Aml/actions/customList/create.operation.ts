@@ -12,9 +12,16 @@ const properties: INodeProperties[] = recordWriteProperties({
 	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Create or Update instead.',
 });
 
-export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customList'], operation: ['create'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
@@ -32,7 +39,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				// Only after a lost answer (else a 422 fails the item): stored by the lost attempt or before it.
 				return { customListId, id, attributes, result: 'exists', afterLostAnswer: true };
 			}
-			return { customListId, ...answerOrSent(response.body, { id, attributes }), result: 'created' };
+			return {
+				customListId,
+				...answerOrSent(response.body, { id, attributes }),
+				result: 'created',
+			};
 		},
 	});
 }

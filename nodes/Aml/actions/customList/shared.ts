@@ -1,7 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { attributeProperties, parseJson, readAttributes, type KnownAttribute } from '../../helpers/attributes';
+import {
+	attributeProperties,
+	parseJson,
+	readAttributes,
+	type KnownAttribute,
+} from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
 import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
@@ -25,7 +30,8 @@ export const recordIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. blk-1001',
-	description: 'Your own, case-sensitive ID of the record in the list. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+	description:
+		'Your own, case-sensitive ID of the record in the list. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
 /** Typical record attributes. Which fields a list has is configured in the AML UI. */
@@ -54,7 +60,9 @@ export const RECORD_ATTRIBUTES: KnownAttribute[] = [
 const JSON_ATTRIBUTES = ['bank_account_numbers'];
 
 /** The attribute editor of records (fields / JSON / input item fields). */
-export function recordAttributeProperties(reservedInputFields: string[] = ['id']): INodeProperties[] {
+export function recordAttributeProperties(
+	reservedInputFields: string[] = ['id'],
+): INodeProperties[] {
 	return attributeProperties({
 		known: RECORD_ATTRIBUTES,
 		reservedInputFields,
@@ -66,7 +74,13 @@ export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const raw = itemParameter(ctx, 'customListId', itemIndex);
-	return valid<string>(ctx, itemIndex, 'Custom List ID', typeof raw === 'string' ? raw.trim() : raw, uuidRule);
+	return valid<string>(
+		ctx,
+		itemIndex,
+		'Custom List ID',
+		typeof raw === 'string' ? raw.trim() : raw,
+		uuidRule,
+	);
 }
 
 export function readRecordId(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -92,7 +106,9 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 			changed = true;
 		}
 	}
-	return changed ? (validAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject) : attributes;
+	return changed
+		? (validAttributes(ctx, itemIndex, 'attributes', attributes) as IDataObject)
+		: attributes;
 }
 
 /** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
@@ -107,8 +123,15 @@ export function recordWriteProperties(notice: { name: string; text: string }): I
 }
 
 /** List ID, record ID and attributes of a record write, each checked against the interface's rules. */
-export function readRecordWrite(ctx: IExecuteFunctions, itemIndex: number): { customListId: string; id: string; attributes: IDataObject } {
-	return { customListId: readListId(ctx, itemIndex), id: readRecordId(ctx, itemIndex), attributes: readRecordAttributes(ctx, itemIndex) };
+export function readRecordWrite(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): { customListId: string; id: string; attributes: IDataObject } {
+	return {
+		customListId: readListId(ctx, itemIndex),
+		id: readRecordId(ctx, itemIndex),
+		attributes: readRecordAttributes(ctx, itemIndex),
+	};
 }
 
 export function recordsPath(customListId: string, recordId?: string): string {
@@ -141,7 +164,11 @@ export function archivedRecordError(
 	const description =
 		`The custom list ${customListId} keeps record "${recordId}" only as archived, and the service refuses changes to archived records (HTTP 409${serviceText ? `: ${serviceText}` : ''}). ` +
 		'To put it back on the list, add it again with Create Record (or use Create or Update / Sync Records).';
-	return new NodeApiError(node, { message, description, httpCode: '409' }, { message, description, httpCode: '409', itemIndex });
+	return new NodeApiError(
+		node,
+		{ message, description, httpCode: '409' },
+		{ message, description, httpCode: '409', itemIndex },
+	);
 }
 
 /** Short text of a service error body (JSON `message` or plain text). */
@@ -156,7 +183,11 @@ export function serviceText(body: unknown): string {
 }
 
 /** Spec 19: the list's fields that a screening search can match against (`{id, name}`). */
-export async function fetchUsableFields(this: AmlContext, customListId: string, itemIndex?: number): Promise<IDataObject[]> {
+export async function fetchUsableFields(
+	this: AmlContext,
+	customListId: string,
+	itemIndex?: number,
+): Promise<IDataObject[]> {
 	const answer = await amlApiRequest.call(
 		this,
 		{
@@ -220,10 +251,19 @@ export async function updateRecord(
 		},
 		itemIndex,
 	);
-	if (response.status === 409) throw archivedRecordError(ctx.getNode(), customListId, id, serviceText(response.body), itemIndex);
+	if (response.status === 409)
+		throw archivedRecordError(
+			ctx.getNode(),
+			customListId,
+			id,
+			serviceText(response.body),
+			itemIndex,
+		);
 	return asObject(response.body);
 }
 
 function asObject(body: unknown): IDataObject | undefined {
-	return body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : undefined;
+	return body && typeof body === 'object' && !Array.isArray(body)
+		? (body as IDataObject)
+		: undefined;
 }

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties, IPairedItemData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequests, prepareEveryItem } from '../../helpers/items';
@@ -44,7 +50,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '={{ $json.id }}',
-		description: 'The ID of the record each item stands for, usually an expression that reads the ID column of your source',
+		description:
+			'The ID of the record each item stands for, usually an expression that reads the ID column of your source',
 	},
 	...recordAttributeProperties(['id']).map((property) =>
 		property.name === 'attributesMode' ? { ...property, default: 'input' } : property,
@@ -57,7 +64,8 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Archive',
 				value: 'archive',
-				description: 'Archive records of the list whose ID is not in the input (the list then equals the input)',
+				description:
+					'Archive records of the list whose ID is not in the input (the list then equals the input)',
 			},
 			{
 				name: 'Leave Unchanged',
@@ -74,7 +82,8 @@ const properties: INodeProperties[] = [
 			name: 'dryRun',
 			type: 'boolean',
 			default: false,
-			description: 'Whether to only report what would change, without changing anything in the list',
+			description:
+				'Whether to only report what would change, without changing anything in the list',
 		},
 		{
 			displayName: 'Max Share to Archive (%)',
@@ -98,7 +107,8 @@ const properties: INodeProperties[] = [
 				{
 					name: 'Summary and One Item per Change',
 					value: 'changes',
-					description: 'The summary item followed by one item for every created, updated or archived record',
+					description:
+						'The summary item followed by one item for every created, updated or archived record',
 				},
 			],
 			default: 'summary',
@@ -107,19 +117,32 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['sync'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customList'], operation: ['sync'] } },
+	properties,
+);
 
 function isEmptyItem(item: INodeExecutionData): boolean {
 	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
 }
 
 /** Validates and reads every item before anything is sent. */
-async function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<DesiredRecord[]> {
+async function readDesired(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<DesiredRecord[]> {
 	// A single empty item is what n8n passes on when the previous node found nothing but has
 	// "Always Output Data" on: the source is empty (and the archive guard decides).
 	const empty = items.every(isEmptyItem);
-	const read = await prepareEveryItem(ctx, items.length, validate, (i): DesiredRecord | undefined =>
-		empty ? undefined : { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i },
+	const read = await prepareEveryItem(
+		ctx,
+		items.length,
+		validate,
+		(i): DesiredRecord | undefined =>
+			empty
+				? undefined
+				: { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i },
 	);
 	const desired = read.filter((record): record is DesiredRecord => record !== undefined);
 	const duplicate = findDuplicateId(desired);
@@ -137,7 +160,11 @@ async function readDesired(ctx: IExecuteFunctions, items: INodeExecutionData[], 
 	return desired;
 }
 
-async function readCurrent(ctx: IExecuteFunctions, customListId: string, parallel: number): Promise<CurrentRecord[]> {
+async function readCurrent(
+	ctx: IExecuteFunctions,
+	customListId: string,
+	parallel: number,
+): Promise<CurrentRecord[]> {
 	const walk = await walkPages(
 		async (page, size) =>
 			(await amlApiRequest.call(ctx, {
@@ -150,9 +177,13 @@ async function readCurrent(ctx: IExecuteFunctions, customListId: string, paralle
 	const byId = new Map<string, IDataObject>();
 	for (const record of walk.items) byId.set(String(record.id), record);
 	if (byId.size !== walk.total) {
-		throw new NodeOperationError(ctx.getNode(), 'The custom list could not be read consistently, so nothing was changed', {
-			description: `The service reported ${walk.total} record(s) but paging returned ${byId.size} different one(s). The list was probably changed by someone else while it was read, or the service stops paging early. Run the sync again; if this repeats, check the list in the AML UI.`,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The custom list could not be read consistently, so nothing was changed',
+			{
+				description: `The service reported ${walk.total} record(s) but paging returned ${byId.size} different one(s). The list was probably changed by someone else while it was read, or the service stops paging early. Run the sync again; if this repeats, check the list in the AML UI.`,
+			},
+		);
 	}
 	// Archived records are not part of the list. (The sandbox leaves them out of the listing; if the
 	// service returns them with a flag, they are treated the same: an ID in the input is created again.)
@@ -168,14 +199,19 @@ function percent(value: number): string {
 	return `${Math.round(value * 10) / 10}%`;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	// Every item is validated and read before anything else (Sync plans over all items instead of running them one by one).
 	const desired = await readDesired(this, items, validate);
 	const customListId = readListId(this, 0);
 	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
 	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
 	const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
-	const outputChanges = (itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
+	const outputChanges =
+		(itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
 	const parallel = parallelRequests(this);
 
 	const current = await readCurrent(this, customListId, parallel);
@@ -200,7 +236,13 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		? changes.map(({ id, change, itemIndex }) => ({ id, change, status: 'planned', itemIndex }))
 		: await applyChanges(this, customListId, changes, parallel);
 
-	const summary = syncSummary({ customListId, dryRun, plan, recordsInInput: desired.length, results });
+	const summary = syncSummary({
+		customListId,
+		dryRun,
+		plan,
+		recordsInInput: desired.length,
+		results,
+	});
 	if (dryRun && refused) {
 		summary.wouldBeRefused = true;
 		summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
@@ -208,7 +250,9 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 
 	const failures = summary.failures;
 	if (failures.length > 0 && !this.continueOnFail()) {
-		const lines = failures.slice(0, 20).map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
+		const lines = failures
+			.slice(0, 20)
+			.map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
 		if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
 		throw new NodeOperationError(
 			this.getNode(),
@@ -222,7 +266,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 	const allItems: IPairedItemData[] = items.map((_, index) => ({ item: index }));
 	const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
 	if (outputChanges) {
-		output.push(...results.map((result) => ({ json: changeJson(customListId, result), pairedItem: { item: result.itemIndex ?? 0 } })));
+		output.push(
+			...results.map((result) => ({
+				json: changeJson(customListId, result),
+				pairedItem: { item: result.itemIndex ?? 0 },
+			})),
+		);
 	}
 	return [output];
 }

@@ -19,16 +19,35 @@ export interface ChangeResult {
 }
 
 /** Sends one planned change; throws when it failed. */
-async function applyChange(ctx: IExecuteFunctions, customListId: string, { id, change, attributes, itemIndex }: PlannedChange): Promise<ChangeResult> {
+async function applyChange(
+	ctx: IExecuteFunctions,
+	customListId: string,
+	{ id, change, attributes, itemIndex }: PlannedChange,
+): Promise<ChangeResult> {
 	const base = { id, change, itemIndex };
 	if (change === 'create') {
 		// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
-		const { result, afterLostAnswer } = await upsertRecord(ctx, customListId, id, attributes ?? {}, itemIndex);
+		const { result, afterLostAnswer } = await upsertRecord(
+			ctx,
+			customListId,
+			id,
+			attributes ?? {},
+			itemIndex,
+		);
 		if (afterLostAnswer) {
-			return { ...base, status: 'done', note: 'the create got no answer and its repeat found the record stored: updated to the values sent' };
+			return {
+				...base,
+				status: 'done',
+				note: 'the create got no answer and its repeat found the record stored: updated to the values sent',
+			};
 		}
 		if (result === 'updated') {
-			return { ...base, change: 'update', status: 'done', note: 'was not listed when the list was read, but existed: updated' };
+			return {
+				...base,
+				change: 'update',
+				status: 'done',
+				note: 'was not listed when the list was read, but existed: updated',
+			};
 		}
 		return { ...base, status: 'done' };
 	}
@@ -42,7 +61,11 @@ async function applyChange(ctx: IExecuteFunctions, customListId: string, { id, c
 		passStatuses: [404, 409],
 	});
 	if (response.status === 404 || response.status === 409) {
-		return { ...base, status: 'done', note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}` };
+		return {
+			...base,
+			status: 'done',
+			note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}`,
+		};
 	}
 	return { ...base, status: 'done' };
 }
@@ -51,9 +74,20 @@ async function applyChange(ctx: IExecuteFunctions, customListId: string, { id, c
  * Sends the planned changes `parallel` at a time. A failed change is a result with its error; after
  * MAX_CONSECUTIVE_FAILURES failures in a row no further change is started and the rest are reported as not attempted.
  */
-export async function applyChanges(ctx: IExecuteFunctions, customListId: string, changes: PlannedChange[], parallel: number): Promise<ChangeResult[]> {
+export async function applyChanges(
+	ctx: IExecuteFunctions,
+	customListId: string,
+	changes: PlannedChange[],
+	parallel: number,
+): Promise<ChangeResult[]> {
 	let consecutiveFailures = 0;
-	const failed = ({ id, change, itemIndex }: PlannedChange, error: string): ChangeResult => ({ id, change, itemIndex, status: 'failed', error });
+	const failed = ({ id, change, itemIndex }: PlannedChange, error: string): ChangeResult => ({
+		id,
+		change,
+		itemIndex,
+		status: 'failed',
+		error,
+	});
 	const applied = await mapBounded(
 		changes,
 		parallel,
@@ -71,7 +105,11 @@ export async function applyChanges(ctx: IExecuteFunctions, customListId: string,
 	);
 	return applied.map(
 		(result, index) =>
-			result ?? failed(changes[index], `Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`),
+			result ??
+			failed(
+				changes[index],
+				`Not attempted: the sync stopped sending after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row`,
+			),
 	);
 }
 
@@ -84,9 +122,18 @@ export interface SyncSummary extends IDataObject {
 }
 
 /** The summary item of a sync: counts and IDs per kind of change, and every failure. */
-export function syncSummary(run: { customListId: string; dryRun: boolean; plan: SyncPlan; recordsInInput: number; results: ChangeResult[] }): SyncSummary {
+export function syncSummary(run: {
+	customListId: string;
+	dryRun: boolean;
+	plan: SyncPlan;
+	recordsInInput: number;
+	results: ChangeResult[];
+}): SyncSummary {
 	const { results, plan } = run;
-	const pick = (change: ChangeKind) => results.filter((result) => result.change === change && result.status !== 'failed').map((result) => result.id);
+	const pick = (change: ChangeKind) =>
+		results
+			.filter((result) => result.change === change && result.status !== 'failed')
+			.map((result) => result.id);
 	const failures = results
 		.filter((result) => result.status === 'failed')
 		.map(({ id, change, error }) => ({ id, operation: change, error: error ?? 'failed' }));
@@ -112,7 +159,12 @@ export function syncSummary(run: { customListId: string; dryRun: boolean; plan: 
 
 /** The item of one change (output "Summary and One Item per Change"). */
 export function changeJson(customListId: string, result: ChangeResult): IDataObject {
-	const json: IDataObject = { customListId, id: result.id, change: result.change, status: result.status };
+	const json: IDataObject = {
+		customListId,
+		id: result.id,
+		change: result.change,
+		status: result.status,
+	};
 	if (result.error) json.error = result.error;
 	if (result.note) json.note = result.note;
 	return json;

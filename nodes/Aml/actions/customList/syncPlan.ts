@@ -38,7 +38,8 @@ export interface SyncPlan {
  * the same text. Array order is kept (it is part of the value).
  */
 export function canonicalJson(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map((entry) => canonicalJson(entry === undefined ? null : entry)).join(',')}]`;
+	if (Array.isArray(value))
+		return `[${value.map((entry) => canonicalJson(entry === undefined ? null : entry)).join(',')}]`;
 	if (value !== null && typeof value === 'object') {
 		const entries = Object.entries(value as Record<string, unknown>)
 			.filter(([, entry]) => entry !== undefined)
@@ -53,7 +54,9 @@ export function sameAttributes(a: unknown, b: unknown): boolean {
 }
 
 /** The first ID that appears twice in the input: both item indexes. */
-export function findDuplicateId(desired: DesiredRecord[]): { id: string; first: number; second: number } | undefined {
+export function findDuplicateId(
+	desired: DesiredRecord[],
+): { id: string; first: number; second: number } | undefined {
 	const seen = new Map<string, number>();
 	for (const record of desired) {
 		const first = seen.get(record.id);
@@ -68,7 +71,11 @@ export function findDuplicateId(desired: DesiredRecord[]): { id: string; first: 
  * created, IDs in both with different attributes are updated, IDs only in the list are archived (when
  * `archiveMissing`), everything else is left alone. Planned in input order, archives in list order.
  */
-export function planSync(desired: DesiredRecord[], current: CurrentRecord[], archiveMissing: boolean): SyncPlan {
+export function planSync(
+	desired: DesiredRecord[],
+	current: CurrentRecord[],
+	archiveMissing: boolean,
+): SyncPlan {
 	const stored = new Map(current.map((record) => [record.id, record]));
 	const wanted = new Set(desired.map((record) => record.id));
 	const plan: SyncPlan = {

@@ -10,9 +10,16 @@ const properties: INodeProperties[] = recordWriteProperties({
 	text: 'Replaces all attributes of the record with the ones given here. Archived records cannot be updated.',
 });
 
-export const description = updateDisplayOptions({ show: { resource: ['customList'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customList'], operation: ['update'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {

@@ -3,7 +3,12 @@
  * service's status `reason`. No n8n context here, so they are unit-testable.
  */
 
-export const UPLOAD_TYPES = ['PERSON', 'TRANSACTION', 'TRANSACTION_UPDATE', 'PERSON_RELATION'] as const;
+export const UPLOAD_TYPES = [
+	'PERSON',
+	'TRANSACTION',
+	'TRANSACTION_UPDATE',
+	'PERSON_RELATION',
+] as const;
 export type UploadType = (typeof UPLOAD_TYPES)[number];
 
 /** The spec's file limit ("up to 100M"). */
@@ -19,7 +24,10 @@ export const HEAD_BYTES = 64 * 1024;
  */
 export const REQUIRED_COLUMNS: Record<UploadType, { columns: string[]; snakeOnly: string[] }> = {
 	PERSON: { columns: ['id', 'type'], snakeOnly: [] },
-	TRANSACTION: { columns: ['id', 'person_id', 'timestamp', 'amount', 'direction'], snakeOnly: ['person_id'] },
+	TRANSACTION: {
+		columns: ['id', 'person_id', 'timestamp', 'amount', 'direction'],
+		snakeOnly: ['person_id'],
+	},
 	TRANSACTION_UPDATE: { columns: ['id', 'person_id'], snakeOnly: ['person_id'] },
 	PERSON_RELATION: { columns: ['person_id', 'related_person_id', 'relation_type'], snakeOnly: [] },
 };
@@ -70,7 +78,8 @@ export interface HeadFacts {
 
 /** Finds the header row in the first bytes of the file. Returns the problem as text when there is one. */
 export function readHead(head: Buffer, totalBytes: number): HeadFacts | string {
-	if (head.includes(0)) return 'is not a text CSV file (it contains binary data). Upload a UTF-8 CSV file';
+	if (head.includes(0))
+		return 'is not a text CSV file (it contains binary data). Upload a UTF-8 CSV file';
 	let text = head.toString('utf8');
 	if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
 	const complete = head.length >= totalBytes;
@@ -84,7 +93,12 @@ export function readHead(head: Buffer, totalBytes: number): HeadFacts | string {
 	const first = lines.findIndex((line) => line.trim() !== '');
 	// the last line of an incomplete head may be cut off
 	const whole = first !== -1 && (complete || first < lines.length - 1);
-	return { headerLine, complete, hasDataRow: first !== -1, ...(whole ? { firstDataLine: lines[first] } : {}) };
+	return {
+		headerLine,
+		complete,
+		hasDataRow: first !== -1,
+		...(whole ? { firstDataLine: lines[first] } : {}),
+	};
 }
 
 /**
@@ -95,14 +109,18 @@ export function firstRowId(head: HeadFacts, type: UploadType): string | undefine
 	if (head.firstDataLine === undefined) return undefined;
 	const header = splitCsvLine(head.headerLine)?.map((name) => name.trim());
 	const cells = splitCsvLine(head.firstDataLine);
-	const column = header?.indexOf(type === 'PERSON_RELATION' ? (header.includes('person_id') ? 'person_id' : 'personId') : 'id') ?? -1;
+	const column =
+		header?.indexOf(
+			type === 'PERSON_RELATION' ? (header.includes('person_id') ? 'person_id' : 'personId') : 'id',
+		) ?? -1;
 	const id = column >= 0 ? cells?.[column]?.trim() : undefined;
 	return id ? id : undefined;
 }
 
 /** Checks the header row against the type's required columns. Returns the problem as text or undefined. */
 export function headerProblem(headerLine: string, type: UploadType): string | undefined {
-	if (headerLine.trim() === '') return 'starts with an empty line: the first line must be a header row of comma-separated column names';
+	if (headerLine.trim() === '')
+		return 'starts with an empty line: the first line must be a header row of comma-separated column names';
 	const cells = splitCsvLine(headerLine);
 	if (!cells) return `has a malformed header row (a quote is not closed): ${shorten(headerLine)}`;
 	const names = cells.map((cell) => cell.trim());
@@ -115,14 +133,17 @@ export function headerProblem(headerLine: string, type: UploadType): string | un
 		return `has no comma-separated column names in its header row (${shorten(headerLine)}). The first line must name the columns, e.g. ${REQUIRED_COLUMNS[type].columns.join(',')}`;
 	}
 	const emptyAt = names.findIndex((name) => name === '');
-	if (emptyAt !== -1) return `has an empty column name at position ${emptyAt + 1} of the header row (${shorten(headerLine)})`;
+	if (emptyAt !== -1)
+		return `has an empty column name at position ${emptyAt + 1} of the header row (${shorten(headerLine)})`;
 	const seen = new Set<string>();
 	for (const name of names) {
 		if (seen.has(name)) return `names the column "${name}" twice in the header row`;
 		seen.add(name);
 	}
 	const { columns, snakeOnly } = REQUIRED_COLUMNS[type];
-	const missing = columns.filter((column) => !seen.has(column) && (snakeOnly.includes(column) || !seen.has(camel(column))));
+	const missing = columns.filter(
+		(column) => !seen.has(column) && (snakeOnly.includes(column) || !seen.has(camel(column))),
+	);
 	if (missing.length) {
 		return `lacks the required column(s) ${missing.join(', ')} for type ${type} (required: ${columns.join(', ')}; header row: ${shorten(headerLine)})`;
 	}
@@ -156,11 +177,18 @@ export function parseReason(reason: unknown): ReasonIds {
 	const found: ReasonIds = {};
 	const last = new RegExp(`last\\s+saved\\s+id\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(reason);
 	if (last) found.lastSavedId = /^(none|null|n\/a|-)$/i.test(last[1]) ? null : last[1];
-	const first = new RegExp(`first\\s+id\\s+not\\s+saved\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(reason);
+	const first = new RegExp(`first\\s+id\\s+not\\s+saved\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(
+		reason,
+	);
 	if (first) found.firstIdNotSaved = first[1];
 	// The offending id: named before the other two ("entity with id X", "offending id: X", "duplicate id X").
-	const withoutOthers = reason.replace(/last\s+saved\s+id.*$/is, '').replace(/first\s+id\s+not\s+saved.*$/is, '');
-	const offending = new RegExp(`\\b(?:offending\\s+id|with\\s+id|duplicate\\s+id|id)\\b\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(withoutOthers);
+	const withoutOthers = reason
+		.replace(/last\s+saved\s+id.*$/is, '')
+		.replace(/first\s+id\s+not\s+saved.*$/is, '');
+	const offending = new RegExp(
+		`\\b(?:offending\\s+id|with\\s+id|duplicate\\s+id|id)\\b\\s*(?:is|was|[:=])?\\s*${ID}`,
+		'i',
+	).exec(withoutOthers);
 	if (offending) found.offendingId = offending[1];
 	return found;
 }

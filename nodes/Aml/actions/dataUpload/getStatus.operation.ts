@@ -15,19 +15,31 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: '42',
-		description: 'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
+		description:
+			'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
 		hint: 'Status is COMPLETED, FAILED, PARTIALLY_COMPLETED or still processing; success is true only for COMPLETED',
 	},
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['getStatus'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['dataUpload'], operation: ['getStatus'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const raw = itemParameter(this, 'uploadId', i);
-			return Number(valid(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) => positiveIntegerRule(v, 1)));
+			return Number(
+				valid(this, i, 'Upload ID', typeof raw === 'string' ? raw.trim() : raw, (v) =>
+					positiveIntegerRule(v, 1),
+				),
+			);
 		},
 		// PROCESSING and the other states are answers, not errors: `success` tells COMPLETED apart.
 		send: async (uploadId, i) => await fetchStatus(this, uploadId, i),

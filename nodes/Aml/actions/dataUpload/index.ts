@@ -14,8 +14,18 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['dataUpload'] } },
 		options: [
-			{ name: 'Get Status', value: 'getStatus', description: 'Get the processing status of a CSV upload', action: 'Get the status of an upload' },
-			{ name: 'Upload CSV', value: 'upload', description: 'Upload persons or transactions in bulk from a CSV file', action: 'Upload a CSV file' },
+			{
+				name: 'Get Status',
+				value: 'getStatus',
+				description: 'Get the processing status of a CSV upload',
+				action: 'Get the status of an upload',
+			},
+			{
+				name: 'Upload CSV',
+				value: 'upload',
+				description: 'Upload persons or transactions in bulk from a CSV file',
+				action: 'Upload a CSV file',
+			},
 		],
 		default: 'upload',
 	},

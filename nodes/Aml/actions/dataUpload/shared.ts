@@ -24,7 +24,11 @@ export function statusJson(uploadId: number, answer: IDataObject): IDataObject {
 }
 
 /** Operation 2: the processing status of an upload (repeatable read). */
-export async function fetchStatus(ctx: IExecuteFunctions, uploadId: number, itemIndex: number): Promise<IDataObject> {
+export async function fetchStatus(
+	ctx: IExecuteFunctions,
+	uploadId: number,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const answer = (await amlApiRequest.call(
 		ctx,
 		{ method: 'GET', path: `/v1/data-upload/${idSegment(uploadId)}/status`, retry: 'safe' },
@@ -41,14 +45,24 @@ const MAX_POLL_MS = 15_000;
  * longer each time up to 15 s, for at most `maxWaitSeconds`. An unfinished wait returns the last
  * status with `timedOut: true` and `success: false`.
  */
-export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number, maxWaitSeconds: number, itemIndex: number): Promise<IDataObject> {
+export async function waitForFinalState(
+	ctx: IExecuteFunctions,
+	uploadId: number,
+	maxWaitSeconds: number,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const started = Date.now();
 	const deadline = started + Math.max(1, maxWaitSeconds) * 1000;
 	const signal = ctx.getExecutionCancelSignal?.();
 	let interval = FIRST_POLL_MS;
 	for (;;) {
 		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
-		if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled while waiting for the upload', { itemIndex });
+		if (signal?.aborted)
+			throw new NodeOperationError(
+				ctx.getNode(),
+				'The execution was cancelled while waiting for the upload',
+				{ itemIndex },
+			);
 		// A status read that failed even after its retries (5xx, 429, no answer) says nothing about the upload:
 		// keep waiting (until Max Wait), so that the outcome and the upload id are not lost.
 		const polled = await fetchStatus(ctx, uploadId, itemIndex).then(
@@ -56,7 +70,13 @@ export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number
 			(error: unknown) => ({ value: undefined, error: error as NodeOperationError }),
 		);
 		if (polled.error && !isTransientFailure(polled.error)) throw polled.error;
-		const status: IDataObject = polled.value ?? { uploadId, status: 'UNKNOWN', reason: null, success: false, lastPollError: polled.error?.message ?? null };
+		const status: IDataObject = polled.value ?? {
+			uploadId,
+			status: 'UNKNOWN',
+			reason: null,
+			success: false,
+			lastPollError: polled.error?.message ?? null,
+		};
 		const waitedSeconds = Math.round((Date.now() - started) / 1000);
 		if (FINAL_STATES.includes(String(status.status))) return { ...status, waitedSeconds };
 		if (Date.now() >= deadline) return { ...status, success: false, timedOut: true, waitedSeconds };
@@ -65,11 +85,18 @@ export async function waitForFinalState(ctx: IExecuteFunctions, uploadId: number
 }
 
 /** FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. */
-export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, itemIndex: number): NodeOperationError {
+export function unsuccessfulUpload(
+	ctx: IExecuteFunctions,
+	json: IDataObject,
+	itemIndex: number,
+): NodeOperationError {
 	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
-	const hint = 'Turn on "Continue On Fail" (Settings → On Error) to get the status as an item with success false instead of an error.';
+	const hint =
+		'Turn on "Continue On Fail" (Settings → On Error) to get the status as an item with success false instead of an error.';
 	if (json.timedOut) {
-		const state = json.lastPollError ? `its status could not be read (${json.lastPollError})` : `it is still processing (status ${json.status})`;
+		const state = json.lastPollError
+			? `its status could not be read (${json.lastPollError})`
+			: `it is still processing (status ${json.status})`;
 		return new NodeOperationError(
 			ctx.getNode(),
 			`${label}: ${state} after ${json.waitedSeconds} s; check later with Get Status, upload id ${json.uploadId}`,
@@ -88,12 +115,21 @@ export function unsuccessfulUpload(ctx: IExecuteFunctions, json: IDataObject, it
 		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
 			.filter((key) => json[key] !== undefined)
 			.map((key) => `${key}: ${json[key] ?? 'none'}`);
-		const saved = json.lastSavedId ? `Rows up to id ${json.lastSavedId} were stored` : json.lastSavedId === null ? 'No rows were stored' : 'The batches before the failing one were stored';
-		const notSaved = json.firstIdNotSaved ? `rows from id ${json.firstIdNotSaved} on were not` : 'rows from the failing batch of 1000 on were not';
+		const saved = json.lastSavedId
+			? `Rows up to id ${json.lastSavedId} were stored`
+			: json.lastSavedId === null
+				? 'No rows were stored'
+				: 'The batches before the failing one were stored';
+		const notSaved = json.firstIdNotSaved
+			? `rows from id ${json.firstIdNotSaved} on were not`
+			: 'rows from the failing batch of 1000 on were not';
 		description =
 			`${saved}; ${notSaved}${ids.length ? ` (${ids.join(', ')})` : ''}. ` +
 			`Fix ${json.offendingId ? `the row with id ${json.offendingId}` : 'the row named in the reason'} (for example a duplicate id, or a transaction whose person does not exist), ` +
 			'then upload only the rows that were not stored: the stored rows would now fail as duplicates.';
 	}
-	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description: `${description} ${hint}` });
+	return new NodeOperationError(ctx.getNode(), message, {
+		itemIndex,
+		description: `${description} ${hint}`,
+	});
 }

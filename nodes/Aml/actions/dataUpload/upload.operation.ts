@@ -1,11 +1,31 @@
-import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IBinaryData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
-import { valid, enumRule, invalid, positiveIntegerRule, type ItemValidator } from '../../validation';
-import { firstRowId, HEAD_BYTES, headerProblem, MAX_UPLOAD_BYTES, readHead, UPLOAD_TYPES, type UploadType } from './csv';
+import {
+	valid,
+	enumRule,
+	invalid,
+	positiveIntegerRule,
+	type ItemValidator,
+} from '../../validation';
+import {
+	firstRowId,
+	HEAD_BYTES,
+	headerProblem,
+	MAX_UPLOAD_BYTES,
+	readHead,
+	UPLOAD_TYPES,
+	type UploadType,
+} from './csv';
 import { unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -29,17 +49,32 @@ const properties: INodeProperties[] = [
 		name: 'uploadType',
 		type: 'options',
 		options: [
-			{ name: 'Person', value: 'PERSON', description: 'Persons; type is INDIVIDUAL, LEGAL or UNDEFINED; other columns are attributes' },
-			{ name: 'Person Relation', value: 'PERSON_RELATION', description: 'Relations between two stored persons' },
+			{
+				name: 'Person',
+				value: 'PERSON',
+				description:
+					'Persons; type is INDIVIDUAL, LEGAL or UNDEFINED; other columns are attributes',
+			},
+			{
+				name: 'Person Relation',
+				value: 'PERSON_RELATION',
+				description: 'Relations between two stored persons',
+			},
 			{
 				name: 'Transaction',
 				value: 'TRANSACTION',
-				description: 'Transactions of stored persons; timestamp is ISO-8601; other columns are attributes',
+				description:
+					'Transactions of stored persons; timestamp is ISO-8601; other columns are attributes',
 			},
-			{ name: 'Transaction Update', value: 'TRANSACTION_UPDATE', description: 'Changes to stored transactions: the columns to add, or status' },
+			{
+				name: 'Transaction Update',
+				value: 'TRANSACTION_UPDATE',
+				description: 'Changes to stored transactions: the columns to add, or status',
+			},
 		],
 		default: 'PERSON',
-		description: 'What the rows of the file are. The file needs a header row with the required columns of this type.',
+		description:
+			'What the rows of the file are. The file needs a header row with the required columns of this type.',
 		// the exact, lower-case column names (a hint: n8n's lint would capitalise them in a description)
 		hint: 'Required header columns, exactly as written here: Person: id, type · Person Relation: person_id, related_person_id, relation_type · Transaction: id, person_id, timestamp, amount, direction · Transaction Update: id, person_id',
 	},
@@ -59,7 +94,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'persons.csv',
-				description: 'Name sent with the file; must end with .csv. Empty: the file name of the binary data.',
+				description:
+					'Name sent with the file; must end with .csv. Empty: the file name of the binary data.',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -75,14 +111,20 @@ const properties: INodeProperties[] = [
 			parallelRequests: {
 				default: 1,
 				description:
-					'How many files are uploaded at the same time. Files are streamed from n8n\'s binary data while they are sent, never loaded into memory whole.',
+					"How many files are uploaded at the same time. Files are streamed from n8n's binary data while they are sent, never loaded into memory whole.",
 			},
-			timeout: { default: UPLOAD_TIMEOUT_MS, description: 'How long sending one file and getting its answer may take' },
+			timeout: {
+				default: UPLOAD_TIMEOUT_MS,
+				description: 'How long sending one file and getting its answer may take',
+			},
 		},
 	),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['dataUpload'], operation: ['upload'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['dataUpload'], operation: ['upload'] } },
+	properties,
+);
 
 export interface PreparedUpload {
 	property: string;
@@ -103,9 +145,17 @@ async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<
 }
 
 /** The first bytes of the file (enough for the header row), without reading the rest. */
-async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData, size: number): Promise<Buffer> {
+async function binaryHead(
+	ctx: IExecuteFunctions,
+	binary: IBinaryData,
+	size: number,
+): Promise<Buffer> {
 	const want = Math.min(HEAD_BYTES, size);
-	if (!binary.id) return Buffer.from((binary.data ?? '').slice(0, Math.ceil(want / 3) * 4), 'base64').subarray(0, want);
+	if (!binary.id)
+		return Buffer.from((binary.data ?? '').slice(0, Math.ceil(want / 3) * 4), 'base64').subarray(
+			0,
+			want,
+		);
 	const chunks: Buffer[] = [];
 	let got = 0;
 	for await (const chunk of await ctx.helpers.getBinaryStream(binary.id, HEAD_BYTES)) {
@@ -116,9 +166,20 @@ async function binaryHead(ctx: IExecuteFunctions, binary: IBinaryData, size: num
 	return Buffer.concat(chunks).subarray(0, want);
 }
 
-function tooLarge(ctx: IExecuteFunctions, itemIndex: number, property: string, bytes: number): NodeOperationError {
+function tooLarge(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	property: string,
+	bytes: number,
+): NodeOperationError {
 	const mb = (bytes / 1024 / 1024).toFixed(1);
-	return invalid(ctx, itemIndex, 'Input Binary Field', property, `holds a file of ${mb} MB; the service accepts CSV files up to 100 MB. Split the file into smaller ones`);
+	return invalid(
+		ctx,
+		itemIndex,
+		'Input Binary Field',
+		property,
+		`holds a file of ${mb} MB; the service accepts CSV files up to 100 MB. Split the file into smaller ones`,
+	);
 }
 
 function parseAnswer(body: unknown): IDataObject {
@@ -133,12 +194,22 @@ function parseAnswer(body: unknown): IDataObject {
 	return (body ?? {}) as IDataObject;
 }
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems<PreparedUpload>(this, items, validate, {
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
 		prepare: async (i) => {
-			const type = valid<UploadType>(this, i, 'Upload Type', itemParameter(this, 'uploadType', i), (v) => enumRule(v, UPLOAD_TYPES));
+			const type = valid<UploadType>(
+				this,
+				i,
+				'Upload Type',
+				itemParameter(this, 'uploadType', i),
+				(v) => enumRule(v, UPLOAD_TYPES),
+			);
 			const property = String(itemParameter(this, 'binaryPropertyName', i, 'data')).trim();
 			const binary = items[i].binary?.[property];
 			if (!binary) {
@@ -151,20 +222,50 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
 				);
 			}
-			const fileName = String(itemParameter(this, 'options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`).trim();
-			if (!/\.csv$/i.test(fileName)) throw invalid(this, i, 'File Name', fileName, 'must end with .csv (the service only takes CSV files)');
+			const fileName = String(
+				itemParameter(this, 'options.fileName', i, '') ||
+					binary.fileName ||
+					`${type.toLowerCase()}.csv`,
+			).trim();
+			if (!/\.csv$/i.test(fileName))
+				throw invalid(
+					this,
+					i,
+					'File Name',
+					fileName,
+					'must end with .csv (the service only takes CSV files)',
+				);
 			// Size and header row are checked without loading the file: only its first 64 KB are read.
 			const size = await binarySize(this, binary);
-			if (!Number.isFinite(size) || size <= 0) throw invalid(this, i, 'Input Binary Field', property, 'holds an empty file');
+			if (!Number.isFinite(size) || size <= 0)
+				throw invalid(this, i, 'Input Binary Field', property, 'holds an empty file');
 			if (size > MAX_UPLOAD_BYTES) throw tooLarge(this, i, property, size);
 			const head = readHead(await binaryHead(this, binary, size), size);
 			if (typeof head === 'string') throw invalid(this, i, 'CSV file', fileName, head);
 			const problem = headerProblem(head.headerLine, type);
 			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
-			if (head.complete && !head.hasDataRow) throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
+			if (head.complete && !head.hasDataRow)
+				throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
 			const waitForCompletion = itemParameter(this, 'waitForCompletion', i, true) as boolean;
-			const maxWait = Number(valid(this, i, 'Max Wait (Seconds)', itemParameter(this, 'options.maxWait', i, 600), positiveIntegerRule));
-			return { property, binary, type, fileName, size, waitForCompletion, maxWait, firstId: firstRowId(head, type) };
+			const maxWait = Number(
+				valid(
+					this,
+					i,
+					'Max Wait (Seconds)',
+					itemParameter(this, 'options.maxWait', i, 600),
+					positiveIntegerRule,
+				),
+			);
+			return {
+				property,
+				binary,
+				type,
+				fileName,
+				size,
+				waitForCompletion,
+				maxWait,
+				firstId: firstRowId(head, type),
+			};
 		},
 		send: async (upload, i) => {
 			await confirmToken(this, i);
@@ -187,12 +288,21 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			const accepted = parseAnswer(response.body);
 			const uploadId = Number(accepted.id);
 			if (!Number.isInteger(uploadId) || uploadId < 1) {
-				throw new NodeOperationError(this.getNode(), `The service accepted the file but returned no upload ID (answer: ${JSON.stringify(accepted).slice(0, 200)})`, {
-					itemIndex: i,
-					description: 'The rows may still be processed. Check the uploads in the AML web UI before uploading the file again.',
-				});
+				throw new NodeOperationError(
+					this.getNode(),
+					`The service accepted the file but returned no upload ID (answer: ${JSON.stringify(accepted).slice(0, 200)})`,
+					{
+						itemIndex: i,
+						description:
+							'The rows may still be processed. Check the uploads in the AML web UI before uploading the file again.',
+					},
+				);
 			}
-			const base: IDataObject = { uploadId, fileName: accepted.fileName ?? upload.fileName, type: accepted.type ?? upload.type };
+			const base: IDataObject = {
+				uploadId,
+				fileName: accepted.fileName ?? upload.fileName,
+				type: accepted.type ?? upload.type,
+			};
 			if (upload.waitForCompletion === false) {
 				return {
 					...base,
@@ -202,10 +312,18 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
 				};
 			}
-			const final: IDataObject = { ...base, ...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)) };
+			const final: IDataObject = {
+				...base,
+				...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)),
+			};
 			if (final.success === true) return final;
 			// FAILED stores none of the rows: the first id not saved is the file's first.
-			if (final.status === 'FAILED' && !final.timedOut) Object.assign(final, { lastSavedId: null }, upload.firstId ? { firstIdNotSaved: upload.firstId } : {});
+			if (final.status === 'FAILED' && !final.timedOut)
+				Object.assign(
+					final,
+					{ lastSavedId: null },
+					upload.firstId ? { firstIdNotSaved: upload.firstId } : {},
+				);
 			const error = unsuccessfulUpload(this, final, i);
 			if (this.continueOnFail()) return { ...final, error: error.message };
 			throw error;

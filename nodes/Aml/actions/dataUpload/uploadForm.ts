@@ -8,20 +8,28 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
 const BASE64_CHUNK_CHARS = 4 * 64 * 1024;
 
 /** The bytes of a binary, chunk by chunk: read from n8n's binary store, or decoded from the item's base64 text. */
-async function* binaryChunks(ctx: IExecuteFunctions, binary: IBinaryData): AsyncGenerator<Uint8Array> {
+async function* binaryChunks(
+	ctx: IExecuteFunctions,
+	binary: IBinaryData,
+): AsyncGenerator<Uint8Array> {
 	if (binary.id) {
-		for await (const chunk of await ctx.helpers.getBinaryStream(binary.id, STREAM_CHUNK_BYTES)) yield chunk as Buffer;
+		for await (const chunk of await ctx.helpers.getBinaryStream(binary.id, STREAM_CHUNK_BYTES))
+			yield chunk as Buffer;
 		return;
 	}
 	const text = binary.data ?? '';
-	for (let at = 0; at < text.length; at += BASE64_CHUNK_CHARS) yield Buffer.from(text.slice(at, at + BASE64_CHUNK_CHARS), 'base64');
+	for (let at = 0; at < text.length; at += BASE64_CHUNK_CHARS)
+		yield Buffer.from(text.slice(at, at + BASE64_CHUNK_CHARS), 'base64');
 }
 
 /**
  * Exactly `bytes` bytes or an error. The request announced that length: a file that turns out longer or shorter than
  * n8n recorded stops the request before its end, and the service stores nothing of an incomplete request.
  */
-async function* exactly(chunks: AsyncIterable<Uint8Array>, bytes: number): AsyncGenerator<Uint8Array> {
+async function* exactly(
+	chunks: AsyncIterable<Uint8Array>,
+	bytes: number,
+): AsyncGenerator<Uint8Array> {
 	let read = 0;
 	for await (const chunk of chunks) {
 		read += chunk.length;
@@ -71,9 +79,17 @@ export class BinaryDataFile extends File {
 }
 
 /** The multipart form of an upload: one part, field `file`, the CSV streamed from n8n's binary data. */
-export function uploadForm(ctx: IExecuteFunctions, binary: IBinaryData, bytes: number, fileName: string): FormData {
+export function uploadForm(
+	ctx: IExecuteFunctions,
+	binary: IBinaryData,
+	bytes: number,
+	fileName: string,
+): FormData {
 	const form = new FormData();
 	// No file name argument: FormData would copy the File into a new one (losing how its bytes are read).
-	form.append('file', new BinaryDataFile(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)));
+	form.append(
+		'file',
+		new BinaryDataFile(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)),
+	);
 	return form;
 }

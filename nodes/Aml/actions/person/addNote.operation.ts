@@ -1,11 +1,22 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest, idSegment } from '../../transport';
-import { valid, dateTimeRule, nonEmptyRule, numericIdRule, type ItemValidator } from '../../validation';
+import {
+	valid,
+	dateTimeRule,
+	nonEmptyRule,
+	numericIdRule,
+	type ItemValidator,
+} from '../../validation';
 import { personIdProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -18,7 +29,8 @@ const properties: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		required: true,
 		default: '',
-		placeholder: 'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
+		placeholder:
+			'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
 		description: 'Text of the note, shown on the person in the AML web UI',
 	},
 	optionsCollection([
@@ -37,18 +49,32 @@ const properties: INodeProperties[] = [
 			type: 'string',
 			default: '',
 			placeholder: '2024-05-01T12:30:00Z',
-			description: 'When the note was written, as an ISO-8601 date and time (at most 6 fractional-second digits). Leave empty for now.',
+			description:
+				'When the note was written, as an ISO-8601 date and time (at most 6 fractional-second digits). Leave empty for now.',
 		},
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['addNote'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['addNote'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readPersonId(this, i);
-			const content = valid<string>(this, i, 'Content', itemParameter(this, 'content', i, ''), nonEmptyRule);
+			const content = valid<string>(
+				this,
+				i,
+				'Content',
+				itemParameter(this, 'content', i, ''),
+				nonEmptyRule,
+			);
 			const body: IDataObject = { content };
 			const noteId = itemParameter(this, 'options.noteId', i, '') as unknown;
 			if (noteId !== '' && noteId !== undefined && noteId !== null) {
@@ -65,7 +91,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			// answered "already exists" means the first attempt stored it.
 			const response = await amlRequest.call(
 				this,
-				{ method: 'POST', path: `/v1/persons/${idSegment(personId)}/notes`, body, retry: body.id !== undefined ? 'create' : 'none' },
+				{
+					method: 'POST',
+					path: `/v1/persons/${idSegment(personId)}/notes`,
+					body,
+					retry: body.id !== undefined ? 'create' : 'none',
+				},
 				i,
 			);
 			// A 422 only after a lost answer: the note with this ID is stored (by the lost attempt or before it).

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
@@ -19,19 +24,35 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
-			{ name: 'Skip', value: 'skip', description: 'Leave the stored person unchanged and output it as skipped' },
-			{ name: 'Replace', value: 'update', description: 'Replace type and all attributes with the given ones' },
+			{
+				name: 'Skip',
+				value: 'skip',
+				description: 'Leave the stored person unchanged and output it as skipped',
+			},
+			{
+				name: 'Replace',
+				value: 'update',
+				description: 'Replace type and all attributes with the given ones',
+			},
 			{ name: 'Merge', value: 'patch', description: 'Add or update only the given attributes' },
 		],
 		default: 'error',
-		description: 'What to do when a person with this ID is already stored; useful for idempotent syncs',
+		description:
+			'What to do when a person with this ID is already stored; useful for idempotent syncs',
 	},
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['create'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			return {
@@ -58,7 +79,8 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			// or before it; an upsert still sends its update (idempotent), so the person holds what was sent.
 			const lost = created.afterLostAnswer ? { afterLostAnswer: true } : {};
 			if (created.status !== 422) return { ...sent, result: 'created' };
-			if (onExisting === 'skip') return { ...sent, result: created.afterLostAnswer ? 'exists' : 'skipped', ...lost };
+			if (onExisting === 'skip')
+				return { ...sent, result: created.afterLostAnswer ? 'exists' : 'skipped', ...lost };
 			if (onExisting === 'error') return { ...sent, result: 'exists', ...lost };
 			const patch = onExisting === 'patch';
 			await amlRequest.call(

@@ -19,15 +19,35 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['delete'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['delete'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (id, i) => {
 			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.
-			const response = await amlRequest.call(this, { method: 'DELETE', path: `/v2/persons/${idSegment(id)}`, retry: 'safe', doneOnRepeat: [404] }, i);
-			return { id, deleted: 'queued', ...(response.afterLostAnswer ? { afterLostAnswer: true } : {}) };
+			const response = await amlRequest.call(
+				this,
+				{
+					method: 'DELETE',
+					path: `/v2/persons/${idSegment(id)}`,
+					retry: 'safe',
+					doneOnRepeat: [404],
+				},
+				i,
+			);
+			return {
+				id,
+				deleted: 'queued',
+				...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
+			};
 		},
 	});
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
@@ -7,20 +12,28 @@ import { amlApiRequest, idSegment } from '../../transport';
 import type { ItemValidator } from '../../validation';
 import { personIdProperty, readPersonId } from './shared';
 
-const properties: INodeProperties[] = [
-	personIdProperty,
-	optionsCollection(),
-];
+const properties: INodeProperties[] = [personIdProperty, optionsCollection()];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['get'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			return { personId: readPersonId(this, i) };
 		},
 		send: async ({ personId }, i) => {
-			return (await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}` }, i)) as IDataObject;
+			return (await amlApiRequest.call(
+				this,
+				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}` },
+				i,
+			)) as IDataObject;
 		},
 	});
 }

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
@@ -23,14 +28,27 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['getRisk'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['getRisk'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
-		prepare: (i) => ({ personId: readPersonId(this, i), simplify: itemParameter(this, 'simplify', i, false) as boolean }),
+		prepare: (i) => ({
+			personId: readPersonId(this, i),
+			simplify: itemParameter(this, 'simplify', i, false) as boolean,
+		}),
 		send: async ({ personId, simplify }, i) => {
-			const risk = ((await amlApiRequest.call(this, { method: 'GET', path: `/v1/persons/${idSegment(personId)}/risks` }, i)) ??
-				{}) as IDataObject;
+			const risk = ((await amlApiRequest.call(
+				this,
+				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/risks` },
+				i,
+			)) ?? {}) as IDataObject;
 			return simplify ? simplifyRisk(personId, risk) : { personId, ...risk };
 		},
 	});

@@ -39,7 +39,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['person'] } },
 		options: [
-			{ name: 'Add Note', value: 'addNote', description: 'Add a note to a person', action: 'Add a note to a person' },
+			{
+				name: 'Add Note',
+				value: 'addNote',
+				description: 'Add a note to a person',
+				action: 'Add a note to a person',
+			},
 			{
 				name: 'Create',
 				value: 'create',
@@ -49,7 +54,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Delete',
 				value: 'delete',
-				description: 'Queue a person for deletion (asynchronous; must be enabled for your organisation)',
+				description:
+					'Queue a person for deletion (asynchronous; must be enabled for your organisation)',
 				action: 'Delete a person',
 			},
 			{ name: 'Get', value: 'get', description: 'Get a person by ID', action: 'Get a person' },
@@ -75,7 +81,8 @@ export const description: INodeProperties[] = [
 				// value 'update' (PUT) as saved workflows have it; n8n calls a full replacement "Replace"
 				name: 'Replace',
 				value: 'update',
-				description: 'Replace the type and all attributes of a person; attributes not given are removed',
+				description:
+					'Replace the type and all attributes of a person; attributes not given are removed',
 				action: 'Replace a person with the given type and attributes',
 			},
 			{
@@ -99,7 +106,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Set Status or Category (Deprecated)',
 				value: 'setStatus',
-				description: 'Set status, category or snoozes of a person through the deprecated v1 update (the only way the service offers)',
+				description:
+					'Set status, category or snoozes of a person through the deprecated v1 update (the only way the service offers)',
 				action: 'Set the status or category of a person via the deprecated update',
 			},
 			{

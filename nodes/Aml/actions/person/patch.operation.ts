@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
@@ -26,16 +31,29 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['patch'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['patch'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const id = readPersonId(this, i);
 			const type = itemParameter(this, 'personType', i, '') as string;
 			const attributes = readAttributes(this, i);
 			if (!type && Object.keys(attributes).length === 0) {
-				throw invalid(this, i, 'Attributes', attributes, 'must name at least one attribute to add or change (or choose a new type)');
+				throw invalid(
+					this,
+					i,
+					'Attributes',
+					attributes,
+					'must name at least one attribute to add or change (or choose a new type)',
+				);
 			}
 			const body: IDataObject = { attributes };
 			if (type) body.type = type;
@@ -43,7 +61,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		},
 		send: async ({ id, body }, i) => {
 			// Setting the same attributes again gives the same stored person: safe to repeat.
-			await amlRequest.call(this, { method: 'PATCH', path: `/v2/persons/${idSegment(id)}`, body, retry: 'safe' }, i);
+			await amlRequest.call(
+				this,
+				{ method: 'PATCH', path: `/v2/persons/${idSegment(id)}`, body, retry: 'safe' },
+				i,
+			);
 			return { id, ...body, result: 'patched' };
 		},
 	});

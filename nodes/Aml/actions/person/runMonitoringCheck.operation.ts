@@ -22,11 +22,21 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runMonitoringCheck'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['runMonitoringCheck'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
-		prepare: (i) => ({ personId: readPersonId(this, i), allResults: itemParameter(this, 'allResults', i, false) as boolean }),
+		prepare: (i) => ({
+			personId: readPersonId(this, i),
+			allResults: itemParameter(this, 'allResults', i, false) as boolean,
+		}),
 		send: async ({ personId, allResults }, i) => {
 			const answer = await amlApiRequest.call(
 				this,

@@ -20,15 +20,26 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['runScreeningCheck'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['runScreeningCheck'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (personId, i) => {
 			const answer = await amlApiRequest.call(
 				this,
-				{ method: 'POST', path: `/v1/persons/${idSegment(personId)}/screening-checks`, retry: 'safe' },
+				{
+					method: 'POST',
+					path: `/v1/persons/${idSegment(personId)}/screening-checks`,
+					retry: 'safe',
+				},
 				i,
 			);
 			const { list: matches, alertIds } = checkListOrThrow(this, answer, 'matches', i);

@@ -1,13 +1,28 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
+import {
+	pagingProperties,
+	readAllPages,
+	sortDirectionProperty,
+} from '../../helpers/listParameters';
 import { amlApiRequest, type Paged } from '../../transport';
 import { valid, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
-import { buildSearchFilters, filtersProperty, MAX_QUERY_LENGTH, orderByRule, type FilterRow } from './searchFilters';
+import {
+	buildSearchFilters,
+	filtersProperty,
+	MAX_QUERY_LENGTH,
+	orderByRule,
+	type FilterRow,
+} from './searchFilters';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -49,9 +64,16 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['search'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['search'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const rows = itemParameter(this, 'filters.filter', i, []) as FilterRow[];
@@ -62,7 +84,13 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				logicalOperator: itemParameter(this, 'logicalOperator', i, 'AND') as string,
 				category: itemParameter(this, 'category', i) as string,
 			};
-			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), orderByRule);
+			const orderBy = valid<string>(
+				this,
+				i,
+				'Order By',
+				itemParameter(this, 'options.orderBy', i, ''),
+				orderByRule,
+			);
 			if (orderBy) {
 				body.orderBy = orderBy;
 				body.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;
@@ -74,7 +102,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 				// A search stores nothing: safe to repeat after a timeout or 5xx.
 				return (await amlApiRequest.call(
 					this,
-					{ method: 'POST', path: '/v2/persons/search', body: { ...body, page, size }, retry: 'safe' },
+					{
+						method: 'POST',
+						path: '/v2/persons/search',
+						body: { ...body, page, size },
+						retry: 'safe',
+					},
 					i,
 				)) as Paged<IDataObject>;
 			});

@@ -12,7 +12,8 @@ export const personIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'cust-10023',
-	description: 'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+	description:
+		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
 export const personTypeProperty: INodeProperties = {
@@ -21,10 +22,18 @@ export const personTypeProperty: INodeProperties = {
 	type: 'options',
 	required: true,
 	options: [
-		{ name: 'Business (Deprecated)', value: 'BUSINESS', description: 'Deprecated by the service: use Legal' },
+		{
+			name: 'Business (Deprecated)',
+			value: 'BUSINESS',
+			description: 'Deprecated by the service: use Legal',
+		},
 		{ name: 'Individual', value: 'INDIVIDUAL', description: 'A natural person' },
 		{ name: 'Legal', value: 'LEGAL', description: 'A company or other legal entity' },
-		{ name: 'Private (Deprecated)', value: 'PRIVATE', description: 'Deprecated by the service: use Individual' },
+		{
+			name: 'Private (Deprecated)',
+			value: 'PRIVATE',
+			description: 'Deprecated by the service: use Individual',
+		},
 		{ name: 'Undefined', value: 'UNDEFINED' },
 	],
 	default: 'INDIVIDUAL',
@@ -32,37 +41,113 @@ export const personTypeProperty: INodeProperties = {
 
 /** The spec's typical attributes of individuals and legal persons. */
 export const PERSON_ATTRIBUTES: KnownAttribute[] = [
-	{ name: 'first_name', displayName: 'First Name', description: 'Individual: first name (screened, usable for online monitoring)', placeholder: 'Anna' },
-	{ name: 'last_name', displayName: 'Last Name', description: 'Individual: last name (screened, usable for online monitoring)', placeholder: 'Schmidt' },
-	{ name: 'company_name', displayName: 'Company Name', description: 'Legal person: registered name (screened)', placeholder: 'Acme Trading GmbH' },
-	{ name: 'dob', displayName: 'Date of Birth', description: 'ISO-8601 date', placeholder: '1985-04-12' },
-	{ name: 'email', displayName: 'Email', description: 'Contact email', placeholder: 'name@email.com' },
-	{ name: 'phone_number', displayName: 'Phone Number', description: 'Contact phone number', placeholder: '+49301234567' },
-	{ name: 'street_address', displayName: 'Street Address', description: 'Street and number', placeholder: 'Hauptstr. 1' },
-	{ name: 'city', displayName: 'City', description: 'City of residence or registration', placeholder: 'Berlin' },
-	{ name: 'country', displayName: 'Country', description: 'ISO country code of residence or registration', placeholder: 'DE' },
-	{ name: 'onboarding_date', displayName: 'Onboarding Date', description: 'ISO-8601 date the customer was onboarded', placeholder: '2024-01-15' },
+	{
+		name: 'first_name',
+		displayName: 'First Name',
+		description: 'Individual: first name (screened, usable for online monitoring)',
+		placeholder: 'Anna',
+	},
+	{
+		name: 'last_name',
+		displayName: 'Last Name',
+		description: 'Individual: last name (screened, usable for online monitoring)',
+		placeholder: 'Schmidt',
+	},
+	{
+		name: 'company_name',
+		displayName: 'Company Name',
+		description: 'Legal person: registered name (screened)',
+		placeholder: 'Acme Trading GmbH',
+	},
+	{
+		name: 'dob',
+		displayName: 'Date of Birth',
+		description: 'ISO-8601 date',
+		placeholder: '1985-04-12',
+	},
+	{
+		name: 'email',
+		displayName: 'Email',
+		description: 'Contact email',
+		placeholder: 'name@email.com',
+	},
+	{
+		name: 'phone_number',
+		displayName: 'Phone Number',
+		description: 'Contact phone number',
+		placeholder: '+49301234567',
+	},
+	{
+		name: 'street_address',
+		displayName: 'Street Address',
+		description: 'Street and number',
+		placeholder: 'Hauptstr. 1',
+	},
+	{
+		name: 'city',
+		displayName: 'City',
+		description: 'City of residence or registration',
+		placeholder: 'Berlin',
+	},
+	{
+		name: 'country',
+		displayName: 'Country',
+		description: 'ISO country code of residence or registration',
+		placeholder: 'DE',
+	},
+	{
+		name: 'onboarding_date',
+		displayName: 'Onboarding Date',
+		description: 'ISO-8601 date the customer was onboarded',
+		placeholder: '2024-01-15',
+	},
 	{ name: 'id_document', displayName: 'ID Document', description: 'Identity document number' },
-	{ name: 'id_country', displayName: 'ID Country', description: 'Country that issued the identity document', placeholder: 'DE' },
+	{
+		name: 'id_country',
+		displayName: 'ID Country',
+		description: 'Country that issued the identity document',
+		placeholder: 'DE',
+	},
 	{ name: 'gender', displayName: 'Gender', description: 'Individual: gender' },
 	{ name: 'industry', displayName: 'Industry', description: 'Legal person: industry' },
-	{ name: 'business_reg_number', displayName: 'Business Registration Number', description: 'Legal person: registration number' },
-	{ name: 'expected_monthly_turnover', displayName: 'Expected Monthly Turnover', description: 'Legal person: expected monthly turnover, as text', placeholder: '50000.00' },
+	{
+		name: 'business_reg_number',
+		displayName: 'Business Registration Number',
+		description: 'Legal person: registration number',
+	},
+	{
+		name: 'expected_monthly_turnover',
+		displayName: 'Expected Monthly Turnover',
+		description: 'Legal person: expected monthly turnover, as text',
+		placeholder: '50000.00',
+	},
 	{
 		name: 'shareholders',
 		displayName: 'Shareholders (JSON)',
-		description: 'Legal person: JSON array of shareholder objects, each with an "id" (screened as shareholders)',
+		description:
+			'Legal person: JSON array of shareholder objects, each with an "id" (screened as shareholders)',
 		placeholder: '[{"id":"sh-1","name":"Jane Doe"}]',
 	},
 ];
 
 /** Person statuses (returned on reads; settable only through the deprecated v1 patch). */
-export const PERSON_STATUSES = ['NEW', 'REVIEWED', 'MONITORING', 'SUSPENDED', 'TERMINATED', 'TERMINATED_AND_REPORTED'] as const;
+export const PERSON_STATUSES = [
+	'NEW',
+	'REVIEWED',
+	'MONITORING',
+	'SUSPENDED',
+	'TERMINATED',
+	'TERMINATED_AND_REPORTED',
+] as const;
 
 export const PERSON_CATEGORIES = ['CUSTOMER', 'COUNTERPARTY'] as const;
 
 export const categoryOptions = [
-	{ name: 'Counterparty', value: 'COUNTERPARTY', description: 'Someone your customers deal with, not your own customer' },
+	{
+		name: 'Counterparty',
+		value: 'COUNTERPARTY',
+		description: 'Someone your customers deal with, not your own customer',
+	},
 	{ name: 'Customer', value: 'CUSTOMER', description: 'One of your own customers' },
 ];
 
@@ -82,7 +167,9 @@ export function readPersonId(ctx: IExecuteFunctions, itemIndex: number): string 
 /** Display name of a person: first and last name of an individual, else the company name. */
 export function personName(attributes: IDataObject | undefined): string | null {
 	if (!attributes) return null;
-	const full = [attributes.first_name, attributes.last_name].filter((part) => typeof part === 'string' && part !== '').join(' ');
+	const full = [attributes.first_name, attributes.last_name]
+		.filter((part) => typeof part === 'string' && part !== '')
+		.join(' ');
 	if (full) return full;
 	return typeof attributes.company_name === 'string' ? attributes.company_name : null;
 }
@@ -109,7 +196,11 @@ export function simplifyRisk(personId: string, risk: IDataObject): IDataObject {
 		finalRisk: risk.finalRisk ?? null,
 		finalRiskScore: risk.finalRiskScore ?? null,
 		overrideLevel: risk.activeOverrideLevel ?? null,
-		riskFactors: risks.map((entry) => ({ factor: entry.factor, level: entry.level, details: entry.details })),
+		riskFactors: risks.map((entry) => ({
+			factor: entry.factor,
+			level: entry.level,
+			details: entry.details,
+		})),
 		finalRiskCreatedTime: risk.finalRiskCreatedTime ?? null,
 	};
 }
@@ -117,11 +208,17 @@ export function simplifyRisk(personId: string, risk: IDataObject): IDataObject {
 /** The key fields of a status history: current status and the list of statuses with their times. */
 export function simplifyStatusHistory(personId: string, history: IDataObject): IDataObject {
 	const statuses = Array.isArray(history.statuses) ? (history.statuses as IDataObject[]) : [];
-	const current = statuses.find((entry) => entry.endTime === null || entry.endTime === undefined) ?? statuses[statuses.length - 1];
+	const current =
+		statuses.find((entry) => entry.endTime === null || entry.endTime === undefined) ??
+		statuses[statuses.length - 1];
 	return {
 		personId,
 		currentStatus: current?.status ?? null,
-		statuses: statuses.map((entry) => ({ status: entry.status, startTime: entry.startTime ?? null, endTime: entry.endTime ?? null })),
+		statuses: statuses.map((entry) => ({
+			status: entry.status,
+			startTime: entry.startTime ?? null,
+			endTime: entry.endTime ?? null,
+		})),
 		latestSanctionCheck: history.latestSanctionCheck ?? null,
 	};
 }

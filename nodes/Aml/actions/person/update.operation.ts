@@ -23,9 +23,16 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['person'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['person'], operation: ['update'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			id: readPersonId(this, i),
@@ -34,7 +41,16 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 		}),
 		send: async ({ id, type, attributes }, i) => {
 			// PUT replaces: repeating it after a lost answer stores the same result.
-			await amlRequest.call(this, { method: 'PUT', path: `/v2/persons/${idSegment(id)}`, body: { type, attributes }, retry: 'safe' }, i);
+			await amlRequest.call(
+				this,
+				{
+					method: 'PUT',
+					path: `/v2/persons/${idSegment(id)}`,
+					body: { type, attributes },
+					retry: 'safe',
+				},
+				i,
+			);
 			return { id, type, attributes, result: 'updated' };
 		},
 	});

@@ -17,7 +17,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get List Groups',
 				value: 'getListGroups',
-				description: 'Get the active screening list groups of your organisation, one item per group (selectors for Search)',
+				description:
+					'Get the active screening list groups of your organisation, one item per group (selectors for Search)',
 				action: 'Get screening list groups',
 			},
 			{

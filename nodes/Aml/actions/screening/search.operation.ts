@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { unreadableAnswer } from '../../helpers/answers';
@@ -6,14 +11,18 @@ import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest } from '../../transport';
 import { valid, invalid, type ItemValidator } from '../../validation';
-import { buildConfigurations, MIN_SEARCH_NAME, simplifySearchResult, type ConfigurationInput } from './shared';
+import {
+	buildConfigurations,
+	MIN_SEARCH_NAME,
+	simplifySearchResult,
+	type ConfigurationInput,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
 	{
-		displayName:
-			'A look-up only: nothing is stored in the AML service and no alert is created.',
+		displayName: 'A look-up only: nothing is stored in the AML service and no alert is created.',
 		name: 'searchNotice',
 		type: 'notice',
 		default: '',
@@ -49,7 +58,8 @@ const properties: INodeProperties[] = [
 		// A search needs at least one configuration; the default is a visible sanction search.
 		default: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH' }] },
 		required: true,
-		description: 'What to search and how: at least one configuration, one per kind of search. Empty fields are not sent.',
+		description:
+			'What to search and how: at least one configuration, one per kind of search. Empty fields are not sent.',
 		options: [
 			{
 				displayName: 'Configuration',
@@ -123,11 +133,21 @@ const properties: INodeProperties[] = [
 			name: 'output',
 			type: 'options',
 			options: [
-				{ name: 'One Item per Search', value: 'perSearch', description: 'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)' },
-				{ name: 'One Item per Match', value: 'perMatch', description: 'One item per matching list record; a name without matches outputs no item' },
+				{
+					name: 'One Item per Search',
+					value: 'perSearch',
+					description:
+						'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)',
+				},
+				{
+					name: 'One Item per Match',
+					value: 'perMatch',
+					description: 'One item per matching list record; a name without matches outputs no item',
+				},
 			],
 			default: 'perSearch',
-			description: 'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
+			description:
+				'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
 		},
 		{ v1: 'perMatch', v11: 'perSearch' },
 	),
@@ -142,9 +162,16 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['screening'], operation: ['search'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['screening'], operation: ['search'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const name = valid<string>(this, i, 'Name', itemParameter(this, 'name', i, ''), (value) =>
@@ -152,9 +179,20 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					? undefined
 					: `must have at least ${MIN_SEARCH_NAME} characters (has ${typeof value === 'string' ? value.trim().length : 0})`,
 			);
-			const rows = itemParameter(this, 'configurations.configuration', i, []) as ConfigurationInput[];
+			const rows = itemParameter(
+				this,
+				'configurations.configuration',
+				i,
+				[],
+			) as ConfigurationInput[];
 			if (!Array.isArray(rows) || rows.length === 0) {
-				throw invalid(this, i, 'Configurations', rows, 'needs at least one configuration (what to search and how, e.g. Check Type SANCTION)');
+				throw invalid(
+					this,
+					i,
+					'Configurations',
+					rows,
+					'needs at least one configuration (what to search and how, e.g. Check Type SANCTION)',
+				);
 			}
 			const { configurations, problem } = buildConfigurations(rows);
 			if (problem) throw invalid(this, i, problem.field, problem.value, problem.rule);
@@ -165,12 +203,22 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					configurations,
 				} as IDataObject,
 				simplify: readSimplify(this, i),
-				perSearch: itemParameter(this, 'output', i, this.getNode().typeVersion >= 1.1 ? 'perSearch' : 'perMatch') === 'perSearch',
+				perSearch:
+					itemParameter(
+						this,
+						'output',
+						i,
+						this.getNode().typeVersion >= 1.1 ? 'perSearch' : 'perMatch',
+					) === 'perSearch',
 			};
 		},
 		send: async ({ body, simplify, perSearch }, i) => {
 			// A search stores nothing, so repeating it after a timeout or 5xx is safe.
-			const results = await amlApiRequest.call(this, { method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' }, i);
+			const results = await amlApiRequest.call(
+				this,
+				{ method: 'POST', path: '/v2/screening-searches', body, retry: 'safe' },
+				i,
+			);
 			if (!Array.isArray(results)) {
 				// Not a list: nothing can be concluded from it, least of all "no match".
 				throw unreadableAnswer(this, i, {
@@ -179,9 +227,17 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					retry: 'run the search again',
 				});
 			}
-			const list = (results as IDataObject[]).map((result) => (simplify ? simplifySearchResult(result) : result));
+			const list = (results as IDataObject[]).map((result) =>
+				simplify ? simplifySearchResult(result) : result,
+			);
 			if (!perSearch) return list;
-			return { name: body.name, recordEntityType: body.recordEntityType, matched: list.length > 0, matchCount: list.length, matches: list };
+			return {
+				name: body.name,
+				recordEntityType: body.recordEntityType,
+				matched: list.length > 0,
+				matchCount: list.length,
+				matches: list,
+			};
 		},
 	});
 }

@@ -26,7 +26,10 @@ export interface ConfigurationProblem {
  * Turns the UI rows into the service's ScreeningSearchConfiguration objects: empty text and 0 mean
  * "not sent"; IDs must be UUIDs; numbers must not be negative. Pure.
  */
-export function buildConfigurations(rows: ConfigurationInput[]): { configurations: IDataObject[]; problem?: ConfigurationProblem } {
+export function buildConfigurations(rows: ConfigurationInput[]): {
+	configurations: IDataObject[];
+	problem?: ConfigurationProblem;
+} {
 	const configurations: IDataObject[] = [];
 	for (let index = 0; index < rows.length; index++) {
 		const row = rows[index] ?? {};
@@ -43,7 +46,8 @@ export function buildConfigurations(rows: ConfigurationInput[]): { configuration
 			const value = typeof row[key] === 'string' ? (row[key] as string).trim() : '';
 			if (!value) continue;
 			const broken = uuidRule(value);
-			if (broken) return { configurations, problem: { field: `${where} ${label}`, value, rule: broken } };
+			if (broken)
+				return { configurations, problem: { field: `${where} ${label}`, value, rule: broken } };
 			config[key] = value;
 		}
 		for (const [key, label] of [
@@ -51,9 +55,17 @@ export function buildConfigurations(rows: ConfigurationInput[]): { configuration
 			['prefixMatchLimit', 'Prefix Match Limit'],
 		] as const) {
 			const value = row[key];
-			if (value === undefined || value === null || (value as unknown) === '' || value === 0) continue;
+			if (value === undefined || value === null || (value as unknown) === '' || value === 0)
+				continue;
 			if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-				return { configurations, problem: { field: `${where} ${label}`, value, rule: 'must be a number of 0 or more (0 = not sent)' } };
+				return {
+					configurations,
+					problem: {
+						field: `${where} ${label}`,
+						value,
+						rule: 'must be a number of 0 or more (0 = not sent)',
+					},
+				};
 			}
 			config[key] = value;
 		}
@@ -86,7 +98,9 @@ function resultName(result: IDataObject): string | null {
 }
 
 export function simplifySearchResult(result: IDataObject): IDataObject {
-	const relations = Array.isArray(result.countryRelations) ? (result.countryRelations as IDataObject[]) : [];
+	const relations = Array.isArray(result.countryRelations)
+		? (result.countryRelations as IDataObject[])
+		: [];
 	return {
 		id: result.id,
 		name: resultName(result),

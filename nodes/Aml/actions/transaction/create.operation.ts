@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
@@ -8,7 +13,16 @@ import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { validTransactionAttributes, CORE_ATTRIBUTE, CORE_FIELDS, readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
+import {
+	validTransactionAttributes,
+	CORE_ATTRIBUTE,
+	CORE_FIELDS,
+	readOwnerId,
+	readTransactionId,
+	TRANSACTION_ATTRIBUTES,
+	transactionIdProperty,
+	transactionPersonIdProperty,
+} from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
@@ -20,9 +34,14 @@ const properties: INodeProperties[] = [
 	transactionPersonIdProperty,
 	transactionIdProperty,
 	modeProperty,
-	...CORE_FIELDS.map((field) => ({ ...field, displayOptions: { show: { attributesMode: ['fields'] } } })),
+	...CORE_FIELDS.map((field) => ({
+		...field,
+		displayOptions: { show: { attributesMode: ['fields'] } },
+	})),
 	...otherAttributeProperties.map((property) =>
-		property.name === 'attributeFields' ? { ...property, displayName: 'Other Attributes' } : property,
+		property.name === 'attributeFields'
+			? { ...property, displayName: 'Other Attributes' }
+			: property,
 	),
 	{
 		displayName: 'If Transaction Already Exists',
@@ -30,7 +49,11 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		options: [
 			{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
-			{ name: 'Skip', value: 'skip', description: 'Leave the stored transaction unchanged and output it as skipped' },
+			{
+				name: 'Skip',
+				value: 'skip',
+				description: 'Leave the stored transaction unchanged and output it as skipped',
+			},
 		],
 		default: 'error',
 		description:
@@ -39,14 +62,22 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transaction'], operation: ['create'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
-			const fromFields = (itemParameter(this, 'attributesMode', i, 'fields') as string) === 'fields';
+			const fromFields =
+				(itemParameter(this, 'attributesMode', i, 'fields') as string) === 'fields';
 			const attributes = readAttributes(this, i);
 			if (fromFields) {
 				for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
@@ -54,14 +85,26 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 					if (value === '' || value === undefined || value === null) continue;
 					if (typeof value === 'object') {
 						// An object or list from an expression would otherwise be sent as the text "[object Object]".
-						const field = CORE_FIELDS.find((property) => property.name === parameter)?.displayName ?? parameter;
-						throw invalid(this, i, field, value, 'must be text or a number, not an object or a list');
+						const field =
+							CORE_FIELDS.find((property) => property.name === parameter)?.displayName ?? parameter;
+						throw invalid(
+							this,
+							i,
+							field,
+							value,
+							'must be text or a number, not an object or a list',
+						);
 					}
 					attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
 				}
 			}
 			validTransactionAttributes(this, i, attributes, fromFields);
-			return { personId, id, attributes, onExisting: itemParameter(this, 'onExisting', i, 'error') as string };
+			return {
+				personId,
+				id,
+				attributes,
+				onExisting: itemParameter(this, 'onExisting', i, 'error') as string,
+			};
 		},
 		send: async ({ personId, id, attributes, onExisting }, i) => {
 			const response = await amlRequest.call(
@@ -78,7 +121,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			);
 			const sent: IDataObject = { id, personId, attributes };
 			// A 422 after a lost answer: stored by the lost attempt or before it, so not claimed as created.
-			if (response.status === 422) return { ...sent, result: response.afterLostAnswer ? 'exists' : 'skipped', ...(response.afterLostAnswer ? { afterLostAnswer: true } : {}) };
+			if (response.status === 422)
+				return {
+					...sent,
+					result: response.afterLostAnswer ? 'exists' : 'skipped',
+					...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
+				};
 			return { ...answerOrSent(response.body, sent), result: 'created' };
 		},
 	});

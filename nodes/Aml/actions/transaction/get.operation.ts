@@ -1,17 +1,38 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { readOwnerId, readTransactionId, transactionIdProperty, transactionPersonIdProperty } from './shared';
+import {
+	readOwnerId,
+	readTransactionId,
+	transactionIdProperty,
+	transactionPersonIdProperty,
+} from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = [transactionPersonIdProperty, transactionIdProperty, optionsCollection()];
+const properties: INodeProperties[] = [
+	transactionPersonIdProperty,
+	transactionIdProperty,
+	optionsCollection(),
+];
 
-export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transaction'], operation: ['get'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({ personId: readOwnerId(this, i), id: readTransactionId(this, i) }),
 		send: async ({ personId, id }, i) => {

@@ -1,9 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { pagingProperties, readAllPages, sortDirectionProperty } from '../../helpers/listParameters';
+import {
+	pagingProperties,
+	readAllPages,
+	sortDirectionProperty,
+} from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { valid, lengthRule, type ItemValidator } from '../../validation';
 import { readOwnerId, transactionPersonIdProperty } from './shared';
@@ -11,7 +20,8 @@ import { itemParameter } from '../../helpers/itemParameter';
 
 const MAX_TEXT = 200;
 
-const optionalText = (value: unknown) => (value === '' || value === undefined ? undefined : lengthRule(value, 1, MAX_TEXT));
+const optionalText = (value: unknown) =>
+	value === '' || value === undefined ? undefined : lengthRule(value, 1, MAX_TEXT);
 
 const properties: INodeProperties[] = [
 	transactionPersonIdProperty,
@@ -37,16 +47,35 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transaction'], operation: ['getAll'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const qs: IDataObject = {};
-			const query = valid<string>(this, i, 'Search Text', itemParameter(this, 'options.query', i, ''), optionalText);
+			const query = valid<string>(
+				this,
+				i,
+				'Search Text',
+				itemParameter(this, 'options.query', i, ''),
+				optionalText,
+			);
 			if (query) qs.query = query;
-			const orderBy = valid<string>(this, i, 'Order By', itemParameter(this, 'options.orderBy', i, ''), optionalText);
+			const orderBy = valid<string>(
+				this,
+				i,
+				'Order By',
+				itemParameter(this, 'options.orderBy', i, ''),
+				optionalText,
+			);
 			if (orderBy) {
 				qs.orderBy = orderBy;
 				qs.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;
@@ -57,7 +86,11 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			return await readAllPages(this, i, async (page, size) => {
 				return (await amlApiRequest.call(
 					this,
-					{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/transactions`, qs: { ...qs, page, size } },
+					{
+						method: 'GET',
+						path: `/v1/persons/${idSegment(personId)}/transactions`,
+						qs: { ...qs, page, size },
+					},
 					i,
 				)) as Paged<IDataObject>;
 			});

@@ -30,10 +30,16 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create',
 				value: 'create',
-				description: 'Store a transaction of a person (amount, type, direction, timestamp and more)',
+				description:
+					'Store a transaction of a person (amount, type, direction, timestamp and more)',
 				action: 'Create a transaction',
 			},
-			{ name: 'Get', value: 'get', description: 'Get a transaction of a person by ID', action: 'Get a transaction' },
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get a transaction of a person by ID',
+				action: 'Get a transaction',
+			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
@@ -43,13 +49,15 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Has Unresolved Alerts (Deprecated)',
 				value: 'hasUnresolvedAlerts',
-				description: 'Deprecated: whether a transaction has open alerts. Decision rules replace it.',
+				description:
+					'Deprecated: whether a transaction has open alerts. Decision rules replace it.',
 				action: 'Check a transaction for unresolved alerts via the deprecated check',
 			},
 			{
 				name: 'Run Monitoring Check',
 				value: 'runMonitoringCheck',
-				description: 'Run real-time monitoring scenarios on a transaction and route it to Clear or Block',
+				description:
+					'Run real-time monitoring scenarios on a transaction and route it to Clear or Block',
 				action: 'Run a monitoring check on a transaction',
 			},
 			{

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
@@ -25,7 +30,8 @@ export function routedCheckOperation(options: {
 		{ displayName: options.notice, name: 'checkNotice', type: 'notice', default: '' },
 		{
 			...transactionIdProperty,
-			description: 'ID of the stored transaction to check (create it first). Case-sensitive; allowed characters: a-z, A-Z, 0-9, - _ : .',
+			description:
+				'ID of the stored transaction to check (create it first). Case-sensitive; allowed characters: a-z, A-Z, 0-9, - _ : .',
 		},
 		{
 			displayName: 'Route to Clear/Block Outputs',
@@ -40,8 +46,15 @@ export function routedCheckOperation(options: {
 	];
 
 	return {
-		description: updateDisplayOptions({ show: { resource: ['transaction'], operation: [options.operation] } }, properties),
-		async execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+		description: updateDisplayOptions(
+			{ show: { resource: ['transaction'], operation: [options.operation] } },
+			properties,
+		),
+		async execute(
+			this: IExecuteFunctions,
+			items: INodeExecutionData[],
+			validate: ItemValidator,
+		): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
 			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, validate, {
@@ -51,7 +64,11 @@ export function routedCheckOperation(options: {
 						const answer = await amlApiRequest.call(
 							this,
 							// Checks may be repeated after a timeout or 5xx.
-							{ method: 'POST', path: `/v1/transactions/${idSegment(transactionId)}/${options.pathSegment}`, retry: 'safe' },
+							{
+								method: 'POST',
+								path: `/v1/transactions/${idSegment(transactionId)}/${options.pathSegment}`,
+								retry: 'safe',
+							},
 							i,
 						);
 						const { decision, reason, list, alertIds } = checkOutcome(answer, options.key);
@@ -65,7 +82,9 @@ export function routedCheckOperation(options: {
 					}
 				},
 				outputs: routed ? 2 : 1,
-				route: routed ? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT) : undefined,
+				route: routed
+					? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT)
+					: undefined,
 				// Continue-on-fail error items are never cleared.
 				errorOutput: routed ? BLOCK_OUTPUT : 0,
 			});

@@ -11,7 +11,8 @@ export const transactionIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'tx-2024-000123',
-	description: 'Your own, case-sensitive ID of the transaction. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+	description:
+		'Your own, case-sensitive ID of the transaction. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
 export const transactionPersonIdProperty: INodeProperties = {
@@ -21,7 +22,8 @@ export const transactionPersonIdProperty: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'cust-10023',
-	description: 'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
+	description:
+		'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
 /** The four attributes every transaction is expected to have, offered as their own fields. */
@@ -33,7 +35,8 @@ export const CORE_FIELDS: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: '1250.00',
-		description: 'Amount as a decimal number written as text, e.g. 1250.00 (no currency sign or thousands separator)',
+		description:
+			'Amount as a decimal number written as text, e.g. 1250.00 (no currency sign or thousands separator)',
 	},
 	{
 		displayName: 'Transaction Type',
@@ -41,7 +44,8 @@ export const CORE_FIELDS: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'wire_transfer',
-		description: 'Kind of transaction, e.g. wire_transfer, payment, deposit or mcc (card payment). Free text: use the values your scenarios expect.',
+		description:
+			'Kind of transaction, e.g. wire_transfer, payment, deposit or mcc (card payment). Free text: use the values your scenarios expect.',
 	},
 	{
 		displayName: 'Direction',
@@ -49,7 +53,8 @@ export const CORE_FIELDS: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'O',
-		description: 'I for incoming (money received) or O for outgoing (money sent). Free text: use the values your scenarios expect.',
+		description:
+			'I for incoming (money received) or O for outgoing (money sent). Free text: use the values your scenarios expect.',
 	},
 	{
 		displayName: 'Timestamp',
@@ -57,7 +62,8 @@ export const CORE_FIELDS: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: '2024-05-01T12:30:00Z',
-		description: 'When the transaction happened, ISO-8601 with at most 6 fractional-second digits, e.g. 2024-05-01T12:30:00.123456Z',
+		description:
+			'When the transaction happened, ISO-8601 with at most 6 fractional-second digits, e.g. 2024-05-01T12:30:00.123456Z',
 	},
 ];
 
@@ -71,12 +77,42 @@ export const CORE_ATTRIBUTE: Record<string, string> = {
 
 /** Other attribute names the interface mentions. */
 export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
-	{ name: 'reference', displayName: 'Reference', description: 'Payment reference or purpose text', placeholder: 'Invoice 2024-117' },
-	{ name: 'receiver_account', displayName: 'Receiver Account', description: 'Account (e.g. IBAN) the money went to', placeholder: 'DE89370400440532013000' },
-	{ name: 'receiver_name', displayName: 'Receiver Name', description: 'Name of the receiver (screened)', placeholder: 'Acme Trading GmbH' },
-	{ name: 'sender_account', displayName: 'Sender Account', description: 'Account (e.g. IBAN) the money came from', placeholder: 'FR1420041010050500013M02606' },
-	{ name: 'sender_name', displayName: 'Sender Name', description: 'Name of the sender (screened)', placeholder: 'Anna Schmidt' },
-	{ name: 'status', displayName: 'Status', description: 'Your status of the transaction, e.g. completed or rejected', placeholder: 'completed' },
+	{
+		name: 'reference',
+		displayName: 'Reference',
+		description: 'Payment reference or purpose text',
+		placeholder: 'Invoice 2024-117',
+	},
+	{
+		name: 'receiver_account',
+		displayName: 'Receiver Account',
+		description: 'Account (e.g. IBAN) the money went to',
+		placeholder: 'DE89370400440532013000',
+	},
+	{
+		name: 'receiver_name',
+		displayName: 'Receiver Name',
+		description: 'Name of the receiver (screened)',
+		placeholder: 'Acme Trading GmbH',
+	},
+	{
+		name: 'sender_account',
+		displayName: 'Sender Account',
+		description: 'Account (e.g. IBAN) the money came from',
+		placeholder: 'FR1420041010050500013M02606',
+	},
+	{
+		name: 'sender_name',
+		displayName: 'Sender Name',
+		description: 'Name of the sender (screened)',
+		placeholder: 'Anna Schmidt',
+	},
+	{
+		name: 'status',
+		displayName: 'Status',
+		description: 'Your status of the transaction, e.g. completed or rejected',
+		placeholder: 'completed',
+	},
 ];
 
 export function readTransactionId(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -96,7 +132,11 @@ export function transactionAttributesProblem(
 	names: { amount: string; timestamp: string },
 ): { field: string; value: unknown; rule: string } | undefined {
 	if (attributes.amount === undefined || attributes.amount === '') {
-		return { field: names.amount, value: attributes.amount, rule: 'is required: every transaction needs an amount, e.g. "1250.00"' };
+		return {
+			field: names.amount,
+			value: attributes.amount,
+			rule: 'is required: every transaction needs an amount, e.g. "1250.00"',
+		};
 	}
 	const amountBroken = amountRule(attributes.amount);
 	if (amountBroken) return { field: names.amount, value: attributes.amount, rule: amountBroken };
@@ -107,10 +147,17 @@ export function transactionAttributesProblem(
 	return undefined;
 }
 
-export function validTransactionAttributes(ctx: IExecuteFunctions, i: number, attributes: IDataObject, fromFields: boolean): IDataObject {
+export function validTransactionAttributes(
+	ctx: IExecuteFunctions,
+	i: number,
+	attributes: IDataObject,
+	fromFields: boolean,
+): IDataObject {
 	const problem = transactionAttributesProblem(
 		attributes,
-		fromFields ? { amount: 'Amount', timestamp: 'Timestamp' } : { amount: 'attributes.amount', timestamp: 'attributes.timestamp' },
+		fromFields
+			? { amount: 'Amount', timestamp: 'Timestamp' }
+			: { amount: 'attributes.amount', timestamp: 'attributes.timestamp' },
 	);
 	if (problem) throw invalid(ctx, i, problem.field, problem.value, problem.rule);
 	return attributes;

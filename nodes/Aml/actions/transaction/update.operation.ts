@@ -7,7 +7,13 @@ import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
-import { readOwnerId, readTransactionId, TRANSACTION_ATTRIBUTES, transactionIdProperty, transactionPersonIdProperty } from './shared';
+import {
+	readOwnerId,
+	readTransactionId,
+	TRANSACTION_ATTRIBUTES,
+	transactionIdProperty,
+	transactionPersonIdProperty,
+} from './shared';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,16 +33,29 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['update'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transaction'], operation: ['update'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, items: INodeExecutionData[], validate: ItemValidator): Promise<INodeExecutionData[][]> {
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
 			const attributes = readAttributes(this, i);
 			if (Object.keys(attributes).length === 0) {
-				throw invalid(this, i, 'Attributes', attributes, 'must contain at least one new attribute or "status"');
+				throw invalid(
+					this,
+					i,
+					'Attributes',
+					attributes,
+					'must contain at least one new attribute or "status"',
+				);
 			}
 			return { personId, id, attributes };
 		},
@@ -44,7 +63,12 @@ export async function execute(this: IExecuteFunctions, items: INodeExecutionData
 			// Adding the same keys again or setting the same status gives the same result: safe to repeat.
 			const answer = await amlApiRequest.call(
 				this,
-				{ method: 'PATCH', path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}`, body: { id, attributes }, retry: 'safe' },
+				{
+					method: 'PATCH',
+					path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}`,
+					body: { id, attributes },
+					retry: 'safe',
+				},
 				i,
 			);
 			return answerOrSent(answer, { id, personId, attributes });
