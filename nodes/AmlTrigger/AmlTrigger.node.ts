@@ -1,3 +1,5 @@
+// Longer than ~250 lines: the trigger's description (events, verification per version, options) and its three
+// methods; verification, filters, deduplication and request parsing are in their own files beside it.
 import type {
 	DeduplicationHelperFunctions,
 	ICredentialsDecrypted,

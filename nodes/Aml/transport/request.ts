@@ -1,3 +1,5 @@
+// Longer than ~250 lines (prettier's layout of one unit): the retry-mode table and the one retry loop every request
+// goes through; splitting the loop would scatter the decisions it makes per attempt.
 import type {
 	IDataObject,
 	IExecuteFunctions,

@@ -1,3 +1,5 @@
+// Longer than ~250 lines: the run's token state, its renewal on a 401 and the per-process pause of the token
+// endpoint are one protocol (each part reads the others' state); sending is in request.ts.
 import type {
 	IDataObject,
 	IExecuteFunctions,

@@ -1,3 +1,4 @@
+// Longer than ~250 lines: the record fields and readers shared by every Custom List operation (one place for them).
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 

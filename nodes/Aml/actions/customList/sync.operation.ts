@@ -1,3 +1,4 @@
+// Longer than ~250 lines: Sync's description (its options are many) and its planning; sending is in syncApply.ts.
 import type {
 	IDataObject,
 	IExecuteFunctions,

@@ -1,3 +1,5 @@
+// Longer than ~250 lines: Upload CSV's description, the checks of the file before any request, and the wait for
+// completion, which share the upload's state; the multipart body is in uploadForm.ts.
 import type {
 	IBinaryData,
 	IDataObject,
