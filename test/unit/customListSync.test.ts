@@ -1,4 +1,4 @@
-import { mapBounded } from '../../nodes/Aml/helpers/parallel';
+import { mapBounded } from '../../nodes/Aml/transport/parallel';
 import { isArchivedRecord } from '../../nodes/Aml/actions/customList/shared';
 import {
 	archiveSharePercent,

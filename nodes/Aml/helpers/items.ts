@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ItemValidator } from '../validation';
 import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
-import { mapBounded } from './parallel';
+import { mapBounded } from '../transport/parallel';
 
 export type ItemJson = IDataObject | IDataObject[];
 

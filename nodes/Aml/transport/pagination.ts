@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { mapBounded } from './parallel';
+
 /** The service's paged shape. */
 export interface Paged<T = IDataObject> {
 	number: number;
@@ -68,18 +70,17 @@ export async function walkPages<T>(
 	const reachable = Math.min(first.total, cap);
 	const pageCount = Math.ceil(reachable / MAX_PAGE_SIZE);
 	const pages: T[][] = [first.content];
-	let next = 1;
 	let shortPage = first.content.length < MAX_PAGE_SIZE;
-	const worker = async () => {
-		while (!shortPage && next < pageCount) {
-			const page = next++;
+	const rest = Array.from({ length: Math.max(0, pageCount - 1) }, (_, k) => k + 1);
+	await mapBounded(
+		rest,
+		concurrency,
+		async (page) => {
 			const result = await fetchPage(page, MAX_PAGE_SIZE);
 			pages[page] = result.content;
 			if (result.content.length === 0) shortPage = true;
-		}
-	};
-	await Promise.all(
-		Array.from({ length: Math.min(concurrency, Math.max(0, pageCount - 1)) }, worker),
+		},
+		() => shortPage,
 	);
 	const items = pages.flatMap((page) => page ?? []);
 	return { items, total: first.total, capped: first.total >= cap, pages: pages.length };

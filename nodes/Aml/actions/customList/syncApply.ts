@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { mapBounded } from '../../helpers/parallel';
+import { mapBounded } from '../../transport/parallel';
 import { amlRequest } from '../../transport';
 import { recordsPath, serviceText, updateRecord, upsertRecord } from './shared';
 import type { ChangeKind, PlannedChange, SyncPlan } from './syncPlan';

@@ -1,6 +1,6 @@
 /**
- * The node's one bounded worker pool (per-item sends of `runItems`, Custom List → Sync Records's changes). Page reads of
- * `walkPages` keep the transport's own, as the transport imports nothing from above it.
+ * The node's one bounded worker pool: per-item sends of `runItems`, Custom List → Sync Records's changes and the page
+ * reads of `walkPages`. In the transport, the lowest layer, so that every layer can use it.
  *
  * Runs `task` over `inputs` with at most `limit` running at the same time and returns the results in
  * input order. `task` should not throw (catch and return the failure); a throw rejects the whole map.
