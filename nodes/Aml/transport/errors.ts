@@ -37,23 +37,32 @@ function mayHaveAppliedText(may: MayHaveApplied): string {
 	return `The request reached the service and may have been applied; it was not repeated, because a repeat could apply it twice. Check before running it again${may.checkHint ? ` (${may.checkHint})` : ''}`;
 }
 
-/** Service error bodies are JSON or plain text: surface either verbatim, shortened. */
-export function bodyText(body: unknown): string {
+const MESSAGE_KEYS = ['message', 'error_description', 'detail', 'error'];
+
+/** The message of a service error body: its first text field of MESSAGE_KEYS, else the body as text. */
+export function bodyMessage(body: unknown, max = 300): string {
 	if (body === undefined || body === null || body === '') return '';
-	if (typeof body === 'string') return body.trim();
-	if (Buffer.isBuffer(body)) return body.toString('utf8').trim();
+	if (typeof body === 'string') return body.trim().slice(0, max);
+	if (Buffer.isBuffer(body)) return body.toString('utf8').trim().slice(0, max);
 	if (typeof body === 'object') {
-		const record = body as Record<string, unknown>;
-		for (const key of ['message', 'error_description', 'detail', 'error']) {
-			const value = record[key];
-			if (typeof value === 'string' && value.trim()) {
-				const rest = JSON.stringify(body);
-				return rest.length <= 500 ? `${value.trim()} (${rest})` : value.trim();
-			}
+		for (const key of MESSAGE_KEYS) {
+			const value = (body as Record<string, unknown>)[key];
+			if (typeof value === 'string' && value.trim()) return value.trim().slice(0, max);
 		}
-		return JSON.stringify(body);
+		return JSON.stringify(body).slice(0, max);
 	}
-	return String(body);
+	return String(body).slice(0, max);
+}
+
+/** Service error bodies are JSON or plain text: surface either verbatim (a JSON body with its message first). */
+export function bodyText(body: unknown): string {
+	if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+		const message = bodyMessage(body, Infinity);
+		const whole = JSON.stringify(body);
+		if (message === whole) return whole;
+		return whole.length <= 500 ? `${message} (${whole})` : message;
+	}
+	return bodyMessage(body, Infinity);
 }
 
 export interface ServiceFailure {

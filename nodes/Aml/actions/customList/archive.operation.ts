@@ -3,14 +3,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { amlRequest } from '../../transport';
+import { amlRequest, bodyMessage } from '../../transport';
 import {
 	customListIdProperty,
 	readListId,
 	readRecordId,
 	recordIdProperty,
 	recordsPath,
-	serviceText,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
@@ -66,7 +65,7 @@ export async function execute(
 					id,
 					archived: true,
 					alreadyArchived: true,
-					serviceMessage: serviceText(response.body),
+					serviceMessage: bodyMessage(response.body),
 				};
 			return { customListId, id, archived: true };
 		},

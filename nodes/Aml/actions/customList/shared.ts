@@ -10,7 +10,13 @@ import {
 } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
-import { amlApiRequest, amlRequest, idSegment, type AmlContext } from '../../transport';
+import {
+	amlApiRequest,
+	amlRequest,
+	bodyMessage,
+	idSegment,
+	type AmlContext,
+} from '../../transport';
 import { valid, validAttributes, uuidRule } from '../../validation';
 
 export const customListIdProperty: INodeProperties = {
@@ -172,18 +178,7 @@ export function archivedRecordError(
 	);
 }
 
-/** Short text of a service error body (JSON `message` or plain text). */
-export function serviceText(body: unknown): string {
-	if (typeof body === 'string') return body.trim().slice(0, 300);
-	if (body && typeof body === 'object') {
-		const message = (body as IDataObject).message;
-		if (typeof message === 'string') return message.slice(0, 300);
-		return JSON.stringify(body).slice(0, 300);
-	}
-	return '';
-}
-
-/** Spec 19: the list's fields that a screening search can match against (`{id, name}`). */
+/** The list's fields that a screening search can match against (`{id, name}`). */
 export async function fetchUsableFields(
 	this: AmlContext,
 	customListId: string,
@@ -257,7 +252,7 @@ export async function updateRecord(
 			ctx.getNode(),
 			customListId,
 			id,
-			serviceText(response.body),
+			bodyMessage(response.body),
 			itemIndex,
 		);
 	return asObject(response.body);

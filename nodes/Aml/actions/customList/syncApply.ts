@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { mapBounded } from '../../transport/parallel';
-import { amlRequest } from '../../transport';
-import { recordsPath, serviceText, updateRecord, upsertRecord } from './shared';
+import { amlRequest, bodyMessage } from '../../transport';
+import { recordsPath, updateRecord, upsertRecord } from './shared';
 import type { ChangeKind, PlannedChange, SyncPlan } from './syncPlan';
 
 /** After this many failed writes in a row (and none succeeding in between), no further write is started. */
@@ -64,7 +64,7 @@ async function applyChange(
 		return {
 			...base,
 			status: 'done',
-			note: `already gone: ${serviceText(response.body) || `HTTP ${response.status}`}`,
+			note: `already gone: ${bodyMessage(response.body) || `HTTP ${response.status}`}`,
 		};
 	}
 	return { ...base, status: 'done' };
