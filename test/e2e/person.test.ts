@@ -268,13 +268,19 @@ describe('Person resource in real n8n', () => {
 		expect(await apiRequestsSince(mark)).toHaveLength(0);
 	});
 
-	test('Delete queues the person (asynchronous) and says so; 403 when deletion is not enabled', async () => {
+	test('Delete queues the person (asynchronous) and says so (version 1.1: deleted: true, deletion: queued); 403 when deletion is not enabled', async () => {
 		const personId = id('delete');
 		await createPerson(personId, { first_name: 'Del', last_name: 'Me' });
 		const run = await runAml({ resource: 'person', operation: 'delete', personId });
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toEqual({ id: personId, deleted: 'queued' });
 		expect((await stored(personId)).queuedForDeletion).toBe(true);
+		// node version 1.1 (new nodes): n8n's boolean, and what the service did
+		const newer = id('delete-v11');
+		await createPerson(newer, { first_name: 'Del', last_name: 'Too' });
+		const v11 = await runAml({ resource: 'person', operation: 'delete', personId: newer }, [{}], { typeVersion: 1.1 });
+		expect(v11.outputs[0][0]).toEqual({ id: newer, deleted: true, deletion: 'queued' });
+		expect((await stored(newer)).queuedForDeletion).toBe(true);
 
 		const other = id('nodelete');
 		await createPerson(other, { first_name: 'Keep', last_name: 'Me' });

@@ -43,9 +43,15 @@ export async function execute(
 				},
 				i,
 			);
+			// Version 1.1: n8n's `deleted: true`, and what the service did (it deletes asynchronously: queued).
+			// Version 1 keeps its `deleted: 'queued'`.
+			const answer =
+				this.getNode().typeVersion >= 1.1
+					? { deleted: true, deletion: 'queued' }
+					: { deleted: 'queued' };
 			return {
 				id,
-				deleted: 'queued',
+				...answer,
 				...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		},
