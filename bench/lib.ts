@@ -20,15 +20,6 @@ export interface BenchEnv {
 
 export type Result = { name: string; figures: Record<string, number | string>; ratio?: number; baseline?: string; goal?: string; met?: boolean };
 
-export async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<void> {
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < count) await task(next++);
-		}),
-	);
-}
-
 export function rssOf(pid: number): number {
 	try {
 		const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -16,10 +16,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/harness/client';
-import { REPO_ROOT, startN8n, type N8nInstance } from '../test/harness/n8n';
+import { REPO_ROOT, pool, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
-import { pool } from './lib';
 
 const quick = process.argv.includes('--quick');
 const scale = quick ? 0.1 : 1;

@@ -156,6 +156,16 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
 }
 
+/** Runs `task(0 … count-1)` with at most `concurrency` running at once (load generators of the tests and benchmarks). */
+export async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) await task(next++);
+		}),
+	);
+}
+
 /** Whether this n8n (its entry script) has the backend module `name` (n8n 2.x added several). */
 function hasModule(n8nBin: string, name: string): boolean {
 	return fs.existsSync(path.resolve(path.dirname(n8nBin), '..', 'dist', 'modules', name));

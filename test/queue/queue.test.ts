@@ -6,7 +6,12 @@ import * as path from 'node:path';
 
 import { N8nClient, sandboxCredentialData, type Json } from '../harness/client';
 import { amlCredentialData as amlCredential, control, n8n, runAml, transactionCreateFromInput } from '../harness/context';
+import { pool, waitFor } from '../harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../harness/queue';
+import { sleep } from '../harness/trigger';
+
+/** waitFor with the test's own label. */
+const until = (check: () => Promise<boolean>, ms: number) => waitFor(check, ms, 'a queue-mode condition', 250);
 import { upload } from '../harness/upload';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -26,7 +31,6 @@ let cluster: QueueCluster;
 let dir: string;
 const figures: Record<string, unknown> = {};
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Execution ids each worker logged as started ("Worker started execution N"). */
 function startedOnWorkers(): Map<string, string> {
@@ -180,20 +184,6 @@ async function deliver(url: string, body: string, secret: string): Promise<{ sta
 	}
 }
 
-async function pool<T>(jobs: Array<() => Promise<T>>, concurrency: number): Promise<T[]> {
-	const results: T[] = [];
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < jobs.length) {
-				const i = next++;
-				results[i] = await jobs[i]();
-			}
-		}),
-	);
-	return results;
-}
-
 test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % duplicates: none lost, copies that run twice rare (≤ 5 %)`, async () => {
 	const client = n8n();
 	const secret = `queue-${randomUUID()}`;
@@ -206,7 +196,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	});
 	await client.activate(workflow.id);
 	const urls = cluster.webhooks.map((w) => `${w.url}/webhook/${webhookId}/aml`);
-	for (const url of urls) await waitUntil(async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404, 30_000);
+	for (const url of urls) await until(async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404, 30_000);
 
 	const duplicates = Math.round(DELIVERIES / 10);
 	const distinct = DELIVERIES - duplicates;
@@ -222,7 +212,8 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 		else jobs.push(() => deliver(urls[n % 2], body, secret));
 	}
 	const startedAt = Date.now();
-	await pool(jobs.sort(() => Math.random() - 0.5), 16);
+	const shuffled = jobs.sort(() => Math.random() - 0.5);
+	await pool(shuffled.length, 16, (i) => shuffled[i]());
 	const seconds = (Date.now() - startedAt) / 1000;
 
 	// every execution, by alert id
@@ -243,7 +234,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 		return runs;
 	};
 	let runs = await count();
-	await waitUntil(async () => [...(runs = await count()).values()].reduce((a, b) => a + b, 0) >= distinct, 180_000);
+	await until(async () => [...(runs = await count()).values()].reduce((a, b) => a + b, 0) >= distinct, 180_000);
 	await sleep(3000);
 	runs = await count();
 	const lost = Array.from({ length: distinct }, (_, n) => n).filter((n) => !runs.get(n));
@@ -268,14 +259,6 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	const doubled = twiceSame.length + twiceCross.length + twiceLater.length;
 	expect(doubled).toBeLessThanOrEqual(Math.ceil((duplicates + again.length) * 0.05));
 }, 900_000);
-
-async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<void> {
-	const started = Date.now();
-	while (!(await check())) {
-		if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms`);
-		await sleep(250);
-	}
-}
 
 test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the execution says so, a re-run completes the rest`, async () => {
 	const client = n8n();
@@ -306,7 +289,7 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	// slow the service down a little so that the run is still going when the worker dies
 	await control.post('/faults', { rules: [{ method: 'POST', path: '^/api/v2/persons$', latencyMs: 5 }] });
 	expect((await client.callWebhook(webhookPath, { items })).status).toBe(200);
-	await waitUntil(async () => (await stored()) >= KILL_ITEMS / 5, 120_000);
+	await until(async () => (await stored()) >= KILL_ITEMS / 5, 120_000);
 	const running = (await client.listExecutions(workflow.id, { limit: 5 }))[0];
 	const victim = cluster.workers.find((w) => w.name === startedOnWorkers().get(String(running.id)));
 	expect(victim).toBeDefined();
@@ -315,7 +298,7 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	await control.del('/faults');
 	// n8n notices the dead worker's job (lock lost) and records the execution's end
 	let state: Json = {};
-	await waitUntil(async () => {
+	await until(async () => {
 		state = await client.getExecution(String(running.id), false);
 		return !['running', 'new'].includes(state.status);
 	}, 120_000).catch(() => undefined);
@@ -324,9 +307,9 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	await cluster.addWorker();
 
 	expect((await client.callWebhook(webhookPath, { items })).status).toBe(200);
-	await waitUntil(async () => (await stored()) >= KILL_ITEMS, 300_000);
+	await until(async () => (await stored()) >= KILL_ITEMS, 300_000);
 	const last = (await client.listExecutions(workflow.id, { limit: 1 }))[0];
-	await waitUntil(async () => ['success', 'error', 'crashed'].includes((await client.getExecution(String(last.id), false)).status), 120_000);
+	await until(async () => ['success', 'error', 'crashed'].includes((await client.getExecution(String(last.id), false)).status), 120_000);
 	const lastState = await client.getExecution(String(last.id), true);
 	const creates = (await control.requestsSince(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v2/persons');
 	figures.kill = { items: KILL_ITEMS, storedAtKill: atKill, storedWhenNoticed: afterKill, killedExecution: { id: running.id, status: state.status, error: (await client.getExecution(String(running.id), true)).data?.resultData?.error?.message }, rerun: { status: lastState.status }, createRequests: creates.length, createdOk: creates.filter((r) => r.status < 300).length, answered422: creates.filter((r) => r.status === 422).length };

@@ -11,7 +11,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
-import { tokenEndpointBusy } from './classify';
+import { classify, tokenEndpointBusy } from './classify';
 
 /**
  * The OAuth2 token of one node run. Only n8n fetches, renews and stores tokens (its OAuth2 helpers); this file keeps
@@ -147,14 +147,10 @@ const POLL_MS = 1_000;
 /** Spread of the first renewal after a refused token: another process that met the same expiry may renew first. */
 const RENEW_JITTER_MS = 500;
 
-function retryAfterOf(error: unknown): number | undefined {
-	const e = error as {
-		response?: { headers?: IDataObject };
-		headers?: IDataObject;
-		cause?: { response?: { headers?: IDataObject } };
-	};
-	const headers = e?.response?.headers ?? e?.headers ?? e?.cause?.response?.headers;
-	return headers ? parseRetryAfter(headers['retry-after']) : undefined;
+/** The token endpoint's Retry-After, read as every request reads it (`classify`). */
+function retryAfterOf(error: unknown, tokenUrl: string): number | undefined {
+	const outcome = classify(error, tokenUrl);
+	return outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
 }
 
 /**
@@ -218,7 +214,7 @@ async function renewRefusedToken(
 				state.lastRenewalError = error;
 				gate.failures++;
 				gate.pausedUntil =
-					Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfterOf(error));
+					Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfterOf(error, tokenUrl));
 			} finally {
 				if (gate.inFlight === renewal) gate.inFlight = undefined;
 			}
