@@ -4,10 +4,10 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
+import { MAIN_CONNECTION } from './helpers/n8nSupport';
 import { loadOptions } from './methods';
 
 export class Aml implements INodeType {
@@ -26,7 +26,7 @@ export class Aml implements INodeType {
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',
 		defaults: { name: 'AML' },
 		usableAsTool: true,
-		inputs: [NodeConnectionTypes.Main],
+		inputs: [MAIN_CONNECTION],
 		outputs: outputsExpression as INodeTypeDescription['outputs'],
 		credentials: [{ name: 'amlOAuth2Api', required: true }],
 		properties: [

@@ -15,8 +15,9 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import { MAIN_CONNECTION } from '../Aml/helpers/n8nSupport';
 import {
 	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -88,7 +89,7 @@ export class AmlTrigger implements INodeType {
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
 		defaults: { name: 'AML Trigger' },
 		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: [MAIN_CONNECTION],
 		credentials: [
 			{
 				name: 'amlWebhookApi',

@@ -152,7 +152,7 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 		const binary = { data: csv.toString('base64'), mimeType: 'text/csv', fileName: 'p.csv' };
 		const form = uploadForm(fakeContext(new Map()), binary, csv.length, 'pers"ons.csv');
 		const file = form.get('file') as File;
-		expect(file).toBeInstanceOf(BinaryDataFile);
+		expect(file).toBeInstanceOf(BinaryDataFile());
 		expect({ name: file.name, type: file.type, size: file.size }).toEqual({ name: 'pers_ons.csv', type: 'text/csv', size: csv.length });
 		expect((await bytesOf(file)).equals(csv)).toBe(true);
 		const { contentLength, received, part } = await sentThroughAxios(form);

@@ -57,16 +57,25 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 }
 
 /**
- * A context whose credential holds an OAuth2 token the way n8n stores it (`oauthTokenData`), with n8n's
- * real `httpRequest` and counted stand-ins for n8n's token handling: `httpRequestWithAuthentication`
- * (signs with the stored token, fetching one first when there is none) and `refreshOAuth2Token`
- * (stores `nextToken()`).
+ * A context whose credential holds an OAuth2 token the way n8n stores it (`oauthTokenData`), with n8n's real
+ * `httpRequest` under counted stand-ins for n8n's OAuth2 handling:
+ * - `httpRequestWithAuthentication` signs with the stored token (fetching one first when there is none). As an n8n
+ *   before 2.11 (`n8n: 'old'`) it knows no `ignoreHttpStatusErrors.except` list and answers a 401; as a newer n8n
+ *   (`'new'`) it renews on the 401 itself (taking a token another run stored since it signed, as n8n 2.4x does) and
+ *   sends once more, throwing a second 401.
+ * - `refreshOAuth2Token` stores `nextToken()`.
  */
-export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken?: () => string } = {}) {
+export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new' } = {}) {
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
 	const nextToken = opts.nextToken ?? (() => `tok-renewed-${++issued}`);
 	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
+	const signed = async (options: Record<string, unknown>, token: string) =>
+		await httpRequest({
+			...options,
+			...(opts.n8n === 'new' ? {} : { ignoreHttpStatusErrors: options.ignoreHttpStatusErrors ? true : undefined }),
+			headers: { ...(options.headers as object), Authorization: `Bearer ${token}` },
+		});
 	const ctx = {
 		getNode: () => node,
 		getCredentials: async () => {
@@ -85,14 +94,23 @@ export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => undefined,
 		helpers: {
-			httpRequest: async (options: Record<string, unknown>) => await httpRequest(options),
 			httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) => {
 				store.viaN8n++;
 				if (!store.token) {
 					store.fetches++;
 					store.token = nextToken();
 				}
-				return await httpRequest({ ...options, headers: { ...(options.headers as object), Authorization: `Bearer ${store.token}` } });
+				const token = store.token;
+				try {
+					return await signed(options, token);
+				} catch (error) {
+					if (opts.n8n !== 'new' || (error as { response?: { status?: number } }).response?.status !== 401) throw error;
+					if (store.token === token) {
+						store.renewals++;
+						store.token = nextToken();
+					}
+					return await signed(options, store.token);
+				}
 			},
 			refreshOAuth2Token: async () => {
 				store.renewals++;

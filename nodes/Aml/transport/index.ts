@@ -3,4 +3,4 @@ export * from './classify';
 export * from './errors';
 export * from './pagination';
 export * from './request';
-export type { AmlContext } from './token';
+export type { AmlContext } from './auth';

@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, NEVER_SENT, tokenBody, type Classified } from './classify';
 import { networkError, serviceError } from './errors';
-import { renewIfExpiring, runState, send, type AmlContext } from './token';
+import { renewIfExpiring, runState, send, type AmlContext } from './auth';
 
 /**
  * How a request may be repeated after a 5xx, a timeout or a dropped connection (a 429 is always
@@ -68,8 +68,9 @@ export function idSegment(value: string | number): string {
 }
 
 /**
- * The one request function of the package: credential's base URL, JSON in and out, OAuth2 token
- * handled by n8n (stored with the credential, renewed once on 401), bounded retries with backoff.
+ * The one request function of the package: credential's base URL, JSON in and out, authenticated by n8n's
+ * `httpRequestWithAuthentication` (auth.ts: the token renewed on a 401 on every supported n8n), bounded retries with
+ * backoff.
  */
 export async function amlRequest<T = unknown>(
 	this: AmlContext,
@@ -78,7 +79,7 @@ export async function amlRequest<T = unknown>(
 	policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): Promise<AmlResponse<T>> {
 	const state = runState(this);
-	const { baseUrl, tokenUrl, ignoreSslIssues } = await state.info;
+	const { baseUrl, tokenUrl } = await state.info;
 	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 	const isJson = !Buffer.isBuffer(request.body) && !(request.body instanceof FormData);
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -93,7 +94,8 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
 		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		// Statuses come back to this function; only 401 is thrown so that the token is renewed once.
+		// Statuses come back to this function; only 401 is thrown, so that n8n renews the token (n8n before 2.11 returns
+		// the 401 too: auth.ts renews then).
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
 		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
 		abortSignal: signal,
@@ -105,7 +107,7 @@ export async function amlRequest<T = unknown>(
 	for (;;) {
 		attempt++;
 		let outcome: Classified;
-		const sent = await send<T>(this, state, options, ignoreSslIssues);
+		const sent = await send<T>(this, state, options);
 		const response = sent.response;
 		if (response) {
 			const status = response.statusCode;

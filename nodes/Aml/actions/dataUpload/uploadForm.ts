@@ -48,34 +48,50 @@ async function* exactly(
  * sends them (`stream()`), a chunk at a time: a 100 MB file never sits in memory, and reading overlaps sending. Each
  * `stream()` reads the file again, so n8n can send the request a second time after renewing a refused OAuth2 token.
  * The HTTP client reads a File of a FormData through `size`, `type`, `name` and `stream()`.
+ * Made on first use, not when the node loads: a Node.js without `File` or `ReadableStream.from` (before 20.6) then
+ * fails only the upload, with a message that says so, and every other operation works.
  */
-export class BinaryDataFile extends File {
-	readonly #chunks: () => AsyncIterable<Uint8Array>;
-
-	constructor(chunks: () => AsyncIterable<Uint8Array>, bytes: number, name: string) {
-		super([], name, { type: 'text/csv' });
-		this.#chunks = chunks;
-		// `size` is an accessor of Blob; the file's real length shadows it (the parts given to File are none).
-		Object.defineProperty(this, 'size', { value: bytes, enumerable: false });
+function makeBinaryDataFileClass() {
+	if (typeof File !== 'function' || typeof ReadableStream?.from !== 'function') {
+		throw new Error(
+			`Data Upload needs Node.js 20.6 or later (the Node.js running this n8n lacks File or ReadableStream.from): run n8n on a Node.js version it supports`,
+		);
 	}
+	return class BinaryDataFile extends File {
+		readonly #chunks: () => AsyncIterable<Uint8Array>;
 
-	override stream(): ReadableStream<Uint8Array> {
-		return ReadableStream.from(exactly(this.#chunks(), this.size));
-	}
-
-	override async arrayBuffer(): Promise<ArrayBuffer> {
-		const whole = new Uint8Array(this.size);
-		let at = 0;
-		for await (const chunk of exactly(this.#chunks(), this.size)) {
-			whole.set(chunk, at);
-			at += chunk.length;
+		constructor(chunks: () => AsyncIterable<Uint8Array>, bytes: number, name: string) {
+			super([], name, { type: 'text/csv' });
+			this.#chunks = chunks;
+			// `size` is an accessor of Blob; the file's real length shadows it (the parts given to File are none).
+			Object.defineProperty(this, 'size', { value: bytes, enumerable: false });
 		}
-		return whole.buffer;
-	}
 
-	override async text(): Promise<string> {
-		return new TextDecoder().decode(await this.arrayBuffer());
-	}
+		override stream(): ReadableStream<Uint8Array> {
+			return ReadableStream.from(exactly(this.#chunks(), this.size));
+		}
+
+		override async arrayBuffer(): Promise<ArrayBuffer> {
+			const whole = new Uint8Array(this.size);
+			let at = 0;
+			for await (const chunk of exactly(this.#chunks(), this.size)) {
+				whole.set(chunk, at);
+				at += chunk.length;
+			}
+			return whole.buffer;
+		}
+
+		override async text(): Promise<string> {
+			return new TextDecoder().decode(await this.arrayBuffer());
+		}
+	};
+}
+
+let binaryDataFileClass: ReturnType<typeof makeBinaryDataFileClass> | undefined;
+
+/** The class of the files `uploadForm` makes (for tests and type checks). */
+export function BinaryDataFile(): ReturnType<typeof makeBinaryDataFileClass> {
+	return (binaryDataFileClass ??= makeBinaryDataFileClass());
 }
 
 /** The multipart form of an upload: one part, field `file`, the CSV streamed from n8n's binary data. */
@@ -89,7 +105,7 @@ export function uploadForm(
 	// No file name argument: FormData would copy the File into a new one (losing how its bytes are read).
 	form.append(
 		'file',
-		new BinaryDataFile(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)),
+		new (BinaryDataFile())(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)),
 	);
 	return form;
 }
