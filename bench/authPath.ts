@@ -1,14 +1,16 @@
 /**
- * `npm run bench -- --auth-path [--quick]`: the AML node's two ways of authenticating, the same node otherwise, on the
- * oldest and the newest supported n8n (AML_BENCH_VERSIONS, default "1.123.81 2.41.1").
- *   token:  what the package does. The run reads the token n8n stored with the credential once and sends every
- *           request through n8n's `httpRequest` with it; a 401 has n8n renew it (`refreshOAuth2Token`).
- *   helper: every request through n8n's `httpRequestWithAuthentication` (n8n reads and decrypts the credential and
- *           signs the request each time). Made from the built package by forcing the transport's "always ask n8n"
- *           branch (the branch a run takes when a stored token cannot be used as it is), in a temp copy.
+ * `npm run bench -- --auth-path [--quick]`: the AML node's authentication, the shipped way against the way it was
+ * before, on the oldest and the newest supported n8n (AML_BENCH_VERSIONS, default "1.123.81 2.41.1").
+ *   helper: what the package does. Every request through n8n's `httpRequestWithAuthentication` (n8n reads and
+ *           decrypts the credential and signs the request each time; it renews the token on a 401, or the node has it
+ *           renewed through `refreshOAuth2Token` where n8n answers the 401).
+ *   token:  the package up to commit 327fa15 (AML_TOKEN_PATH_COMMIT): a run read the token n8n stored with the
+ *           credential once and sent every request through n8n's `httpRequest` with it. Built from that commit's
+ *           sources into a temp folder (git archive + tsc; this repository's node_modules).
  * 10,000 transaction creates each (1,000 with --quick), 8 in parallel, against the sandbox; time from the execution's
  * start to its end. Writes bench/results/auth-path(.quick).json.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,10 +23,24 @@ import { executionMs } from './lib';
 const quick = process.argv.includes('--quick');
 const COUNT = quick ? 1_000 : 10_000;
 const versions = (process.env.AML_BENCH_VERSIONS ?? '1.123.81 2.41.1').split(/\s+/).filter(Boolean);
-const FORCE_FROM = 'const token = state.viaN8nOnly ? undefined : state.token;';
-const FORCE_TO = 'state.viaN8nOnly = true; const token = undefined;';
+const TOKEN_PATH_COMMIT = process.env.AML_TOKEN_PATH_COMMIT ?? '327fa15';
 
-/** Installs the built package (or its helper-path copy) into a fresh n8n user folder, as users install it. */
+/** The package's dist as built at TOKEN_PATH_COMMIT (the token path), made once. */
+let tokenPathDist: string | undefined;
+function distOfTokenPath(): string {
+	if (tokenPathDist) return tokenPathDist;
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-token-path-'));
+	const archive = execFileSync('git', ['archive', TOKEN_PATH_COMMIT, 'nodes', 'credentials', 'tsconfig.json'], { cwd: REPO_ROOT });
+	execFileSync('tar', ['-x', '-C', dir], { input: archive });
+	fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+	execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir, stdio: 'inherit' });
+	for (const folder of ['nodes', 'credentials']) {
+		fs.cpSync(path.join(dir, folder), path.join(dir, 'dist', folder), { recursive: true, filter: (src) => fs.statSync(src).isDirectory() || /\.(svg|json)$/.test(src) });
+	}
+	return (tokenPathDist = path.join(dir, 'dist'));
+}
+
+/** Installs the built package (or the token path's build) into a fresh n8n user folder, as users install it. */
 function userFolderWith(mode: 'token' | 'helper'): string {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), `aml-auth-${mode}-`));
 	const nodes = path.join(folder, '.n8n', 'nodes');
@@ -32,13 +48,7 @@ function userFolderWith(mode: 'token' | 'helper'): string {
 	fs.mkdirSync(target, { recursive: true });
 	fs.writeFileSync(path.join(nodes, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: '*' } }));
 	fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
-	fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
-	if (mode === 'helper') {
-		const file = path.join(target, 'dist', 'nodes', 'Aml', 'transport', 'token.js');
-		const code = fs.readFileSync(file, 'utf8');
-		if (!code.includes(FORCE_FROM)) throw new Error(`${file}: the transport changed, update FORCE_FROM`);
-		fs.writeFileSync(file, code.replace(FORCE_FROM, FORCE_TO));
-	}
+	fs.cpSync(mode === 'helper' ? path.join(REPO_ROOT, 'dist') : distOfTokenPath(), path.join(target, 'dist'), { recursive: true });
 	return folder;
 }
 
@@ -46,7 +56,7 @@ void (async () => {
 	const rows: Array<Record<string, unknown>> = [];
 	for (const version of versions) {
 		process.env.AML_N8N_VERSION = version;
-		for (const mode of ['token', 'helper'] as const) {
+		for (const mode of ['helper', 'token'] as const) {
 			const sb = await startSandbox({ quiet: true });
 			const userFolder = userFolderWith(mode);
 			const n8n = await startN8n({ userFolder, linkPackage: false });
@@ -80,6 +90,7 @@ void (async () => {
 			}
 		}
 	}
+	if (tokenPathDist) fs.rmSync(path.dirname(tokenPathDist), { recursive: true, force: true });
 	const ratios = versions.map((v) => {
 		const token = rows.find((r) => r.n8n === v && r.path === 'token');
 		const helper = rows.find((r) => r.n8n === v && r.path === 'helper');

@@ -6,8 +6,8 @@
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, package)
  *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
  *                                       bench/queue.ts; writes bench/results/queue(.quick).json
- *   npm run bench -- --auth-path [--quick]  the token path vs n8n's httpRequestWithAuthentication, 10,000 creates on
- *                                       n8n 1.123.81 and 2.41.1: bench/authPath.ts; bench/results/auth-path.json
+ *   npm run bench -- --auth-path [--quick]  n8n's httpRequestWithAuthentication (shipped) vs the former token path,
+ *                                       10,000 creates on n8n 1.123.81 and 2.41.1: bench/authPath.ts; bench/results/auth-path.json
  *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable); results in
  *                                       bench/results/quick.N8N_EXPRESSION_ENGINE.json
  */
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
 
 // `--queue`: n8n's queue mode against the regular single process (bench/queue.ts runs on import)
 if (process.argv.includes('--queue')) void import('./queue');
-// `--auth-path`: the node's token path vs n8n's httpRequestWithAuthentication, on the oldest and newest n8n (bench/authPath.ts)
+// `--auth-path`: n8n's httpRequestWithAuthentication (shipped) vs the former token path, on the oldest and newest n8n (bench/authPath.ts)
 else if (process.argv.includes('--auth-path')) void import('./authPath');
 else
 	main().catch((error) => {

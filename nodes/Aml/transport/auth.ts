@@ -16,15 +16,15 @@ import { classify, tokenEndpointBusy } from './classify';
  * credential, fetches a token when none is stored, signs the request and stores renewed tokens with the credential
  * (shared by every execution and queue-mode process). The package never reads or sends a token itself.
  *
- * What differs across supported n8n versions, and the tested path for each:
- * - n8n that honours `ignoreHttpStatusErrors.except` (2.11 and later) throws a 401 and renews the token itself (from
- *   about 2.3x one renewal per credential across processes); the renewed token's answer comes back.
- * - Older n8n (the 1.x line, early 2.x) ignores every status when `ignoreHttpStatusErrors` is set: the 401 comes back
- *   as an answer and n8n renewed nothing. Then this file renews with n8n's `refreshOAuth2Token` (public helper of
- *   every supported version) and sends again: one renewal at a time per credential in this process, however many
- *   requests were refused at once (`Gate.generation`).
- * - On every version a busy token endpoint (429, 5xx, unreachable; 5 requests a minute per IP) pauses every run of the
- *   process that needs a token (Retry-After, else backoff), up to TOKEN_WAIT_MS, instead of each run asking on its own.
+ * A 401 comes back as an answer on every supported n8n (`ignoreHttpStatusErrors: true`), and this file has n8n renew
+ * the token with its `refreshOAuth2Token` (a public helper on every supported version) and sends again: one renewal at
+ * a time per credential in this process however many requests were refused at once (`Gate.generation`), and none while
+ * the token endpoint refuses. n8n's own renewal on a thrown 401 (n8n 2.11 and later, with an `except` list) was not
+ * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
+ * 429 (232 token requests, 219 of them refused, for 10,000 creates with 2 s tokens).
+ * A busy token endpoint (429, 5xx; 5 requests a minute per IP) pauses every run of the process that needs a token
+ * (Retry-After, else backoff), up to TOKEN_WAIT_MS, instead of each run asking on its own; n8n's own first fetch of a
+ * token (a credential without one) is treated the same.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
@@ -46,8 +46,11 @@ const TOKEN_BACKOFF: BackoffPolicy = {
 	maxDelayMs: 20_000,
 	maxRetryAfterMs: 60_000,
 };
-/** Spread of the requests that waited out a pause, so that they do not all ask at the same instant. */
-const RESUME_JITTER_MS = 250;
+/**
+ * While the token endpoint is paused, one request of the process is sent again this often (the probe): a token another
+ * process stored meanwhile makes it pass, and then every waiting request is sent again.
+ */
+const PROBE_MS = 1_000;
 
 /**
  * One credential's token endpoint as this n8n process sees it: the renewal in flight, how many renewals completed
@@ -55,7 +58,12 @@ const RESUME_JITTER_MS = 250;
  * when every run waits. A courtesy to the endpoint's limit, not a store: tokens live only in the credential.
  */
 interface Gate {
+	/** Counts renewals of this process and probes that passed: a request refused before the last one is sent again. */
 	generation: number;
+	/** Renewals of this process only: a request refused after one was refused a fresh token. */
+	renewals: number;
+	/** A request is sent again to probe whether a token works (one at a time per gate, while paused). */
+	probing?: boolean;
 	inFlight?: Promise<unknown>;
 	pausedUntil: number;
 	failures: number;
@@ -98,7 +106,8 @@ export function runState(ctx: AmlContext): RunState {
 				const tokenUrl = String(credentials.accessTokenUrl ?? '');
 				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
 				let gate = gates.get(key);
-				if (!gate) gates.set(key, (gate = { generation: 0, pausedUntil: 0, failures: 0 }));
+				if (!gate)
+					gates.set(key, (gate = { generation: 0, renewals: 0, pausedUntil: 0, failures: 0 }));
 				return {
 					baseUrl: `${base}${prefix}`,
 					tokenUrl,
@@ -129,29 +138,44 @@ function pause(gate: Gate, error: unknown, tokenUrl: string): void {
 	const retryAfter =
 		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
 	gate.lastError = error;
+	// Requests refused together (n8n's renewal shared by several) are one refusal: the pause is not lengthened for each.
+	if (gate.pausedUntil > Date.now()) return;
 	gate.failures++;
-	gate.pausedUntil = Math.max(
-		gate.pausedUntil,
-		Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfter),
-	);
-}
-
-/** Waits out the gate's pause (then the caller sends again), or fails when that would exceed TOKEN_WAIT_MS. */
-async function waitOutPause(
-	ctx: AmlContext,
-	gate: Gate,
-	started: number,
-): Promise<RenewalFailure | undefined> {
-	const waitMs = gate.pausedUntil - Date.now();
-	if (waitMs <= 0) return undefined;
-	if (Date.now() - started + waitMs > TOKEN_WAIT_MS || cancelSignal(ctx)?.aborted)
-		return { error: gate.lastError ?? new Error('token endpoint busy'), waited: true };
-	await sleep(waitMs + Math.round(Math.random() * RESUME_JITTER_MS));
-	return undefined;
+	gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfter);
 }
 
 /**
- * A request sent at generation `seen` was refused (401) by an n8n that does not renew on its own. Unless a renewal
+ * Waits while the token endpoint is paused. Returns when the request should be sent again: the pause ended, a renewal
+ * or a probe passed (`generation` moved on from `seen`), or it is this request's turn to probe. Fails when the wait
+ * would exceed TOKEN_WAIT_MS or the execution was cancelled.
+ */
+async function waitOutPause(
+	ctx: AmlContext,
+	gate: Gate,
+	seen: number,
+	started: number,
+): Promise<RenewalFailure | undefined> {
+	for (;;) {
+		const waitMs = gate.pausedUntil - Date.now();
+		if (waitMs <= 0 || gate.generation !== seen) return undefined;
+		if (
+			Date.now() - started + Math.min(waitMs, PROBE_MS) > TOKEN_WAIT_MS ||
+			cancelSignal(ctx)?.aborted
+		)
+			return { error: gate.lastError ?? new Error('token endpoint busy'), waited: true };
+		const probe = !gate.probing;
+		if (probe) gate.probing = true;
+		try {
+			await sleep(Math.min(waitMs, PROBE_MS));
+		} finally {
+			if (probe) gate.probing = false;
+		}
+		if (probe) return undefined;
+	}
+}
+
+/**
+ * A request sent at generation `seen` was refused (401, handed back by n8n). Unless a renewal or a passing probe
  * completed since (then the request is only sent again), n8n's `refreshOAuth2Token` renews and stores the token;
  * one renewal at a time per credential in this process. Returns when the request should be sent again.
  */
@@ -168,7 +192,7 @@ async function renewToken(
 			await gate.inFlight.catch(() => undefined);
 			continue;
 		}
-		if (gate.pausedUntil > Date.now()) return await waitOutPause(ctx, gate, started);
+		if (gate.pausedUntil > Date.now()) return await waitOutPause(ctx, gate, seen, started);
 		const renewal = (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(
 			ctx,
 			CREDENTIAL_TYPE,
@@ -177,12 +201,13 @@ async function renewToken(
 		try {
 			await renewal;
 			gate.generation++;
+			gate.renewals++;
 			gate.failures = 0;
 			gate.pausedUntil = 0;
 			return undefined;
 		} catch (error) {
 			if (!tokenEndpointBusy(error, tokenUrl))
-				return { error, waited: Date.now() - started > RESUME_JITTER_MS };
+				return { error, waited: Date.now() - started > PROBE_MS };
 			pause(gate, error, tokenUrl);
 		} finally {
 			if (gate.inFlight === renewal) gate.inFlight = undefined;
@@ -238,6 +263,7 @@ export async function send<T>(
 	let renewedSinceSent = false;
 	for (;;) {
 		const seen = gate.generation;
+		const renewalsSeen = gate.renewals;
 		let response: FullResponse<T>;
 		try {
 			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
@@ -249,30 +275,34 @@ export async function send<T>(
 			const outcome = classify(error, tokenUrl);
 			if (outcome.kind !== 'http') return { error };
 			if (outcome.status === 401 && !outcome.fromTokenEndpoint) {
-				// n8n renewed the token itself and the renewed one was refused too.
+				// An n8n that threw the 401 renewed the token itself, and the renewed one was refused too.
 				refusedFresh(state, { error });
 				return { error };
 			}
 			// n8n's own token fetch or renewal met a busy token endpoint: wait with every run of the process, send again.
 			if (!outcome.fromTokenEndpoint || !tokenEndpointBusy(error, tokenUrl)) return { error };
 			pause(gate, error, tokenUrl);
-			const failure = await waitOutPause(ctx, gate, started);
+			const failure = await waitOutPause(ctx, gate, seen, started);
 			if (failure) return { error: failure.error, final: true };
 			continue;
 		}
 		if (response.statusCode !== 401) {
-			if (response.statusCode < 300) state.refusedFresh = 0;
+			if (response.statusCode < 300) {
+				state.refusedFresh = 0;
+				// A request refused during a pause passed (another process stored a token): the waiting ones go now.
+				if (gate.pausedUntil > Date.now() && seen === gate.generation) gate.generation++;
+			}
 			return { response };
 		}
-		// The 401 came back as an answer: this n8n renewed nothing.
+		// The 401 came back as an answer: n8n renewed nothing.
 		if (renewedSinceSent || !canRenew) {
-			if (renewedSinceSent) refusedFresh(state, { response }, gate.generation);
+			if (renewedSinceSent) refusedFresh(state, { response }, gate.renewals);
 			return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
 		const failure = await renewToken(ctx, gate, tokenUrl, seen, started);
 		if (failure) return { error: failure.error, final: failure.waited };
-		renewedSinceSent = gate.generation !== seen;
+		renewedSinceSent = gate.renewals !== renewalsSeen;
 	}
 }
 

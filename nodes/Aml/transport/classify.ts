@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * What a failed send was: an HTTP answer (also one n8n wrapped, and the token endpoint's), a network failure
- * (no answer), or something else. The retry loop (request.ts) and the token renewal (token.ts) decide on this.
+ * (no answer), or something else. The retry loop (request.ts) and the token renewal (auth.ts) decide on this.
  */
 
 /** Network failures where the request certainly never reached the service: any request may be repeated. */

@@ -94,9 +94,9 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
 		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		// Statuses come back to this function; only 401 is thrown, so that n8n renews the token (n8n before 2.11 returns
-		// the 401 too: auth.ts renews then).
-		ignoreHttpStatusErrors: { ignore: true, except: [401] },
+		// Every status comes back to this function, a 401 too: auth.ts has n8n renew the token, one renewal per process
+		// at a time and none while the token endpoint refuses (n8n renewing on its own would ask once per refused request).
+		ignoreHttpStatusErrors: true,
 		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
 		abortSignal: signal,
 	};
