@@ -189,7 +189,13 @@ export class N8nClient {
 	}
 
 	async getCredential(id: string): Promise<Json> {
-		return this.ok(await this.api.get(`/credentials/${id}`), 'get credential');
+		const response = await this.api.get(`/credentials/${id}`);
+		if (response.status === 405 && this.restFallback) {
+			// n8n 1.x has no public route to read one credential: the editor's REST call (it hands no secrets back either)
+			const { rest } = await this.restFallback('');
+			return this.ok(await rest.get(`/credentials/${id}`), 'get credential (REST)').data;
+		}
+		return this.ok(response, 'get credential');
 	}
 
 	/** n8n's credential test (the credential type's `test` request), as the editor's "Retry"/save does. */

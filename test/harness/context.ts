@@ -41,8 +41,17 @@ export function n8n(): N8nClient {
 /** n8n's internal REST API (`/rest`, and `/types/*.json` with `{ baseURL: '' }` and a full URL) as the owner. */
 export async function ownerRest(): Promise<AxiosInstance> {
 	const c = context();
-	return await login(c.n8n.baseUrl, c.n8n.owner ?? DEFAULT_OWNER);
+	// One login per test file (jest worker) and n8n: n8n 1.x limits logins per minute (429 "Too many requests").
+	const key = c.n8n.baseUrl;
+	let session = ownerSessions.get(key);
+	if (!session) {
+		session = login(c.n8n.baseUrl, c.n8n.owner ?? DEFAULT_OWNER);
+		session.catch(() => ownerSessions.delete(key));
+		ownerSessions.set(key, session);
+	}
+	return await session;
 }
+const ownerSessions = new Map<string, Promise<AxiosInstance>>();
 
 /** Node types (`/types/nodes.json`) and credential types (`/types/credentials.json`) n8n has loaded. */
 export async function loadedTypes(): Promise<{ nodes: Json[]; credentials: Json[] }> {

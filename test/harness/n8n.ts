@@ -215,6 +215,9 @@ export function n8nEnv(opts: { node: string; n8n: string; userFolder: string; po
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
 		EXECUTIONS_DATA_PRUNE: 'false',
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
+		// n8n 2.x's default; n8n 1.x keeps binary data in memory by default ("default" mode: a 100 MB file from disk
+		// added 12x its size to n8n's memory there), and the README tells 1.x users to set this for large files.
+		N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
 		DB_SQLITE_POOL_SIZE: '4',
 		// n8n pings its database every 2 s and answers every request 503 "Database is not ready!" while a ping
 		// is late; on a loaded test machine a busy SQLite misses the default timeout.

@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { amlRequest, backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
+import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
 import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer, tokenContext } from './realHttpContext';
 
 const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
@@ -328,6 +328,22 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		} finally {
 			await server.close();
 		}
+	});
+});
+
+describe('classify: what n8n 1.x leaves of a failed request (its NodeApiError keeps no cause)', () => {
+	// The shape n8n-workflow 1.123's NodeApiError has for an axios error: the mapped message, the original one among
+	// `messages`, the code as `httpCode`, no `cause`.
+	const wrapped = (httpCode: string, original: string, mapped: string) => Object.assign(new Error(mapped), { httpCode, messages: [original] });
+	test.each([
+		['ECONNABORTED', 'timeout of 1000ms exceeded', 'The connection was aborted, perhaps the server is offline', 'ETIMEDOUT'],
+		['ECONNRESET', 'socket hang up', 'The connection to the server was closed unexpectedly, perhaps it is offline.', 'ECONNRESET'],
+		['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9', 'The service refused the connection - perhaps it is offline', 'ECONNREFUSED'],
+	])('%s (%s) is a network failure: %s', (httpCode, original, mapped, code) => {
+		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({ kind: 'network', code });
+	});
+	test('a status without an answer is the token endpoint\'s (the API\'s statuses come back as answers)', () => {
+		expect(classify(wrapped('429', 'too many', 'The service is receiving too many requests from you'), 'http://t/oauth/token')).toMatchObject({ kind: 'http', status: 429, fromTokenEndpoint: true });
 	});
 });
 

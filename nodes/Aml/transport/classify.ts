@@ -102,15 +102,31 @@ export function classify(error: unknown, tokenUrl: string): Classified {
 			fromTokenEndpoint: true,
 		};
 	}
-	for (const candidate of [err, err?.cause as typeof err]) {
-		const code = candidate?.code;
-		if (typeof code === 'string' && NETWORK_CODES.has(code)) return { kind: 'network', code };
+	// n8n 1.x wraps a failed request in a NodeApiError that keeps no `cause`: what is left is the code n8n read from the
+	// original error (`httpCode`) and the original message among `messages`.
+	const wrapped = error as { httpCode?: unknown; messages?: unknown };
+	const texts = [
+		err?.message ?? '',
+		...(Array.isArray(wrapped?.messages) ? wrapped.messages.map(String) : []),
+	].join('\n');
+	const timedOut = /timeout of \d+ms exceeded|ETIMEDOUT|ESOCKETTIMEDOUT/i.test(texts);
+	for (const code of [err?.code, (err?.cause as typeof err)?.code, wrapped?.httpCode]) {
+		if (typeof code === 'string' && NETWORK_CODES.has(code))
+			return { kind: 'network', code: code === 'ECONNABORTED' && timedOut ? 'ETIMEDOUT' : code };
 	}
-	if (/socket hang up|timeout of \d+ms exceeded|aborted/i.test(err?.message ?? '')) {
+	if (!err?.cause && typeof wrapped?.httpCode === 'string' && /^[45]\d\d$/.test(wrapped.httpCode)) {
+		// A status n8n 1.x threw without the answer: the API's statuses come back as answers (ignoreHttpStatusErrors),
+		// so only n8n's own token fetch throws one.
 		return {
-			kind: 'network',
-			code: /timeout/i.test(err?.message ?? '') ? 'ETIMEDOUT' : 'ECONNRESET',
+			kind: 'http',
+			status: Number(wrapped.httpCode),
+			body: undefined,
+			headers: {},
+			fromTokenEndpoint: true,
 		};
+	}
+	if (/socket hang up|timeout of \d+ms exceeded|aborted/i.test(texts)) {
+		return { kind: 'network', code: timedOut ? 'ETIMEDOUT' : 'ECONNRESET' };
 	}
 	return { kind: 'other', error: error as Error };
 }
