@@ -8,7 +8,7 @@ import type {
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
 import { MAIN_CONNECTION } from './helpers/n8nSupport';
-import { loadOptions } from './methods';
+import { listSearch, loadOptions } from './methods';
 
 export class Aml implements INodeType {
 	description: INodeTypeDescription = {
@@ -18,9 +18,11 @@ export class Aml implements INodeType {
 		group: ['transform'],
 		// 1.1: Screening → Search outputs one item per searched name, with its matches (none is an item too). Version 1
 		// keeps one item per match as saved workflows expect.
+		// 1.2: Person ID, Custom List ID and Alert ID are resource locators (From List / By ID / By URL); versions 1
+		// and 1.1 keep them as the plain text fields they were (helpers/versions.ts, locatorByVersion).
 		// No defaultVersion: n8n then uses the last version for new nodes, and offers "Custom API Call" only on a node
 		// whose defaultVersion is unset (or equals its version).
-		version: [1, 1.1],
+		version: [1, 1.1, 1.2],
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',
@@ -65,7 +67,7 @@ export class Aml implements INodeType {
 		],
 	};
 
-	methods = { loadOptions };
+	methods = { loadOptions, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

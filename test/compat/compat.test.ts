@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
-import { amlCredentialData, context, control, loadedTypes, n8n, runAml } from '../harness/context';
+import { amlCredentialData, context, control, loadedTypes, n8n, ownerRest, runAml } from '../harness/context';
 import { cleanup, deliveries, publish, runCleanup, settled, target, until } from '../harness/trigger';
 
 /**
  * The compatibility subset, run on every supported n8n line (scripts/test.sh runs it on the oldest 1.x and the
  * oldest 2.x; `AML_N8N_VERSION=<v> npx jest --selectProjects compat` on any): the package loads, the credential
- * test passes, one operation per resource works, a refused token is renewed with 1 s tokens, the trigger verifies
+ * test passes, one operation per resource works, node version 1.2's resource locators work, a refused token is renewed with 1 s tokens, the trigger verifies
  * HMAC. Everything asserts what the sandbox stored or answered.
  */
 const suffix = randomUUID().slice(0, 8);
@@ -85,6 +85,34 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 		const record = await runAml({ resource: 'customList', operation: 'create', customListId: listId, recordId: 'r-1', attributesMode: 'json', attributesJson: '{"name":"Compat Ltd"}' });
 		expect(record.status).toBe('success');
 		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['r-1']);
+	});
+
+	test('node version 1.2 loads: its resource locators run By ID, By URL and with a From List value, and the Person ID list answers n8n\'s REST call', async () => {
+		const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
+		const v12 = { typeVersion: 1.2 };
+		const got = await runAml({ resource: 'person', operation: 'get', personId: rl('list', personId) }, [{}], v12);
+		expect(got.outputs[0][0]).toMatchObject({ id: personId });
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `compat rl ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
+		const record = await runAml({ resource: 'customList', operation: 'create', customListId: rl('url', `https://app.example.com/lists/${listId}`), recordId: '={{ $json.id }}', attributesMode: 'json', attributesJson: '{"name":"Compat RL"}' }, [{ id: 'rl-1' }], v12);
+		expect(record.status).toBe('success');
+		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['rl-1']);
+		const alert = await runAml({ resource: 'alert', operation: 'createManualAlert', personId: rl('id', personId), rationale: 'OTHER' }, [{}], v12);
+		const alertId = alert.outputs[0][0].id as number;
+		const closed = await runAml({ resource: 'alert', operation: 'updateStatus', alertType: 'MANUAL', alertId: rl('url', `https://app.example.com/alerts/${alertId}`), status: 'CLOSED' }, [{}], v12);
+		expect(closed.status).toBe('success');
+		expect((await control.get<any[]>('/manual-alerts')).find((a) => a.id === alertId)).toMatchObject({ personId, status: 'CLOSED' });
+
+		const rest = await ownerRest();
+		const listed = await rest.post('/dynamic-node-parameters/resource-locator-results', {
+			nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1.2 },
+			methodName: 'searchPersons',
+			path: 'personId',
+			currentNodeParameters: { resource: 'person', operation: 'get', personId: rl('list', '') },
+			credentials: { amlOAuth2Api: context().credential },
+			filter: 'Tester',
+		});
+		expect(listed.status).toBe(200);
+		expect((listed.data.data ?? listed.data).results).toContainEqual({ name: `Compat Tester (${personId})`, value: personId, description: 'Customer' });
 	});
 
 	test('1 s tokens: every refused token is renewed, no item fails, one token request per expiry at most', async () => {

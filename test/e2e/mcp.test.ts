@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import * as path_ from 'node:path';
 
-import { context, control, n8n, runAml, type Json } from '../harness/context';
+import { context, control, runAml, type Json } from '../harness/context';
+import { mcpTools, textOf, type McpTools } from '../harness/mcp';
 import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 
 /**
@@ -14,12 +15,7 @@ const suffix = randomUUID().slice(0, 8);
 const personId = `mcp-${suffix}`;
 const TRIGGER = 'MCP Server Trigger';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
-
-let workflowId: string | undefined;
+let mcp: McpTools | undefined;
 let client: any;
 
 beforeAll(async () => {
@@ -29,28 +25,17 @@ beforeAll(async () => {
 	const trigger = (workflow.nodes as Json[]).find((n) => n.name === TRIGGER)!;
 	trigger.parameters.path = path;
 	trigger.webhookId = randomUUID();
-	const created = await n8n().createWorkflow({ ...workflow, name: `${workflow.name} ${suffix}` });
-	workflowId = created.id;
-	await n8n().activate(created.id);
 
 	const person = await runAml({ resource: 'person', operation: 'create', personId, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Mcp"}' });
 	expect(person.status).toBe('success');
 
-	client = new Client({ name: 'aml-e2e', version: '1.0.0' });
-	await client.connect(new StreamableHTTPClientTransport(new URL(`${context().n8n.baseUrl}/mcp/${path}`)));
+	mcp = await mcpTools({ ...workflow, name: `${workflow.name} ${suffix}` }, path);
+	client = mcp.client;
 });
 
 afterAll(async () => {
-	await client?.close().catch(() => undefined);
-	if (workflowId) {
-		await n8n().deactivate(workflowId).catch(() => undefined);
-		await n8n().deleteWorkflow(workflowId).catch(() => undefined);
-	}
+	await mcp?.close();
 });
-
-function textOf(result: Json): string {
-	return (result.content ?? []).map((c: Json) => c.text ?? '').join('\n');
-}
 
 describe('AML node as a tool through the MCP Server Trigger', () => {
 	test('the MCP client lists the tools with their descriptions and $fromAI input schemas', async () => {

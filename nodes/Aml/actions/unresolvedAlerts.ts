@@ -19,7 +19,8 @@ import type { OperationModule } from './types';
  */
 export function unresolvedAlertsOperation(options: {
 	resource: 'person' | 'transaction';
-	idProperty: INodeProperties;
+	/** The ID parameter (one property, or one per node version) and its label in errors. */
+	idProperties: INodeProperties[];
 	idLabel: string;
 	/** Path of the collection, e.g. `/v1/persons`. */
 	collectionPath: string;
@@ -30,7 +31,7 @@ export function unresolvedAlertsOperation(options: {
 		deprecationNotice(
 			'Decision rules configured in the AML web UI replace this check; their results arrive through the AML Trigger (PERSON / TRANSACTION decision events).',
 		),
-		options.idProperty,
+		...options.idProperties,
 		optionsCollection(),
 	];
 	return {
@@ -44,7 +45,7 @@ export function unresolvedAlertsOperation(options: {
 			validate: ItemValidator,
 		): Promise<INodeExecutionData[][]> {
 			return await runItems(this, items, validate, {
-				prepare: (i) => itemId(this, options.idProperty.name, i, options.idLabel),
+				prepare: (i) => itemId(this, options.idProperties[0].name, i, options.idLabel),
 				send: async (id, i) => {
 					const answer = (await amlApiRequest.call(
 						this,

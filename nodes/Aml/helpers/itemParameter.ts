@@ -5,7 +5,8 @@ import type {
 	INodeParameters,
 } from 'n8n-workflow';
 
-import { validId } from '../validation';
+import { invalid, validId } from '../validation';
+import { urlRule, VALUE_MODES } from './locators';
 
 /**
  * `={{ $json.field }}` or `={{ $json["field name"] }}`: what n8n's editor writes when an input field is dragged
@@ -116,9 +117,39 @@ export function itemParameter(
 	return viaN8n();
 }
 
+/** A resource locator's value as n8n stores it: `{ __rl: true, mode, value }`. */
+function isLocator(value: unknown): value is { mode: string; value: unknown } {
+	return value !== null && typeof value === 'object' && 'mode' in value && 'value' in value;
+}
+
 /**
- * The ID an item's parameter `name` holds, validated (`validId`: IDs are sent exactly as given); an error names the
- * field by its `label`.
+ * The ID an item's parameter holds, whether it is a plain string (node versions 1 and 1.1) or a resource locator
+ * (from 1.2): what `getNodeParameter(name, itemIndex, undefined, { extractValue: true })` answers for both shapes
+ * (n8n returns a plain value as it is, a locator's value, and for a By URL locator the ID its mode's `extractValue`
+ * regex reads from the link). Plain values and the modes without extraction (From List, By ID) take
+ * `itemParameter`'s fast path; a link that names no ID fails naming the item and the field (`label`).
+ */
+export function itemLocatorValue(
+	ctx: IExecuteFunctions,
+	name: string,
+	itemIndex: number,
+	label: string,
+): unknown {
+	const raw = rawAt(sourceOf(ctx).parameters, name);
+	if (!isLocator(raw)) return itemParameter(ctx, name, itemIndex);
+	if (VALUE_MODES.includes(raw.mode)) return itemParameter(ctx, `${name}.value`, itemIndex);
+	try {
+		return ctx.getNodeParameter(name, itemIndex, undefined, { extractValue: true });
+	} catch {
+		// An expression that fails fails here again, with n8n's own error.
+		const given = ctx.getNodeParameter(name, itemIndex) as { value?: unknown } | undefined;
+		throw invalid(ctx, itemIndex, label, given?.value, urlRule(name));
+	}
+}
+
+/**
+ * The ID an item's parameter `name` holds (plain string or resource locator), validated (`validId`: IDs are sent
+ * exactly as given); an error names the field by its `label`.
  */
 export function itemId(
 	ctx: IExecuteFunctions,
@@ -126,5 +157,5 @@ export function itemId(
 	itemIndex: number,
 	label: string,
 ): string {
-	return validId(ctx, itemIndex, label, itemParameter(ctx, name, itemIndex));
+	return validId(ctx, itemIndex, label, itemLocatorValue(ctx, name, itemIndex, label));
 }

@@ -1,6 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDisplayOptions, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { itemParameter } from './itemParameter';
+import type { Locator } from './locators';
 
 /**
  * Parameters whose default changed with AML node version 1.1. n8n does not store a parameter that equals its
@@ -29,4 +30,33 @@ export function simplifyByVersion(property: INodeProperties): INodeProperties[] 
 /** Reads Simplify of an item with the default of the node's version. */
 export function readSimplify(ctx: IExecuteFunctions, itemIndex: number): boolean {
 	return itemParameter(ctx, 'simplify', itemIndex, ctx.getNode().typeVersion >= 1.1) === true;
+}
+
+/** The first AML node version whose ID parameters are resource locators. */
+export const LOCATOR_VERSION = 1.2;
+
+/**
+ * An ID parameter as a resource locator from version 1.2 (`modes`, helpers/locators.ts), and as the plain string it
+ * was in versions 1 and 1.1: same name, so a saved node keeps its value, its default and its behaviour. Read either
+ * with `itemLocatorValue` (helpers/itemParameter.ts).
+ */
+export function locatorByVersion(property: INodeProperties, locator: Locator): INodeProperties[] {
+	const { modes } = locator;
+	const shownFrom = (versions: NonNullable<IDisplayOptions['show']>['@version']) => ({
+		...property.displayOptions,
+		show: { ...property.displayOptions?.show, '@version': versions },
+	});
+	// Each mode has its own placeholder.
+	const rest: INodeProperties = { ...property };
+	delete rest.placeholder;
+	return [
+		{
+			...rest,
+			type: 'resourceLocator',
+			default: { mode: modes[0].name, value: '' },
+			modes,
+			displayOptions: shownFrom([{ _cnd: { gte: LOCATOR_VERSION } }]),
+		},
+		{ ...property, displayOptions: shownFrom([1, 1.1]) },
+	];
 }

@@ -1,6 +1,11 @@
-import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	ILoadOptionsFunctions,
+	INodeListSearchResult,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 import { getListGroups } from './listGroups';
+import { searchPersons } from './persons';
 import { getUsableFields } from './usableFields';
 
 export const loadOptions: Record<
@@ -9,4 +14,16 @@ export const loadOptions: Record<
 > = {
 	getListGroups,
 	getUsableFields,
+};
+
+/** The lists of resource locators' From List modes (helpers/locators.ts). */
+export const listSearch: Record<
+	string,
+	(
+		this: ILoadOptionsFunctions,
+		filter?: string,
+		paginationToken?: string,
+	) => Promise<INodeListSearchResult>
+> = {
+	searchPersons,
 };

@@ -11,7 +11,8 @@ import { uuidRule } from '../validation/rules';
 export async function getUsableFields(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const raw = this.getCurrentNodeParameter('customListId') as unknown;
+	// Plain text before node version 1.2, a resource locator from 1.2: n8n extracts the ID from either.
+	const raw = this.getCurrentNodeParameter('customListId', { extractValue: true }) as unknown;
 	const customListId = typeof raw === 'string' ? raw.trim() : '';
 	if (customListId === '' || customListId.startsWith('=')) {
 		throw new NodeOperationError(

@@ -18,6 +18,9 @@ import {
 	rationaleProperty,
 } from './shared';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
+import { personIdLocator } from '../../helpers/locators';
+import { personIdProperty } from '../person/shared';
+import { locatorByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,15 +30,13 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Person ID',
-		name: 'personId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'cust-10023',
-		description: 'External, case-sensitive ID of the person the alert is about',
-	},
+	...locatorByVersion(
+		{
+			...personIdProperty,
+			description: 'External, case-sensitive ID of the person the alert is about',
+		},
+		personIdLocator,
+	),
 	{
 		displayName: 'Transaction ID',
 		name: 'transactionId',

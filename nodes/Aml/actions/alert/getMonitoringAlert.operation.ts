@@ -9,13 +9,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
-import { alertIdProperty, validAlertId, simplifyMonitoringAlert, simplifyProperty } from './shared';
-import { itemParameter } from '../../helpers/itemParameter';
+import {
+	alertIdProperties,
+	readAlertId,
+	simplifyMonitoringAlert,
+	simplifyProperty,
+} from './shared';
 import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	alertIdProperty(1, {
+	...alertIdProperties(1, {
 		description:
 			'Numeric ID of the monitoring alert (whole number, 1 or more), e.g. the "alertId" of a monitoring check result or of an ALERT_CREATED webhook',
 	}),
@@ -39,7 +43,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
-			alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1),
+			alertId: readAlertId(this, i, 1),
 			simplify: readSimplify(this, i),
 		}),
 		send: async ({ alertId, simplify }, i) => {

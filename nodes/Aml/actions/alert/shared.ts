@@ -1,5 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { itemLocatorValue } from '../../helpers/itemParameter';
+import { alertIdLocator } from '../../helpers/locators';
+import { locatorByVersion } from '../../helpers/versions';
 import { valid, invalid, lengthRule } from '../../validation';
 
 /** The service's manual alert rationales (ApiManualAlertRationale). */
@@ -86,6 +89,19 @@ export function alertIdProperty(
 		description: `Numeric ID of the alert as shown in the AML web UI or in an alert webhook (whole number, ${min} or more)`,
 		...overrides,
 	};
+}
+
+/** Alert ID: a resource locator from node version 1.2 (By ID, By URL), plain text before. */
+export function alertIdProperties(
+	min: number,
+	overrides: Partial<INodeProperties> = {},
+): INodeProperties[] {
+	return locatorByVersion(alertIdProperty(min, overrides), alertIdLocator);
+}
+
+/** Reads and checks the Alert ID of an item (plain text or resource locator); returns it as a number. */
+export function readAlertId(ctx: IExecuteFunctions, i: number, min: number): number {
+	return validAlertId(ctx, i, 'Alert ID', itemLocatorValue(ctx, 'alertId', i, 'Alert ID'), min);
 }
 
 export const rationaleProperty: INodeProperties = {

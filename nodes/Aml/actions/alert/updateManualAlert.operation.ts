@@ -12,8 +12,8 @@ import { amlApiRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
 import { answerOrSent } from '../../helpers/answers';
 import {
-	alertIdProperty,
-	validAlertId,
+	alertIdProperties,
+	readAlertId,
 	explainStatusNotFound,
 	MAX_RATIONALE_COMMENT,
 	optionalText,
@@ -31,7 +31,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	alertIdProperty(1, {
+	...alertIdProperties(1, {
 		description:
 			'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
 	}),
@@ -80,7 +80,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => {
-			const alertId = validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 1);
+			const alertId = readAlertId(this, i, 1);
 			const rationale = itemParameter(this, 'rationale', i, '') as string;
 			if (!rationale) {
 				throw invalid(

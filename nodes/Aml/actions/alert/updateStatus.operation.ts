@@ -11,8 +11,8 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest } from '../../transport';
 import { valid, nonEmptyRule, type ItemValidator } from '../../validation';
 import {
-	alertIdProperty,
-	validAlertId,
+	alertIdProperties,
+	readAlertId,
 	explainStatusNotFound,
 	optionalText,
 	STATUS_CODE_HINT,
@@ -53,7 +53,7 @@ const properties: INodeProperties[] = [
 		default: 'MONITORING',
 		description: 'Kind of alert whose status is changed',
 	},
-	alertIdProperty(0, {
+	...alertIdProperties(0, {
 		description:
 			'Numeric ID of the alert (whole number, 0 or more) as shown in the AML web UI or in an alert webhook',
 	}),
@@ -93,7 +93,7 @@ export async function execute(
 		prepare: (i) => {
 			const body: IDataObject = {
 				alertType: itemParameter(this, 'alertType', i) as string,
-				alertId: validAlertId(this, i, 'Alert ID', itemParameter(this, 'alertId', i), 0),
+				alertId: readAlertId(this, i, 0),
 				status: valid<string>(
 					this,
 					i,

@@ -5,7 +5,7 @@ import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, bodyMessage } from '../../transport';
 import {
-	customListIdProperty,
+	customListIdProperties,
 	readListId,
 	readRecordId,
 	recordIdProperty,
@@ -15,7 +15,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	customListIdProperty,
+	...customListIdProperties,
 	recordIdProperty,
 	optionsCollection([
 		{

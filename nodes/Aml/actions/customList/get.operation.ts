@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest } from '../../transport';
 import {
-	customListIdProperty,
+	customListIdProperties,
 	readListId,
 	readRecordId,
 	recordIdProperty,
@@ -18,7 +18,7 @@ import {
 } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = [customListIdProperty, recordIdProperty, recordOptions];
+const properties: INodeProperties[] = [...customListIdProperties, recordIdProperty, recordOptions];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['get'] } },

@@ -9,10 +9,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, type Paged } from '../../transport';
-import { customListIdProperty, readListId, recordOptions, recordsPath } from './shared';
+import { customListIdProperties, readListId, recordOptions, recordsPath } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = [customListIdProperty, ...pagingProperties, recordOptions];
+const properties: INodeProperties[] = [
+	...customListIdProperties,
+	...pagingProperties,
+	recordOptions,
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['getAll'] } },

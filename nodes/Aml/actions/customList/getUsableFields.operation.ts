@@ -2,10 +2,10 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { customListIdProperty, fetchUsableFields, readListId, recordOptions } from './shared';
+import { customListIdProperties, fetchUsableFields, readListId, recordOptions } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = [customListIdProperty, recordOptions];
+const properties: INodeProperties[] = [...customListIdProperties, recordOptions];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['getUsableFields'] } },

@@ -9,7 +9,9 @@ import {
 	type KnownAttribute,
 } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
-import { itemId, itemParameter } from '../../helpers/itemParameter';
+import { itemId, itemLocatorValue } from '../../helpers/itemParameter';
+import { customListIdLocator } from '../../helpers/locators';
+import { locatorByVersion } from '../../helpers/versions';
 import {
 	amlApiRequest,
 	amlRequest,
@@ -29,6 +31,12 @@ export const customListIdProperty: INodeProperties = {
 	description:
 		'ID of the custom list (a UUID). Find it in the AML web UI under the custom list settings, or in the address bar when the list is open.',
 };
+
+/** Custom List ID: a resource locator from node version 1.2 (By ID, By URL), plain text before. */
+export const customListIdProperties: INodeProperties[] = locatorByVersion(
+	customListIdProperty,
+	customListIdLocator,
+);
 
 export const recordIdProperty: INodeProperties = {
 	displayName: 'Record ID',
@@ -80,7 +88,7 @@ export function recordAttributeProperties(
 export const recordOptions: INodeProperties = optionsCollection();
 
 export function readListId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const raw = itemParameter(ctx, 'customListId', itemIndex);
+	const raw = itemLocatorValue(ctx, 'customListId', itemIndex, 'Custom List ID');
 	return valid<string>(
 		ctx,
 		itemIndex,
@@ -121,7 +129,7 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 /** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
 export function recordWriteProperties(notice: { name: string; text: string }): INodeProperties[] {
 	return [
-		customListIdProperty,
+		...customListIdProperties,
 		recordIdProperty,
 		...recordAttributeProperties(),
 		{ displayName: notice.text, name: notice.name, type: 'notice', default: '' },

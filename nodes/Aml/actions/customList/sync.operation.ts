@@ -10,6 +10,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequests, prepareEveryItem } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import { customListIdLocator } from '../../helpers/locators';
+import { locatorByVersion } from '../../helpers/versions';
 import { amlApiRequest, walkPages, type Paged } from '../../transport';
 import {
 	customListIdProperty,
@@ -41,10 +43,13 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		...customListIdProperty,
-		description: `${customListIdProperty.description} Read from the first item.`,
-	},
+	...locatorByVersion(
+		{
+			...customListIdProperty,
+			description: `${customListIdProperty.description} Read from the first item.`,
+		},
+		customListIdLocator,
+	),
 	{
 		displayName: 'Record ID',
 		name: 'recordId',

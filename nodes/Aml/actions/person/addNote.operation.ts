@@ -17,11 +17,11 @@ import {
 	numericIdRule,
 	type ItemValidator,
 } from '../../validation';
-import { personIdProperty, readPersonId } from './shared';
+import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
-	personIdProperty,
+	...personIdProperties,
 	{
 		displayName: 'Content',
 		name: 'content',

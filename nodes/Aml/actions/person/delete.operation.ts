@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { personIdProperty, readPersonId } from './shared';
+import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
@@ -15,7 +15,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	personIdProperty,
+	...personIdProperties,
 	optionsCollection(),
 ];
 

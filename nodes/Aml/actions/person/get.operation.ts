@@ -10,9 +10,9 @@ import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
 import type { ItemValidator } from '../../validation';
-import { personIdProperty, readPersonId } from './shared';
+import { personIdProperties, readPersonId } from './shared';
 
-const properties: INodeProperties[] = [personIdProperty, optionsCollection()];
+const properties: INodeProperties[] = [...personIdProperties, optionsCollection()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['person'], operation: ['get'] } },

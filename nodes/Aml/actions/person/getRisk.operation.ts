@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, readPersonId, simplifyProperty, simplifyRisk } from './shared';
+import { personIdProperties, readPersonId, simplifyProperty, simplifyRisk } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
@@ -21,7 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	personIdProperty,
+	...personIdProperties,
 	simplifyProperty(
 		'Whether to return only the final risk level and score, the override level and each risk factor with its level, instead of the full answer',
 	),

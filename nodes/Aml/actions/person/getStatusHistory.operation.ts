@@ -9,12 +9,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, readPersonId, simplifyProperty, simplifyStatusHistory } from './shared';
+import {
+	personIdProperties,
+	readPersonId,
+	simplifyProperty,
+	simplifyStatusHistory,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	personIdProperty,
+	...personIdProperties,
 	simplifyProperty(
 		'Whether to return only the current status and each status with its start and end time, instead of the full history with assigners and snooze records',
 	),

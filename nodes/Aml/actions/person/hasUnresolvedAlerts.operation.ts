@@ -1,9 +1,9 @@
 import { unresolvedAlertsOperation } from '../unresolvedAlerts';
-import { personIdProperty } from './shared';
+import { personIdProperties } from './shared';
 
 export const { description, execute } = unresolvedAlertsOperation({
 	resource: 'person',
-	idProperty: personIdProperty,
+	idProperties: personIdProperties,
 	idLabel: 'Person ID',
 	collectionPath: '/v1/persons',
 	outputKey: 'personId',

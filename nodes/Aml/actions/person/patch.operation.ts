@@ -11,11 +11,11 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
-import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
+import { PERSON_ATTRIBUTES, personIdProperties, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
-	personIdProperty,
+	...personIdProperties,
 	{
 		...personTypeProperty,
 		required: false,

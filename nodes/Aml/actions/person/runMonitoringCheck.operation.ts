@@ -5,12 +5,12 @@ import { checkListOrThrow } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, readPersonId } from './shared';
+import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	personIdProperty,
+	...personIdProperties,
 	{
 		displayName: 'All Results',
 		name: 'allResults',

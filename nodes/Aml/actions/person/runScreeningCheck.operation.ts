@@ -5,7 +5,7 @@ import { checkListOrThrow } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
-import { personIdProperty, readPersonId } from './shared';
+import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
@@ -16,7 +16,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	personIdProperty,
+	...personIdProperties,
 	optionsCollection(),
 ];
 

@@ -15,7 +15,7 @@ import {
 	categoryOptions,
 	PERSON_CATEGORIES,
 	PERSON_STATUSES,
-	personIdProperty,
+	personIdProperties,
 	readPersonId,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -24,7 +24,7 @@ const properties: INodeProperties[] = [
 	deprecationNotice(
 		'This uses the older person update (v1), the only way to set status, category or snoozes: the current update and patch operations cannot change them. Attributes are not sent; use Patch for them.',
 	),
-	personIdProperty,
+	...personIdProperties,
 	{
 		displayName: 'Fields to Set',
 		name: 'setFields',

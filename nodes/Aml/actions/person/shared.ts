@@ -2,9 +2,12 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
+import { personIdLocator } from '../../helpers/locators';
+import { locatorByVersion } from '../../helpers/versions';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
+/** Person ID as plain text: the ID of a new person (Create), and of an existing one before node version 1.2. */
 export const personIdProperty: INodeProperties = {
 	displayName: 'Person ID',
 	name: 'personId',
@@ -15,6 +18,12 @@ export const personIdProperty: INodeProperties = {
 	description:
 		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
+
+/** The Person ID of an existing person: a resource locator from node version 1.2 (From List, By ID). */
+export const personIdProperties: INodeProperties[] = locatorByVersion(
+	personIdProperty,
+	personIdLocator,
+);
 
 export const personTypeProperty: INodeProperties = {
 	displayName: 'Type',

@@ -5,7 +5,7 @@ import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
-import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
+import { PERSON_ATTRIBUTES, personIdProperties, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
@@ -17,7 +17,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	personIdProperty,
+	...personIdProperties,
 	personTypeProperty,
 	...attributeProperties({ known: PERSON_ATTRIBUTES, reservedInputFields: ['id', 'type'] }),
 	optionsCollection(),

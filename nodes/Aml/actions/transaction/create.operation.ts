@@ -21,7 +21,7 @@ import {
 	readTransactionId,
 	TRANSACTION_ATTRIBUTES,
 	transactionIdProperty,
-	transactionPersonIdProperty,
+	transactionPersonIdProperties,
 } from './shared';
 
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
@@ -31,7 +31,7 @@ const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 });
 
 const properties: INodeProperties[] = [
-	transactionPersonIdProperty,
+	...transactionPersonIdProperties,
 	transactionIdProperty,
 	modeProperty,
 	...CORE_FIELDS.map((field) => ({

@@ -13,12 +13,12 @@ import {
 	readOwnerId,
 	readTransactionId,
 	transactionIdProperty,
-	transactionPersonIdProperty,
+	transactionPersonIdProperties,
 } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	transactionPersonIdProperty,
+	...transactionPersonIdProperties,
 	transactionIdProperty,
 	optionsCollection(),
 ];

@@ -15,7 +15,7 @@ import {
 } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { valid, lengthRule, type ItemValidator } from '../../validation';
-import { readOwnerId, transactionPersonIdProperty } from './shared';
+import { readOwnerId, transactionPersonIdProperties } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const MAX_TEXT = 200;
@@ -24,7 +24,7 @@ const optionalText = (value: unknown) =>
 	value === '' || value === undefined ? undefined : lengthRule(value, 1, MAX_TEXT);
 
 const properties: INodeProperties[] = [
-	transactionPersonIdProperty,
+	...transactionPersonIdProperties,
 	...pagingProperties,
 	optionsCollection([
 		{

@@ -3,7 +3,7 @@ import { transactionIdProperty } from './shared';
 
 export const { description, execute } = unresolvedAlertsOperation({
 	resource: 'transaction',
-	idProperty: transactionIdProperty,
+	idProperties: [transactionIdProperty],
 	idLabel: 'Transaction ID',
 	collectionPath: '/v1/transactions',
 	outputKey: 'transactionId',

@@ -2,6 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
+import { personIdLocator } from '../../helpers/locators';
+import { personIdProperty } from '../person/shared';
+import { locatorByVersion } from '../../helpers/versions';
 import { amountRule, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
@@ -15,16 +18,15 @@ export const transactionIdProperty: INodeProperties = {
 		'Your own, case-sensitive ID of the transaction. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
-export const transactionPersonIdProperty: INodeProperties = {
-	displayName: 'Person ID',
-	name: 'personId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'cust-10023',
-	description:
-		'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
-};
+/** The person who made the transaction: a resource locator from node version 1.2 (From List, By ID). */
+export const transactionPersonIdProperties: INodeProperties[] = locatorByVersion(
+	{
+		...personIdProperty,
+		description:
+			'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
+	},
+	personIdLocator,
+);
 
 /** The four attributes every transaction is expected to have, offered as their own fields. */
 export const CORE_FIELDS: INodeProperties[] = [

@@ -12,7 +12,7 @@ import {
 	readTransactionId,
 	TRANSACTION_ATTRIBUTES,
 	transactionIdProperty,
-	transactionPersonIdProperty,
+	transactionPersonIdProperties,
 } from './shared';
 
 const properties: INodeProperties[] = [
@@ -23,7 +23,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	transactionPersonIdProperty,
+	...transactionPersonIdProperties,
 	transactionIdProperty,
 	...attributeProperties({
 		known: TRANSACTION_ATTRIBUTES,
