@@ -413,6 +413,10 @@ export class N8nClient {
 			const marker = randomUUID();
 			const response = await this.callWebhook(runner.path, { __amlRun: marker, items }, { timeoutMs: opts.timeoutMs });
 			if (response.status === 404) throw new Error(`webhook of workflow ${runner.id} not registered: ${JSON.stringify(response.data)}`);
+			// n8n 1.x starts no execution for a workflow whose node lacks a required parameter ("The workflow has issues"
+			// in its log); its webhook answers "There was a problem executing the workflow"
+			if (response.status >= 500 && /has issues|cannot be executed|problem executing the workflow/i.test(JSON.stringify(response.data)))
+				throw new Error(`n8n refused to run workflow ${runner.id}: ${JSON.stringify(response.data)}`);
 			const execution = await this.waitForExecution(runner.id, { marker, timeoutMs: opts.timeoutMs });
 			const run = lastRun(execution, name);
 			return {
