@@ -98,7 +98,7 @@ if ! marked "$N8N_DIR" "$N8N_MARK"; then
   if n8n_ok; then
     echo "adopting the existing n8n $VERSION in $N8N_DIR" >&2
   else
-    echo "installing n8n $VERSION on Node $NODE_VERSION into $N8N_DIR (about 6 minutes and 2.9 GB the first time)" >&2
+    echo "installing n8n $VERSION on Node $NODE_VERSION into $N8N_DIR (2-6 minutes and 2.9 GB the first time)" >&2
     rm -rf "$N8N_DIR" && mkdir -p "$N8N_DIR"
     (
       cd "$N8N_DIR"
