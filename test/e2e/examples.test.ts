@@ -5,6 +5,8 @@ import axios from 'axios';
 
 import { context, control, n8n, nodeError, nodeOutput, nodeOutputs } from '../harness/context';
 import type { CredentialRef, Json } from '../harness/client';
+import { Aml } from '../../nodes/Aml/Aml.node';
+import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
 import { credentialTypes, exampleFiles, importExample, readExample, stickyText, type ExampleChoices } from '../harness/examples';
 
 /**
@@ -28,6 +30,14 @@ async function credential(type: string, name: string, data: Json): Promise<Crede
 }
 
 /** Imports the file unchanged, makes the user's choices, returns the workflow id and the stored workflow. */
+/** The newest version of each node of this package (the AML node also serves as the AI tool `amlTool`). */
+const newestOf = (version: number | number[]) => (Array.isArray(version) ? Math.max(...version) : version);
+const NEWEST_VERSION: Record<string, number> = {
+	'n8n-nodes-aml.aml': newestOf(new Aml().description.version),
+	'n8n-nodes-aml.amlTool': newestOf(new Aml().description.version),
+	'n8n-nodes-aml.amlTrigger': newestOf(new AmlTrigger().description.version),
+};
+
 async function importAsUser(file: string, choices: ExampleChoices): Promise<{ id: string; workflow: Json }> {
 	const { id, workflow } = await importExample(n8n(), file, choices);
 	created.push(id);
@@ -88,12 +98,15 @@ afterAll(async () => {
 });
 
 describe('every example imports into n8n as shipped', () => {
-	test.each(exampleFiles().map((f) => [f.split('/').pop()!]))('%s: no placeholders, credentials by name only, n8n accepts the file unchanged, the sticky notes name what to set', async (file) => {
+	test.each(exampleFiles().map((f) => [f.split('/').pop()!]))('%s: no placeholders, credentials by name only, the AML nodes at their newest version, n8n accepts the file unchanged, the sticky notes name what to set', async (file) => {
 		const shipped = readExample(file);
 		expect(JSON.stringify(shipped)).not.toMatch(/__[A-Z0-9_]+__/);
 		const notes = stickyText(shipped);
 		expect(notes.length).toBeGreaterThan(0);
 		for (const node of shipped.nodes as Json[]) {
+			// this package's nodes at the version a new node gets in the editor (its newest)
+			const newest = NEWEST_VERSION[node.type as string];
+			if (newest !== undefined) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest });
 			for (const [type, ref] of Object.entries((node.credentials ?? {}) as Record<string, Json>)) {
 				expect({ node: node.name, type, ref }).toEqual({ node: node.name, type, ref: { id: null, name: expect.any(String) } });
 				// every node with a credential is named in a sticky note (what to choose there)
