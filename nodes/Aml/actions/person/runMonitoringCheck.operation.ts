@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkListOrThrow } from '../../helpers/checks';
+import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
+import { runsAsTool } from '../outputs';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -49,8 +50,21 @@ export async function execute(
 				},
 				i,
 			);
-			const { list: results, alertIds } = checkListOrThrow(this, answer, 'results', i);
-			return { personId, alertCreated: alertIds.length > 0, alertIds, results };
+			const outcome = checkListOrThrow(this, answer, 'results', i);
+			const { list: results, alertIds } = outcome;
+			return {
+				personId,
+				...decisionFields(outcome),
+				alertCreated: alertIds.length > 0,
+				alertIds,
+				results,
+			};
 		},
+		...checkFailures<{ personId: string }>({
+			idKey: 'personId',
+			idOf: ({ personId }) => personId,
+			listKey: 'results',
+			asTool: runsAsTool(this),
+		}),
 	});
 }

@@ -1,9 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkListOrThrow } from '../../helpers/checks';
+import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
+import { runsAsTool } from '../outputs';
 import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
@@ -42,8 +43,21 @@ export async function execute(
 				},
 				i,
 			);
-			const { list: matches, alertIds } = checkListOrThrow(this, answer, 'matches', i);
-			return { personId, matched: matches.length > 0, alertIds, matches };
+			const outcome = checkListOrThrow(this, answer, 'matches', i);
+			const { list: matches, alertIds } = outcome;
+			return {
+				personId,
+				...decisionFields(outcome),
+				matched: matches.length > 0,
+				alertIds,
+				matches,
+			};
 		},
+		...checkFailures<string>({
+			idKey: 'personId',
+			idOf: (personId) => personId,
+			listKey: 'matches',
+			asTool: runsAsTool(this),
+		}),
 	});
 }

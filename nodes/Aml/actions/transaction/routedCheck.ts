@@ -1,12 +1,12 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
+import {
+	checkFailures,
+	checkOutcome,
+	decisionFields,
+	failClosedOrThrow,
+} from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
@@ -56,7 +56,8 @@ export function routedCheckOperation(options: {
 			validate: ItemValidator,
 		): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
-			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
+			const asTool = runsAsTool(this);
+			const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, validate, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
@@ -71,12 +72,13 @@ export function routedCheckOperation(options: {
 							},
 							i,
 						);
-						const { decision, reason, list, alertIds } = checkOutcome(answer, options.key);
-						const json: IDataObject = { transactionId, decision };
-						if (reason) json.reason = reason;
-						json[options.key] = list;
-						json.alertIds = alertIds;
-						return json;
+						const outcome = checkOutcome(answer, options.key);
+						return {
+							transactionId,
+							...decisionFields(outcome),
+							[options.key]: outcome.list,
+							alertIds: outcome.alertIds,
+						};
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
 					}
@@ -85,8 +87,14 @@ export function routedCheckOperation(options: {
 				route: routed
 					? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT)
 					: undefined,
-				// Continue-on-fail error items are never cleared.
-				errorOutput: routed ? BLOCK_OUTPUT : 0,
+				// Failed items say block, and with Continue On Fail leave on Block: never cleared.
+				...checkFailures<string>({
+					idKey: 'transactionId',
+					idOf: (transactionId) => transactionId,
+					listKey: options.key,
+					errorOutput: routed ? BLOCK_OUTPUT : 0,
+					asTool,
+				}),
 			});
 		},
 	};
