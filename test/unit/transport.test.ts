@@ -337,7 +337,7 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 	// What the token endpoint does, and what n8n's OAuth2 client (the one n8n uses) throws for it.
 	const endpoint: Record<string, (res: import('node:http').ServerResponse, req: import('node:http').IncomingMessage) => void> = {
 		drop: (_res, req) => req.socket.destroy(),
-		'429 OAuth body': (res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"error":"too_many_requests","error_description":"5 a minute"}'),
+		'429 OAuth body': (res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"error":"too_many_requests","error_description":"rate limit: 5 a minute"}'),
 		'429 plain': (res) => res.writeHead(429, { 'retry-after': '3' }).end('slow down'),
 		'503': (res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":503}'),
 		invalid_client: (res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
@@ -359,7 +359,8 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
 			new NodeApiError(node, new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, { cause: error }) as unknown as JsonObject),
-		'2.0.3 first fetch (NodeApiError → cause)': (error) => new NodeApiError(node, error as unknown as JsonObject),
+		// n8n-workflow 1.x and 2.0.x declare `cause` as a class field, which wipes the cause the constructor set
+		'1.123.81 / 2.0.3 first fetch (NodeApiError, its cause wiped)': (error) => Object.assign(new NodeApiError(node, error as unknown as JsonObject), { cause: undefined }),
 		'renewal (refreshOAuth2Token throws the client\'s error)': (error) => error,
 	};
 	const expected: Record<string, object> = {
@@ -373,6 +374,11 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 	test.each(rows)('token endpoint %s, %s: at the token endpoint, never the service', async (kind, wrapper) => {
 		const error = await tokenError(kind);
 		const outcome = classify(wrappers[wrapper](error), (error as Error & { tokenUrl: string }).tokenUrl);
+		if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
+			// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
+			expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+			return;
+		}
 		expect(outcome).toMatchObject(expected[kind]);
 		expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
 		expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');

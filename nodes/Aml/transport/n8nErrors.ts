@@ -20,7 +20,11 @@ import type { IDataObject } from 'n8n-workflow';
  *   (`code: 'EAUTH'`, `body`, no status, no headers); another 4xx/3xx a ResponseError (`status`, `body`, code
  *   `ESTATUS`); a 5xx or a failure without an answer the HTTP client's AxiosError (`response` / `code`, `config.url` the
  *   token URL).
- * - n8n's message text "Failed to acquire OAuth2 access token: HTTP status NNN" (a ResponseError wrapped on 2.41.1).
+ * - n8n's message text "Failed to acquire OAuth2 access token: HTTP status NNN" (a ResponseError wrapped on 2.41.1);
+ *   on 1.x an AuthError leaves `httpCode: 'EAUTH'` and its message (the OAuth2 client's text for the error code, else
+ *   the endpoint's error_description), a ResponseError its status as `httpCode`.
+ * - Timeouts at the token endpoint are n8n's own: 300 s on 2.41.1 (the OAuth2 client's), none on 1.123.81; the node's
+ *   Timeout option does not reach them.
  */
 
 /** Network failures where the request certainly never reached the service: any request may be repeated. */
@@ -81,8 +85,8 @@ const FIRST_FETCH = /Failed to acquire OAuth2 access token/i;
 
 /** OAuth error codes of a token endpoint answer that stand for its 429 and its 503 (n8n drops the status). */
 const OAUTH_BUSY: Array<[RegExp, number]> = [
-	[/too_many_requests|rate_limit|slow_down/i, 429],
-	[/temporarily_unavailable|server_error/i, 503],
+	[/too_many_requests|too many requests|rate[_ ]limit|slow_down/i, 429],
+	[/temporarily_unavailable|temporarily unavailable|server_error/i, 503],
 ];
 
 /**
@@ -142,6 +146,14 @@ export function classify(error: unknown, tokenUrl: string): Classified {
 		...(Array.isArray(link.messages) ? link.messages.map(String) : []),
 	]);
 	const texts = messages.join('\n');
+	// n8n 1.x keeps of an AuthError only its code (as `httpCode`) and its message: the OAuth2 client's text for the error
+	// code, else the endpoint's error_description.
+	if (chain.some((link) => link.httpCode === 'EAUTH')) {
+		const busy = OAUTH_BUSY.find(([pattern]) => pattern.test(texts));
+		const refusedClient = /invalid_client|client authentication failed/i.test(texts);
+		const status = busy ? busy[1] : refusedClient ? 401 : 400;
+		return { kind: 'http', status, body: undefined, headers: {}, fromTokenEndpoint: true };
+	}
 	const tokenStatus = /Failed to acquire OAuth2 access token: HTTP status (\d{3})/.exec(texts);
 	if (tokenStatus) {
 		return {

@@ -5,7 +5,8 @@ import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/c
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { runsAsTool } from '../outputs';
-import { amlApiRequest, idSegment } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
@@ -39,7 +40,7 @@ export async function execute(
 			allResults: itemParameter(this, 'allResults', i, false) as boolean,
 		}),
 		send: async ({ personId, allResults }, i) => {
-			const answer = await amlApiRequest.call(
+			const response = await amlRequest.call(
 				this,
 				{
 					method: 'POST',
@@ -50,7 +51,7 @@ export async function execute(
 				},
 				i,
 			);
-			const outcome = checkListOrThrow(this, answer, 'results', i);
+			const outcome = checkListOrThrow(this, response.body, 'results', i);
 			const { list: results, alertIds } = outcome;
 			return {
 				personId,
@@ -58,6 +59,7 @@ export async function execute(
 				alertCreated: alertIds.length > 0,
 				alertIds,
 				results,
+				...lostAnswerFields(response),
 			};
 		},
 		...checkFailures<{ personId: string }>({

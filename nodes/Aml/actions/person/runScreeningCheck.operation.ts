@@ -5,7 +5,8 @@ import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/c
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { runsAsTool } from '../outputs';
-import { amlApiRequest, idSegment } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
@@ -34,7 +35,7 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (personId, i) => {
-			const answer = await amlApiRequest.call(
+			const response = await amlRequest.call(
 				this,
 				{
 					method: 'POST',
@@ -43,7 +44,7 @@ export async function execute(
 				},
 				i,
 			);
-			const outcome = checkListOrThrow(this, answer, 'matches', i);
+			const outcome = checkListOrThrow(this, response.body, 'matches', i);
 			const { list: matches, alertIds } = outcome;
 			return {
 				personId,
@@ -51,6 +52,7 @@ export async function execute(
 				matched: matches.length > 0,
 				alertIds,
 				matches,
+				...lostAnswerFields(response),
 			};
 		},
 		...checkFailures<string>({

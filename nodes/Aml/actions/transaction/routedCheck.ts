@@ -9,7 +9,8 @@ import {
 } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, idSegment } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty } from './shared';
@@ -62,7 +63,7 @@ export function routedCheckOperation(options: {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {
-						const answer = await amlApiRequest.call(
+						const response = await amlRequest.call(
 							this,
 							// Checks may be repeated after a timeout or 5xx.
 							{
@@ -72,12 +73,14 @@ export function routedCheckOperation(options: {
 							},
 							i,
 						);
-						const outcome = checkOutcome(answer, options.key);
+						const outcome = checkOutcome(response.body, options.key);
 						return {
 							transactionId,
 							...decisionFields(outcome),
 							[options.key]: outcome.list,
 							alertIds: outcome.alertIds,
+							// repeated after a lost answer: the service may have raised its alert twice (README)
+							...lostAnswerFields(response),
 						};
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
