@@ -7,9 +7,6 @@ import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
  * an AI builder) is read as the ID itself (`itemLocatorValue`, helpers/itemParameter.ts).
  */
 
-/** Modes whose value is the ID itself (no `extractValue`): read without n8n's extraction (helpers/itemParameter.ts). */
-export const VALUE_MODES = ['list', 'id'];
-
 /** A web-app link: scheme and host, then any path before the segment that names the resource. */
 const LINK = 'https?://[^/\\s?#]+(?:/[^\\s?#]*?)?';
 
