@@ -23,7 +23,7 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://app.example.com',
+			placeholder: 'e.g. https://app.example.com',
 			description:
 				'Address of the AML service without a path. Sandbox and production accounts have different hosts: create one credential for each.',
 		},
@@ -47,7 +47,7 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '={{$self["baseUrl"].replace(/\\/$/, "")}}/oauth/token',
 			required: true,
-			placeholder: 'https://app.example.com/oauth/token',
+			placeholder: 'e.g. https://app.example.com/oauth/token',
 			description:
 				'Token endpoint of the account. By default the API base URL followed by /oauth/token; a sandbox has its own token URL.',
 		},
