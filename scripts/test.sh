@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
 # runs n8n's community-node lint (scripts/lint.sh, counted as one test), the type-check of the test code (tsc -p
-# tsconfig.test.json, one test) and the jest projects unit, sandbox, e2e
+# tsconfig.test.json, one test), the jest project unit, the release check (scripts/release-check.ts: pack, npm publish
+# --dry-run of the tarball, n8n's community package scan, actionlint; one test) and the jest projects sandbox, e2e
 # (real n8n; Debian's Chromium for the browser check, apt-get installed when missing), faults (real n8n against
 # the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones) and compat (the
 # compatibility subset on each other supported n8n line, one counted suite per version, each installed and cached
@@ -22,7 +23,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-lint typecheck unit sandbox e2e faults compat queue}"
+suites="${AML_TEST_SUITES:-lint typecheck unit release sandbox e2e faults compat queue}"
 compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
 passed=0
 failed=0
@@ -132,6 +133,12 @@ for suite in $suites; do
   if [ "$suite" = typecheck ]; then
     # the test code, harness, sandbox and benchmarks type-checked (jest only transpiles them): one test
     one_check typecheck node_modules/.bin/tsc -p tsconfig.test.json --noEmit
+    continue
+  fi
+  if [ "$suite" = release ]; then
+    # the release path without publishing (scripts/release-check.ts): pack, npm publish --dry-run of the tarball,
+    # n8n's community package scan over the tarball and the sources, the scanner is the newest, actionlint: one test
+    one_check release node_modules/.bin/tsx scripts/release-check.ts
     continue
   fi
   if [ "$suite" = compat ]; then

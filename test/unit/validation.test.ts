@@ -1,8 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { Aml } from '../../nodes/Aml/Aml.node';
 import { itemParameter } from '../../nodes/Aml/helpers/itemParameter';
-import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
 import { parameterValidator } from '../../nodes/Aml/validation/parameters';
 import {
 	amountRule,
