@@ -14,7 +14,7 @@ export class Aml implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML',
 		name: 'aml',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

@@ -65,7 +65,7 @@ export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML Trigger',
 		name: 'amlTrigger',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle:

@@ -27,16 +27,14 @@ const built = fs.existsSync(path.join(root, 'dist', 'nodes', 'Aml', 'Aml.node.js
 			'README.md',
 			'LICENSE.md',
 			'dist/nodes/Aml/Aml.node.json',
-			'dist/nodes/Aml/aml.svg',
-			'dist/nodes/Aml/aml.dark.svg',
 			'dist/nodes/AmlTrigger/AmlTrigger.node.json',
-			'dist/nodes/AmlTrigger/aml.svg',
-			'dist/nodes/AmlTrigger/aml.dark.svg',
 			'dist/icons/aml.svg',
 			'dist/icons/aml.dark.svg',
 		]) {
 			expect(files).toContain(file);
 		}
+		// each icon is stored once: nodes and credentials point at dist/icons
+		expect(files.filter((file: string) => file.endsWith('.svg') && !file.startsWith('dist/icons/'))).toEqual([]);
 	});
 
 	test('holds no sources, tests, maps, sandbox or benchmarks', () => {
