@@ -7,7 +7,7 @@ import type {
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
-import { MAIN_CONNECTION } from './helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { listSearch, loadOptions } from './methods';
 
 export class Aml implements INodeType {

@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { MAIN_CONNECTION } from '../Aml/helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import {
 	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,

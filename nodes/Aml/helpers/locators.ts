@@ -119,3 +119,15 @@ export function locatorProperty(property: INodeProperties, locator: Locator): IN
 		modes,
 	};
 }
+
+/** Person ID as plain text: the ID of a new person (Person → Create), and the base of the Person ID locator. */
+export const personIdProperty: INodeProperties = {
+	displayName: 'Person ID',
+	name: 'personId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. cust-10023',
+	description:
+		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+};
