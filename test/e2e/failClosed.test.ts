@@ -146,13 +146,13 @@ describe('defect 6: a token endpoint that refuses the client stops the run: one 
 		const items = Array.from({ length: 10 }, () => ({ id: 'cust-1001' }));
 		const run = await runAml({ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, items, { continueOnFail: true }, { credentials: { amlOAuth2Api: credential }, reuse: false });
 		const log = await since(mark);
+		expect(tokenRequests(log).map((r) => r.status)).toEqual([401]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toHaveLength(10);
 		for (const item of run.outputs[0]) {
 			expect(item.error).toMatch(/token endpoint refused the credential/);
 			expect(item.error).not.toMatch(/Rate limit|may have been applied/);
 		}
-		expect(tokenRequests(log).map((r) => r.status)).toEqual([401]);
 		// the renewal follows the one request the expired token was refused for; nothing else reaches the service
 		expect(apiRequests(log).map((r) => r.status)).toEqual(when === 'renewal' ? [401] : []);
 	});
