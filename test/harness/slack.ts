@@ -75,8 +75,8 @@ function parseBody(text: string, contentType: string | undefined): Record<string
 	}
 }
 
-/** Starts the stand-in; `dir` receives its key and certificate. */
-export async function startSlackStandIn(dir: string): Promise<SlackStandIn> {
+/** Starts the stand-in; `dir` receives its key and certificate; `onCall` sees each call (the demo prints them). */
+export async function startSlackStandIn(dir: string, onCall?: (call: SlackCall) => void): Promise<SlackStandIn> {
 	const keyFile = path.join(dir, 'slack-standin.key');
 	const caFile = path.join(dir, 'slack-standin.pem');
 	execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '2', '-subj', '/CN=slack.com', '-addext', 'subjectAltName=DNS:slack.com'], { stdio: 'ignore' });
@@ -88,7 +88,9 @@ export async function startSlackStandIn(dir: string): Promise<SlackStandIn> {
 			const method = url.pathname.replace(/^\/api\//, '');
 			const body = { ...Object.fromEntries(url.searchParams), ...parseBody(text, req.headers['content-type']) };
 			const auth = req.headers.authorization;
-			calls.push({ method, token: auth?.replace(/^Bearer /, ''), body, receivedAt: new Date().toISOString() });
+			const call = { method, token: auth?.replace(/^Bearer /, ''), body, receivedAt: new Date().toISOString() };
+			calls.push(call);
+			onCall?.(call);
 			res.setHeader('content-type', 'application/json; charset=utf-8');
 			res.end(JSON.stringify(auth ? answer(method, body, calls.length) : { ok: false, error: 'not_authed' }));
 		});
