@@ -7,14 +7,14 @@ import type {
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
-import { MAIN_CONNECTION } from './helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { listSearch, loadOptions } from './methods';
 
 export class Aml implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML',
 		name: 'aml',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { MAIN_CONNECTION } from '../Aml/helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import {
 	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -65,7 +65,7 @@ export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML Trigger',
 		name: 'amlTrigger',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
 		version: 1,
 		subtitle:

@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeProperties, INodePropertyMode } from 'n8n-
 
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { itemId, itemLocatorValue } from '../../nodes/Aml/helpers/itemParameter';
-import { VALUE_MODES } from '../../nodes/Aml/helpers/locators';
 import { hasMorePages, parsePersonToken, personListItem, personSearchBody, searchPersons } from '../../nodes/Aml/methods/persons';
 import { context, scriptedServer } from './realHttpContext';
 
@@ -34,8 +33,7 @@ describe('the ID parameters', () => {
 		expect(modes('customListId')).toEqual(['id', 'url']);
 		expect(modes('alertId')).toEqual(['id', 'url']);
 		for (const mode of locators.flatMap((p) => p.modes ?? [])) {
-			// itemLocatorValue reads VALUE_MODES without n8n's extraction: right only while they have none.
-			expect({ mode: mode.name, extracts: Boolean(mode.extractValue) }).toEqual({ mode: mode.name, extracts: !VALUE_MODES.includes(mode.name) });
+			expect({ mode: mode.name, extracts: Boolean(mode.extractValue) }).toEqual({ mode: mode.name, extracts: mode.name === 'url' });
 		}
 		const list = locators.find((p) => p.name === 'personId')?.modes?.[0];
 		expect(list?.typeOptions).toEqual({ searchListMethod: 'searchPersons', searchable: true });
@@ -105,25 +103,13 @@ describe('itemLocatorValue (detail: one reading for a plain value and every loca
 	};
 
 	test.each([
-		['plain text (a workflow written by hand, through the API or by an AI builder)', 'cust-1', {}, 'cust-1'],
-		['plain expression of an input field', '={{ $json.id }}', { id: 'cust-2' }, 'cust-2'],
-		['From List', { __rl: true, mode: 'list', value: 'cust-3', cachedResultName: 'Anna (cust-3)' }, {}, 'cust-3'],
-		['By ID', { __rl: true, mode: 'id', value: 'cust-4' }, {}, 'cust-4'],
-		['By ID with an input field', { __rl: true, mode: 'id', value: '={{ $json.id }}' }, { id: 'cust-5' }, 'cust-5'],
-	])('%s is read without a call into n8n', (_what, raw, json, expected) => {
-		const { ctx, calls } = run(raw, json);
-		expect(itemLocatorValue(ctx, 'personId', 1, 'Person ID')).toBe(expected);
-		expect(calls).toEqual([]);
-	});
-
-	test('any other expression in a value mode is left to n8n (for the value); a link is extracted by n8n', () => {
-		const other = run({ __rl: true, mode: 'id', value: '={{ $json.id.trim() }}' }, { id: ' a ' });
-		expect(itemLocatorValue(other.ctx, 'personId', 0, 'Person ID')).toBe('by n8n');
-		expect(other.calls).toEqual([['personId.value', undefined]]);
-
-		const link = run({ __rl: true, mode: 'url', value: 'https://app.example.com/alerts/9' }, {});
-		expect(itemLocatorValue(link.ctx, 'personId', 0, 'Person ID')).toBe('by n8n');
-		expect(link.calls).toEqual([['personId', { extractValue: true }]]);
+		['plain text (a workflow written by hand, through the API or by an AI builder)', 'cust-1'],
+		['From List', { __rl: true, mode: 'list', value: 'cust-3', cachedResultName: 'Anna (cust-3)' }],
+		['By URL', { __rl: true, mode: 'url', value: 'https://app.example.com/alerts/9' }],
+	])('%s is read by n8n with extractValue', (_what, raw) => {
+		const { ctx, calls } = run(raw, {});
+		expect(itemLocatorValue(ctx, 'personId', 1, 'Person ID')).toBe('by n8n');
+		expect(calls).toEqual([['personId', { extractValue: true }]]);
 	});
 
 	test('a link from which n8n reads no ID fails naming item, field, value and the accepted form', () => {

@@ -7,9 +7,6 @@ import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
  * an AI builder) is read as the ID itself (`itemLocatorValue`, helpers/itemParameter.ts).
  */
 
-/** Modes whose value is the ID itself (no `extractValue`): read without n8n's extraction (helpers/itemParameter.ts). */
-export const VALUE_MODES = ['list', 'id'];
-
 /** A web-app link: scheme and host, then any path before the segment that names the resource. */
 const LINK = 'https?://[^/\\s?#]+(?:/[^\\s?#]*?)?';
 
@@ -122,3 +119,15 @@ export function locatorProperty(property: INodeProperties, locator: Locator): IN
 		modes,
 	};
 }
+
+/** Person ID as plain text: the ID of a new person (Person → Create), and the base of the Person ID locator. */
+export const personIdProperty: INodeProperties = {
+	displayName: 'Person ID',
+	name: 'personId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. cust-10023',
+	description:
+		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
+};

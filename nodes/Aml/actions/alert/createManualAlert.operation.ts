@@ -18,8 +18,7 @@ import {
 	rationaleProperty,
 } from './shared';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
-import { locatorProperty, personIdLocator } from '../../helpers/locators';
-import { personIdProperty } from '../person/shared';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
 
 const properties: INodeProperties[] = [
 	locatorProperty(

@@ -1,3 +1,4 @@
+import { personIdProperty } from '../../helpers/locators';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -11,7 +12,7 @@ import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
 import type { ItemValidator } from '../../validation';
-import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
+import { PERSON_ATTRIBUTES, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [

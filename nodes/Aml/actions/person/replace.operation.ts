@@ -50,7 +50,7 @@ export async function execute(
 				},
 				i,
 			);
-			return { id, type, attributes, result: 'updated' };
+			return { id, type, attributes, result: 'replaced' };
 		},
 	});
 }

@@ -2,21 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
-import { locatorProperty, personIdLocator } from '../../helpers/locators';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
-
-/** Person ID as plain text: the ID of a new person (Create), and of an existing one before node version 1.2. */
-export const personIdProperty: INodeProperties = {
-	displayName: 'Person ID',
-	name: 'personId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'e.g. cust-10023',
-	description:
-		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
-};
 
 /** The Person ID of an existing person: a resource locator (From List, By ID). */
 export const personIdProperties: INodeProperties[] = [

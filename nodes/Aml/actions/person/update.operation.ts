@@ -66,7 +66,7 @@ export async function execute(
 				{ method: 'PATCH', path: `/v2/persons/${idSegment(id)}`, body, retry: 'safe' },
 				i,
 			);
-			return { id, ...body, result: 'patched' };
+			return { id, ...body, result: 'updated' };
 		},
 	});
 }

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
-import { locatorProperty, personIdLocator } from '../../helpers/locators';
-import { personIdProperty } from '../person/shared';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
+
 import { amountRule, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
