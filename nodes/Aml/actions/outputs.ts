@@ -1,5 +1,5 @@
 /**
- * Outputs of the AML node: one, except for transaction checks with "Route to Clear/Block" on, which
+ * Outputs of the AML node: one, except for transaction checks and the gate with "Route to Clear/Block" on, which
  * have Clear (output 0) and Block (output 1). Evaluated by n8n from the parameters.
  */
 export const CLEAR_OUTPUT = 0;
@@ -12,7 +12,7 @@ export const outputsExpression = `={{(${String(function configuredOutputs(parame
 }) {
 	const routed =
 		parameters.resource === 'transaction' &&
-		['runMonitoringCheck', 'runScreeningCheck'].includes(parameters.operation ?? '') &&
+		['gate', 'runMonitoringCheck', 'runScreeningCheck'].includes(parameters.operation ?? '') &&
 		parameters.routeOutputs !== false;
 	return routed
 		? [

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isTransientFailure } from '../transport';
+import { isBudgetSpent, isTransientFailure } from '../transport';
 import { unreadableAnswer } from './answers';
 import type { ItemOperation } from './items';
 
@@ -105,8 +105,15 @@ export function alertIdsOf(list: IDataObject[]): number[] {
 	return [...new Set(ids)];
 }
 
-/** Why a check that could not be completed blocks: the error's message (never a secret: errors are built clean). */
-function failedReason(error: unknown): string {
+/** The reason of a block because the item's time budget was spent. */
+export const TIMEOUT_REASON = 'timeout';
+
+/**
+ * Why a check that could not be completed blocks: `timeout` when the time budget was spent, else the error's message
+ * (never a secret: errors are built clean).
+ */
+export function failedReason(error: unknown): string {
+	if (isBudgetSpent(error)) return TIMEOUT_REASON;
 	return `check failed: ${(error as { message?: string }).message ?? 'no answer'}`;
 }
 

@@ -29,6 +29,31 @@ export const requestOptions: INodeProperties[] = [
 	},
 ];
 
+/**
+ * "Time Budget": how long one item may take in this node, all attempts and waits included (0: no budget). A payment
+ * gate needs an answer in bounded time; see `deadline` in transport/request.ts.
+ */
+export function timeBudgetOption(defaultMs: number, purpose: string): INodeProperties {
+	return {
+		displayName: 'Time Budget',
+		name: 'timeBudget',
+		type: 'number',
+		typeOptions: { minValue: 0 },
+		default: defaultMs,
+		description: `Milliseconds one item may take in this node, retries and waits included; 0 for no limit. ${purpose}.`,
+	};
+}
+
+/** The item's Time Budget option in milliseconds (0: none). */
+export function timeBudgetMs(
+	ctx: { getNodeParameter(name: string, itemIndex: number, fallback?: unknown): unknown },
+	itemIndex: number,
+	defaultMs: number,
+): number {
+	const value = ctx.getNodeParameter('options.timeBudget', itemIndex, defaultMs);
+	return typeof value === 'number' && value > 0 ? value : 0;
+}
+
 /** Another default and description of a request option, for an operation whose requests differ (file uploads). */
 export type RequestOptionChanges = Partial<
 	Record<'parallelRequests' | 'timeout', Pick<INodeProperties, 'default' | 'description'>>

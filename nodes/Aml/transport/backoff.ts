@@ -38,3 +38,25 @@ export function backoffDelay(
 	// "Equal jitter": never less than half the ceiling, so a burst of retries spreads out but still waits.
 	return Math.round(ceiling / 2 + random() * (ceiling / 2));
 }
+
+/**
+ * Pure: what follows a failed attempt. `stop` when it may not be repeated or the attempts are used up (the caller
+ * reports the failure itself); `budget` when a repeat, after waiting `waitMs`, could not start before the item's time
+ * budget ends (`remainingMs`; Infinity without a budget), or the budget is already spent (an attempt cut short by
+ * it); else `retry` after `waitMs`.
+ */
+export function nextStep(step: {
+	retryable: boolean;
+	/** The attempt got an HTTP answer (a refusal that is not repeated is reported as it is, budget or not). */
+	answered: boolean;
+	attempt: number;
+	maxAttempts: number;
+	waitMs: number;
+	remainingMs: number;
+}): 'retry' | 'stop' | 'budget' {
+	if (!step.retryable && step.answered) return 'stop';
+	if (step.remainingMs <= 0) return 'budget';
+	if (!step.retryable || step.attempt >= step.maxAttempts) return 'stop';
+	// a repeat needs some time to be answered in, not only to start
+	return step.waitMs >= step.remainingMs ? 'budget' : 'retry';
+}

@@ -18,6 +18,40 @@ export function isTransientFailure(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && unavailable.has(error);
 }
 
+/**
+ * The item's time budget (the "Time Budget" option) was spent before the service answered: a check blocks with reason
+ * `timeout`; a create says whether the request may have been stored (`mayHaveApplied`: it was sent and its answer is
+ * missing). Unavailable too, so that every check fails closed on it.
+ */
+const budgetSpent = new WeakMap<object, { sent: boolean }>();
+
+export function isBudgetSpent(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && budgetSpent.has(error);
+}
+
+/** Whether the request whose budget was spent had reached the service (it may have been applied). */
+export function budgetSpentSent(error: unknown): boolean | undefined {
+	return typeof error === 'object' && error !== null ? budgetSpent.get(error)?.sent : undefined;
+}
+
+export function budgetSpentError(
+	node: INode,
+	failure: { budgetMs: number; method: string; path: string; attempts: number; sent: boolean },
+	itemIndex?: number,
+): NodeApiError {
+	const message = failure.sent
+		? `Time budget of ${failure.budgetMs} ms spent: the AML service did not answer in time. The request reached the service and may have been applied`
+		: `Time budget of ${failure.budgetMs} ms spent before the AML service answered. The request was not applied`;
+	const description = `${failure.method} ${failure.path}: ${failure.attempts} attempt(s) within the time budget (the node's "Time Budget" option).`;
+	const error = new NodeApiError(node, { message, description } as JsonObject, {
+		message,
+		description,
+		itemIndex,
+	});
+	budgetSpent.set(error, { sent: failure.sent });
+	return markUnavailable(error);
+}
+
 /** What the interface says each status means and what the user should do. */
 export const STATUS_MEANING: Record<number, string> = {
 	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',

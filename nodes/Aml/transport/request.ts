@@ -8,9 +8,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from './backoff';
+import {
+	backoffDelay,
+	DEFAULT_BACKOFF,
+	nextStep,
+	parseRetryAfter,
+	type BackoffPolicy,
+} from './backoff';
 import { NEVER_SENT, tokenBody, type Classified } from './classify';
-import { networkError, serviceError, tokenEndpointError } from './errors';
+import { budgetSpentError, networkError, serviceError, tokenEndpointError } from './errors';
 import { renewIfExpiring, runState, send, type AmlContext } from './auth';
 
 /**
@@ -37,6 +43,12 @@ export interface AmlRequest {
 	headers?: IDataObject;
 	retry?: RetryMode;
 	timeoutMs?: number;
+	/**
+	 * The item's time budget: `at` (epoch ms) is when it ends, `ms` its length (for messages). Each attempt waits at most
+	 * the time left, no repeat starts that could not be answered before it, and when it is spent the request fails with
+	 * `budgetSpentError` (a check blocks with reason `timeout`).
+	 */
+	deadline?: Deadline;
 	/** Statuses the caller handles itself (returned, not thrown). */
 	passStatuses?: number[];
 	/**
@@ -61,6 +73,16 @@ export interface AmlResponse<T = unknown> {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface Deadline {
+	at: number;
+	ms: number;
+}
+
+/** A deadline `budgetMs` from now, or none for 0 (no budget). */
+export function deadlineIn(budgetMs: number): Deadline | undefined {
+	return budgetMs > 0 ? { at: Date.now() + budgetMs, ms: budgetMs } : undefined;
+}
 
 /** An ID as one URL path segment, percent-encoded (IDs may contain ":" and "."; IDs of dots only are refused before). */
 export function idSegment(value: string | number): string {
@@ -102,11 +124,29 @@ export async function amlRequest<T = unknown>(
 	};
 
 	const started = Date.now();
+	const timeout = options.timeout as number;
+	const remaining = () =>
+		request.deadline === undefined ? Infinity : request.deadline.at - Date.now();
 	let attempt = 0;
 	let sentOnce = false;
 	let repeated401 = false;
+	const budgetSpent = () =>
+		budgetSpentError(
+			this.getNode(),
+			{
+				budgetMs: request.deadline?.ms ?? 0,
+				method: request.method,
+				path: request.path,
+				attempts: attempt,
+				sent: sentOnce,
+			},
+			itemIndex,
+		);
 	for (;;) {
+		if (remaining() <= 0) throw budgetSpent();
 		attempt++;
+		// No attempt waits past the deadline.
+		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(remaining())));
 		let outcome: Classified;
 		const sent = await send<T>(this, state, options);
 		const response = sent.response;
@@ -182,7 +222,17 @@ export async function amlRequest<T = unknown>(
 			if (!neverSent) sentOnce = true;
 		}
 
-		if (!retryable || attempt >= policy.maxAttempts) {
+		const waitMs = backoffDelay(attempt, policy, retryAfterMs);
+		const step = nextStep({
+			retryable,
+			answered: outcome.kind === 'http',
+			attempt,
+			maxAttempts: policy.maxAttempts,
+			waitMs,
+			remainingMs: remaining(),
+		});
+		if (step === 'budget') throw budgetSpent();
+		if (step === 'stop') {
 			if (outcome.fromTokenEndpoint) {
 				throw tokenEndpointError(
 					this.getNode(),
@@ -220,7 +270,7 @@ export async function amlRequest<T = unknown>(
 				itemIndex,
 			);
 		}
-		await sleep(backoffDelay(attempt, policy, retryAfterMs));
+		await sleep(waitMs);
 	}
 }
 

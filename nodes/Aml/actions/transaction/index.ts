@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import type { OperationModule } from '../types';
 import * as create from './create.operation';
+import * as gate from './gate.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as hasUnresolvedAlerts from './hasUnresolvedAlerts.operation';
@@ -11,6 +12,7 @@ import * as update from './update.operation';
 
 export const operations: Record<string, OperationModule> = {
 	create,
+	gate,
 	get,
 	getAll,
 	hasUnresolvedAlerts,
@@ -33,6 +35,13 @@ export const description: INodeProperties[] = [
 				description:
 					'Store a transaction of a person (amount, type, direction, timestamp and more)',
 				action: 'Create transaction',
+			},
+			{
+				name: 'Gate',
+				value: 'gate',
+				description:
+					'Store a transaction, run the monitoring and screening checks side by side and route it to Clear (stored, nothing found) or Block',
+				action: 'Gate transaction',
 			},
 			{
 				name: 'Get',
@@ -76,6 +85,7 @@ export const description: INodeProperties[] = [
 		default: 'create',
 	},
 	...create.description,
+	...gate.description,
 	...get.description,
 	...getAll.description,
 	...hasUnresolvedAlerts.description,

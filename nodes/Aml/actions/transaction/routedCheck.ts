@@ -7,9 +7,9 @@ import {
 	decisionFields,
 	failClosedOrThrow,
 } from '../../helpers/checks';
-import { optionsCollection } from '../../helpers/descriptions';
+import { optionsCollection, timeBudgetMs, timeBudgetOption } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlRequest, idSegment } from '../../transport';
+import { amlRequest, deadlineIn, idSegment, type Deadline } from '../../transport';
 import { lostAnswerFields } from '../../helpers/answers';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
@@ -17,14 +17,59 @@ import { readTransactionId, transactionIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
+/** A payment system waits a few seconds for its gate: 10 s leaves room for a retry and still answers first. */
+export const CHECK_BUDGET_MS = 10_000;
+
+export type CheckKey = 'results' | 'matches';
+export type CheckPath = 'monitoring-checks' | 'screening-checks';
+
+/** One real-time check of a stored transaction: the item's decision fields, the list and the alert IDs. */
+export async function transactionCheck(
+	ctx: IExecuteFunctions,
+	transactionId: string,
+	check: { pathSegment: CheckPath; key: CheckKey },
+	i: number,
+	deadline?: Deadline,
+) {
+	const response = await amlRequest.call(
+		ctx,
+		// Checks may be repeated after a timeout or 5xx.
+		{
+			method: 'POST',
+			path: `/v1/transactions/${idSegment(transactionId)}/${check.pathSegment}`,
+			retry: 'safe',
+			deadline,
+		},
+		i,
+	);
+	const outcome = checkOutcome(response.body, check.key);
+	return {
+		outcome,
+		json: {
+			transactionId,
+			...decisionFields(outcome),
+			[check.key]: outcome.list,
+			alertIds: outcome.alertIds,
+			// repeated after a lost answer: the service may have raised its alert twice (README)
+			...lostAnswerFields(response),
+		},
+	};
+}
+
+/** The Time Budget option of a transaction check. */
+export const checkBudgetOption = timeBudgetOption(
+	CHECK_BUDGET_MS,
+	'When it is spent the transaction goes to Block with reason "timeout"',
+);
+
 /**
  * A real-time check of a stored transaction (monitoring or screening) whose items go
  * to Clear (output 0) or Block (output 1). Fail-closed: a check that could not be completed blocks.
  */
 export function routedCheckOperation(options: {
 	operation: 'runMonitoringCheck' | 'runScreeningCheck';
-	pathSegment: 'monitoring-checks' | 'screening-checks';
-	key: 'results' | 'matches';
+	pathSegment: CheckPath;
+	key: CheckKey;
 	notice: string;
 }): OperationModule {
 	const properties: INodeProperties[] = [
@@ -43,7 +88,7 @@ export function routedCheckOperation(options: {
 			description:
 				'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
 		},
-		optionsCollection(),
+		optionsCollection([checkBudgetOption]),
 	];
 
 	return {
@@ -63,25 +108,8 @@ export function routedCheckOperation(options: {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {
-						const response = await amlRequest.call(
-							this,
-							// Checks may be repeated after a timeout or 5xx.
-							{
-								method: 'POST',
-								path: `/v1/transactions/${idSegment(transactionId)}/${options.pathSegment}`,
-								retry: 'safe',
-							},
-							i,
-						);
-						const outcome = checkOutcome(response.body, options.key);
-						return {
-							transactionId,
-							...decisionFields(outcome),
-							[options.key]: outcome.list,
-							alertIds: outcome.alertIds,
-							// repeated after a lost answer: the service may have raised its alert twice (README)
-							...lostAnswerFields(response),
-						};
+						const deadline = deadlineIn(timeBudgetMs(this, i, CHECK_BUDGET_MS));
+						return (await transactionCheck(this, transactionId, options, i, deadline)).json;
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
 					}

@@ -1,0 +1,216 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+
+import { checkFailures, failedReason, TIMEOUT_REASON } from '../../helpers/checks';
+import { optionsCollection, timeBudgetMs } from '../../helpers/descriptions';
+import { itemParameter } from '../../helpers/itemParameter';
+import { runItems } from '../../helpers/items';
+import { budgetSpentSent, deadlineIn, isBudgetSpent, isTransientFailure } from '../../transport';
+import type { ItemValidator } from '../../validation';
+import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
+import {
+	CHECK_BUDGET_MS,
+	checkBudgetOption,
+	transactionCheck,
+	type CheckKey,
+	type CheckPath,
+} from './routedCheck';
+import { readTransactionToStore, storeProperties, storeTransaction } from './store';
+
+/**
+ * Transaction → Gate: a payment decision in one node. Stores the transaction, then sends the monitoring and the
+ * screening check side by side; Clear only when it is stored and every enabled check answered a present, empty list.
+ */
+
+const CHECKS: Array<{
+	step: 'monitoring' | 'screening';
+	parameter: string;
+	pathSegment: CheckPath;
+	key: CheckKey;
+}> = [
+	{
+		step: 'monitoring',
+		parameter: 'runMonitoring',
+		pathSegment: 'monitoring-checks',
+		key: 'results',
+	},
+	{ step: 'screening', parameter: 'runScreening', pathSegment: 'screening-checks', key: 'matches' },
+];
+
+/** A store refused for this transaction's data (unknown person, an existing ID with Error): a block, not a fault. */
+const REFUSED_STORE = new Set(['400', '404', '409', '422']);
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Clear only when the transaction is stored and every enabled check finds nothing. Hits, matches, a failed check, a refused store and a spent time budget block.',
+		name: 'gateNotice',
+		type: 'notice',
+		default: '',
+	},
+	...storeProperties('skip'),
+	{
+		displayName: 'Run Monitoring Check',
+		name: 'runMonitoring',
+		type: 'boolean',
+		default: true,
+		description: "Whether to run the service's real-time monitoring scenarios on the transaction",
+	},
+	{
+		displayName: 'Run Screening Check',
+		name: 'runScreening',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to screen the transaction against the screening lists',
+	},
+	{
+		displayName: 'Route to Clear/Block Outputs',
+		name: 'routeOutputs',
+		type: 'boolean',
+		noDataExpression: true,
+		default: true,
+		description:
+			'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
+	},
+	optionsCollection([checkBudgetOption]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['transaction'], operation: ['gate'] } },
+	properties,
+);
+
+/** What a failed step reports: `timeout` or the failure, and whether its request may have been applied. */
+function failedStep(error: unknown): IDataObject {
+	const spent = isBudgetSpent(error);
+	const httpCode = (error as { httpCode?: string }).httpCode;
+	const mayHaveApplied = spent
+		? budgetSpentSent(error)
+		: httpCode !== undefined && Number(httpCode) >= 500
+			? true
+			: undefined;
+	return {
+		status: spent ? TIMEOUT_REASON : 'failed',
+		reason: failedReason(error),
+		message: (error as Error).message,
+		...(mayHaveApplied === undefined ? {} : { mayHaveApplied }),
+	};
+}
+
+/** A store that failed or was refused: the step to report, or the error thrown on (a refused credential, bad input). */
+function storeFailureOrThrow(error: unknown): IDataObject {
+	const httpCode = (error as NodeApiError).httpCode ?? undefined;
+	if (error instanceof NodeApiError && httpCode && REFUSED_STORE.has(httpCode)) {
+		return { status: 'refused', reason: `store refused: ${error.message}`, httpCode };
+	}
+	if (!isTransientFailure(error)) throw error;
+	const step = failedStep(error);
+	if (step.status !== TIMEOUT_REASON) step.reason = `store failed: ${step.message as string}`;
+	return step;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+	validate: ItemValidator,
+): Promise<INodeExecutionData[][]> {
+	const asTool = runsAsTool(this);
+	const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
+	return await runItems(this, items, validate, {
+		prepare: (i) => ({
+			transaction: readTransactionToStore(this, i),
+			checks: CHECKS.filter((check) => itemParameter(this, check.parameter, i, true) !== false),
+			budgetMs: timeBudgetMs(this, i, CHECK_BUDGET_MS),
+		}),
+		send: async ({ transaction, checks, budgetMs }, i) => {
+			const deadline = deadlineIn(budgetMs);
+			const transactionId = transaction.id;
+			const reasons: IDataObject = {};
+			const block = (reason: string, more: IDataObject = {}): IDataObject => ({
+				transactionId,
+				personId: transaction.personId,
+				decision: 'block',
+				reason,
+				reasons,
+				alertIds: [],
+				...more,
+			});
+
+			try {
+				const stored = await storeTransaction(this, transaction, i, deadline);
+				reasons.store = {
+					status: stored.result,
+					...(stored.afterLostAnswer ? { afterLostAnswer: true } : {}),
+				};
+			} catch (error) {
+				// Not stored (or not known to be): no check is sent.
+				const step = storeFailureOrThrow(error);
+				reasons.store = step;
+				for (const check of CHECKS) reasons[check.step] = { status: 'not sent' };
+				return block(step.reason as string);
+			}
+
+			// Side by side: the gate takes as long as the slower check, not the sum.
+			const answers = await Promise.all(
+				checks.map(async (check) => {
+					try {
+						const { outcome, json } = await transactionCheck(
+							this,
+							transactionId,
+							check,
+							i,
+							deadline,
+						);
+						return {
+							check,
+							outcome,
+							json,
+							step: {
+								status: outcome.decision,
+								...(outcome.reason ? { reason: outcome.reason } : {}),
+							} as IDataObject,
+						};
+					} catch (error) {
+						return { check, step: failedStep(error) };
+					}
+				}),
+			);
+			const json: IDataObject = { transactionId, personId: transaction.personId };
+			const alertIds = new Set<number>();
+			let reason: string | undefined;
+			for (const check of CHECKS) {
+				const answer = answers.find((entry) => entry.check === check);
+				if (!answer) {
+					reasons[check.step] = { status: 'off' };
+					continue;
+				}
+				reasons[check.step] = answer.step;
+				json[check.key] = answer.outcome?.list ?? [];
+				for (const id of answer.outcome?.alertIds ?? []) alertIds.add(id);
+				if ((answer.json as IDataObject | undefined)?.afterLostAnswer)
+					(answer.step as IDataObject).afterLostAnswer = true;
+				if (answer.step.status !== 'clear') reason ??= answer.step.reason as string;
+			}
+			return {
+				...json,
+				decision: reason === undefined ? 'clear' : 'block',
+				...(reason === undefined ? {} : { reason }),
+				reasons,
+				alertIds: [...alertIds],
+			};
+		},
+		outputs: routed ? 2 : 1,
+		route: routed ? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT) : undefined,
+		...checkFailures<{ transaction: { id: string } }>({
+			idKey: 'transactionId',
+			idOf: (prepared) => prepared.transaction.id,
+			errorOutput: routed ? BLOCK_OUTPUT : 0,
+			asTool,
+		}),
+	});
+}

@@ -1,0 +1,130 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { answerOrSent, lostAnswerFields } from '../../helpers/answers';
+import { itemParameter } from '../../helpers/itemParameter';
+import { amlRequest, idSegment, type Deadline } from '../../transport';
+import { invalid } from '../../validation';
+import {
+	CORE_ATTRIBUTE,
+	CORE_FIELDS,
+	readOwnerId,
+	readTransactionId,
+	TRANSACTION_ATTRIBUTES,
+	transactionIdProperty,
+	transactionPersonIdProperties,
+	validTransactionAttributes,
+} from './shared';
+
+/**
+ * Storing a transaction, shared by Transaction → Create and Transaction → Gate: the fields, how an item is read into
+ * a transaction, and the one request that stores it.
+ */
+
+const [modeProperty, ...otherAttributeProperties] = attributeProperties({
+	known: TRANSACTION_ATTRIBUTES,
+	reservedInputFields: ['id', 'personId', 'transactionId'],
+	hint: 'Needs "amount" (decimal as text, e.g. "1250.00"); most scenarios also expect "type", "direction" and "timestamp"',
+});
+
+/** The fields of a transaction to store, and "If Transaction Already Exists" with the operation's default. */
+export function storeProperties(onExistingDefault: 'error' | 'skip'): INodeProperties[] {
+	return [
+		...transactionPersonIdProperties,
+		transactionIdProperty,
+		modeProperty,
+		...CORE_FIELDS.map((field) => ({
+			...field,
+			displayOptions: { show: { attributesMode: ['fields'] } },
+		})),
+		...otherAttributeProperties.map((property) =>
+			property.name === 'attributeFields'
+				? { ...property, displayName: 'Other Attributes' }
+				: property,
+		),
+		{
+			displayName: 'If Transaction Already Exists',
+			name: 'onExisting',
+			type: 'options',
+			options: [
+				{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
+				{
+					name: 'Skip',
+					value: 'skip',
+					description: 'Leave the stored transaction unchanged and output it as skipped',
+				},
+			],
+			default: onExistingDefault,
+			description:
+				'What to do when a transaction with this ID is already stored; Skip makes re-running an import (or a retried payment) safe. A stored transaction cannot be replaced (use Update to add keys or change its status).',
+		},
+	];
+}
+
+export interface TransactionToStore {
+	personId: string;
+	id: string;
+	attributes: IDataObject;
+	onExisting: string;
+}
+
+/** Reads and validates the transaction of item `i` (before any request). */
+export function readTransactionToStore(ctx: IExecuteFunctions, i: number): TransactionToStore {
+	const personId = readOwnerId(ctx, i);
+	const id = readTransactionId(ctx, i);
+	const fromFields = (itemParameter(ctx, 'attributesMode', i, 'fields') as string) === 'fields';
+	const attributes = readAttributes(ctx, i);
+	if (fromFields) {
+		for (const [parameter, attribute] of Object.entries(CORE_ATTRIBUTE)) {
+			const value = itemParameter(ctx, parameter, i, '');
+			if (value === '' || value === undefined || value === null) continue;
+			if (typeof value === 'object') {
+				// An object or list from an expression would otherwise be sent as the text "[object Object]".
+				const field =
+					CORE_FIELDS.find((property) => property.name === parameter)?.displayName ?? parameter;
+				throw invalid(ctx, i, field, value, 'must be text or a number, not an object or a list');
+			}
+			attributes[attribute] = typeof value === 'string' ? value.trim() : String(value);
+		}
+	}
+	validTransactionAttributes(ctx, i, attributes, fromFields);
+	return {
+		personId,
+		id,
+		attributes,
+		onExisting: itemParameter(ctx, 'onExisting', i, 'error') as string,
+	};
+}
+
+/**
+ * Stores the transaction: `result` is `created`, `skipped` (it existed and Skip is chosen) or `exists` (a 422 after a
+ * lost answer: stored by the lost attempt or before it, never claimed as created).
+ */
+export async function storeTransaction(
+	ctx: IExecuteFunctions,
+	{ personId, id, attributes, onExisting }: TransactionToStore,
+	i: number,
+	deadline?: Deadline,
+): Promise<IDataObject> {
+	const response = await amlRequest.call(
+		ctx,
+		{
+			method: 'POST',
+			path: `/v1/persons/${idSegment(personId)}/transactions`,
+			body: { id, attributes },
+			// Keyed by your ID: repeated after a lost answer; a 422 then means stored (by the lost attempt or before).
+			retry: 'create',
+			passStatuses: onExisting === 'skip' ? [422] : [],
+			deadline,
+		},
+		i,
+	);
+	const sent: IDataObject = { id, personId, attributes };
+	if (response.status === 422)
+		return {
+			...sent,
+			result: response.afterLostAnswer ? 'exists' : 'skipped',
+			...lostAnswerFields(response),
+		};
+	return { ...answerOrSent(response.body, sent), result: 'created' };
+}
