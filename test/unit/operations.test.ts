@@ -101,6 +101,8 @@ const cases: Case[] = [
 	['person', 'setStatus', { personId: 'p-1', setFields: { status: 'REVIEWED' } }, { method: 'PATCH', path: '/api/v1/persons/p-1', body: { id: 'p-1', status: 'REVIEWED' }, repeated: true }],
 	['person', 'hasUnresolvedAlerts', { personId: 'p-1' }, { method: 'GET', path: '/api/v1/persons/p-1/unresolved-alerts', repeated: true }],
 	['transaction', 'create', { personId: 'p-1', transactionId: 't-1', onExisting: 'error', ...json({ amount: '10.00', timestamp: '2026-01-01T00:00:00Z' }) }, { method: 'POST', path: '/api/v1/persons/p-1/transactions', body: { id: 't-1', attributes: { amount: '10.00', timestamp: '2026-01-01T00:00:00Z' } }, repeated: true }],
+	// the store first (then the two checks side by side, proven in the e2e gate suite)
+	['transaction', 'gate', { personId: 'p-1', transactionId: 't-1', onExisting: 'skip', routeOutputs: true, ...json({ amount: '10.00' }) }, { method: 'POST', path: '/api/v1/persons/p-1/transactions', body: { id: 't-1', attributes: { amount: '10.00' } }, repeated: true }],
 	['transaction', 'get', { personId: 'p-1', transactionId: 't-1' }, { method: 'GET', path: '/api/v1/persons/p-1/transactions/t-1', repeated: true }],
 	['transaction', 'getAll', { personId: 'p-1', returnAll: false, limit: 5 }, { method: 'GET', path: '/api/v1/persons/p-1/transactions', query: /size=5/, repeated: true }],
 	['transaction', 'update', { personId: 'p-1', transactionId: 't-1', ...json({ status: 'DONE' }) }, { method: 'PATCH', path: '/api/v1/persons/p-1/transactions/t-1', body: { id: 't-1', attributes: { status: 'DONE' } }, repeated: true }],

@@ -2,7 +2,7 @@ import { ClientOAuth2 } from '@n8n/client-oauth2';
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, OperationalError } from 'n8n-workflow';
 
-import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, isTokenEndpointBusy, isTokenRefusal, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
+import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, deadlineIn, isBudgetSpent, isTokenEndpointBusy, nextStep, isTokenRefusal, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
 import { context, FAKE_SECRET, FAKE_TOKEN, httpRequest, scriptedServer, tokenContext } from './realHttpContext';
 
 const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
@@ -424,6 +424,61 @@ describe('backoff', () => {
 			expect(backoffDelay(attempt, DEFAULT_BACKOFF, undefined, () => 1)).toBe(ceiling);
 		}
 		expect(backoffDelay(1, DEFAULT_BACKOFF, 10 * 60_000)).toBe(DEFAULT_BACKOFF.maxRetryAfterMs);
+	});
+});
+
+describe('nextStep: what follows a failed attempt (retry mode decided before: retryable), with a time budget', () => {
+	const base = { retryable: true, answered: true, attempt: 1, maxAttempts: 6, waitMs: 250, remainingMs: Infinity };
+	test.each([
+		['a repeatable failure, no budget', {}, 'retry'],
+		['not repeatable (4xx answered)', { retryable: false }, 'stop'],
+		['not repeatable (4xx answered) even with the budget spent', { retryable: false, remainingMs: 0 }, 'stop'],
+		['attempts used up', { attempt: 6 }, 'stop'],
+		['attempts used up with the budget spent', { attempt: 6, answered: false, remainingMs: 0 }, 'budget'],
+		['an attempt cut by the budget (no answer)', { answered: false, remainingMs: 0 }, 'budget'],
+		['a one-shot that got no answer, budget spent', { retryable: false, answered: false, remainingMs: -5 }, 'budget'],
+		['the wait ends after the budget (Retry-After beyond the deadline)', { waitMs: 60_000, remainingMs: 5_000 }, 'budget'],
+		['the wait ends exactly at the deadline', { waitMs: 500, remainingMs: 500 }, 'budget'],
+		['the wait leaves time for a repeat', { waitMs: 500, remainingMs: 501 }, 'retry'],
+	] as const)('%s → %s', (_name, change, expected) => {
+		expect(nextStep({ ...base, ...change })).toBe(expected);
+	});
+});
+
+describe('time budget in amlRequest', () => {
+	test('a Retry-After beyond the deadline gives up at once: one request, budget spent, not applied', async () => {
+		const server = await scriptedServer((_req, _body, res) => {
+			res.writeHead(429, { 'retry-after': '30' }).end();
+		});
+		try {
+			const started = Date.now();
+			const error = await amlRequest
+				.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1', deadline: deadlineIn(2000) }, 0)
+				.then(() => undefined, (e: unknown) => e);
+			expect(Date.now() - started).toBeLessThan(1000);
+			expect(isBudgetSpent(error)).toBe(true);
+			expect((error as Error).message).toMatch(/^Time budget of 2000 ms spent before the AML service answered\. The request was not applied/);
+			expect(server.requests).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('an attempt waits at most the time left: a slow answer is cut at the deadline', async () => {
+		const server = await scriptedServer((_req, _body, res) => {
+			setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 1500);
+		});
+		try {
+			const started = Date.now();
+			const error = await amlRequest
+				.call(context(server.baseUrl), { method: 'POST', path: '/v1/transactions/t/monitoring-checks', retry: 'safe', deadline: deadlineIn(300) }, 0)
+				.then(() => undefined, (e: unknown) => e);
+			expect(Date.now() - started).toBeLessThan(800);
+			expect(isBudgetSpent(error)).toBe(true);
+			expect((error as Error).message).toMatch(/may have been applied/);
+		} finally {
+			await server.close();
+		}
 	});
 });
 
