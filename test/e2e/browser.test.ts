@@ -149,8 +149,8 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
 			const icons = await amlIcons(page);
-			// Store transaction, Monitoring check, Screening check
-			expect(icons).toHaveLength(3);
+			// AML Gate
+			expect(icons).toHaveLength(1);
 			for (const icon of icons) expect(icon).toEqual({ type: AML_NODE, src: ICONS[AML_NODE].light, complete: true, naturalWidth: expect.any(Number) });
 			expect(Math.min(...icons.map((i) => i.naturalWidth))).toBeGreaterThan(0);
 
@@ -184,17 +184,17 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 	test('the AML node panel: resources, operations and the fields of the chosen operation', async () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
-			const ndv = await openNode(page, 'Store transaction');
+			const ndv = await openNode(page, 'AML Gate');
 			expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe('AML sandbox');
 			expect(await shownValue(ndv, 'resource')).toBe('Transaction');
-			expect(await shownValue(ndv, 'operation')).toBe('Create');
-			for (const field of ['personId', 'transactionId', 'attributesMode', 'amount', 'transactionType', 'direction', 'timestamp', 'onExisting']) {
+			expect(await shownValue(ndv, 'operation')).toBe('Gate');
+			for (const field of ['personId', 'transactionId', 'attributesMode', 'amount', 'transactionType', 'direction', 'timestamp', 'onExisting', 'runMonitoring', 'runScreening', 'routeOutputs']) {
 				await expect(parameterShown(ndv, field).count()).resolves.toBe(1);
 			}
 			const labels = (await ndv.locator('[data-test-id="parameter-item"] [data-test-id="input-label"]').allInnerTexts()).map((l) => l.split('\n')[0].trim());
 			expect(labels).toEqual(expect.arrayContaining(['Resource', 'Operation', 'Person ID', 'Transaction ID', 'Amount', 'Transaction Type', 'Direction', 'Timestamp']));
 			expect(await ndv.locator('[data-test-id="node-parameters"]').innerText()).not.toContain(context().sandbox.clientSecret);
-			await screenshot(page, 'node-transaction-create.png');
+			await screenshot(page, 'node-transaction-gate.png');
 
 			// n8n adds "Custom API Call" to nodes whose credential it can attach to an HTTP Request node
 			expect(await dropdownNames(page, ndv, 'resource')).toEqual(['Alert', 'Custom List', 'Data Upload', 'Person', 'Screening', 'Transaction', 'Custom API Call']);
@@ -202,7 +202,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden', ...LONG });
 
 			const operations = await dropdownNames(page, ndv, 'operation');
-			expect(operations).toEqual(expect.arrayContaining(['Create', 'Get', 'Get Many', 'Run Monitoring Check', 'Run Screening Check', 'Update']));
+			expect(operations).toEqual(expect.arrayContaining(['Create', 'Gate', 'Get', 'Get Many', 'Run Monitoring Check', 'Run Screening Check', 'Update']));
 			await screenshot(page, 'node-operations.png');
 
 			// another operation, other fields: the monitoring check has no attributes but the Clear/Block routing

@@ -199,7 +199,10 @@ describe('example 01: transaction gate', () => {
 	test('fail-closed: with the AML service down (every connection dropped, token endpoint included) the gate answers block, not an n8n error', async () => {
 		await control.post('/faults', { rules: [{ path: '.*', dropRate: 1 }] });
 		try {
-			expect(await pay(payment('gate-5', '10.00'))).toMatchObject({ transactionId: 'gate-5', decision: 'block', reason: expect.stringMatching(/^AML check not completed: .*could not be reached/) });
+			const answer = await pay(payment('gate-5', '10.00'));
+			expect(answer).toMatchObject({ transactionId: 'gate-5', decision: 'block', reason: expect.stringMatching(/^store failed: .*could not be reached/) });
+			// no check is sent for a payment that is not stored
+			expect(answer.reasons).toMatchObject({ store: { status: 'failed' }, monitoring: { status: 'not sent' }, screening: { status: 'not sent' } });
 		} finally {
 			await control.del('/faults');
 		}
