@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import { control, n8n, runAml, transactionCreateFromInput, type Json, type RunResult } from '../harness/context';
+import * as path_ from 'node:path';
+
+import { context, control, n8n, runAml, transactionCreateFromInput, type Json, type RunResult } from '../harness/context';
+import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
+import { mcpTools, textOf } from '../harness/mcp';
 
 /**
  * Transaction → Gate in real n8n against the sandbox (issue 33): what the sandbox stored, which checks it was sent and
@@ -207,5 +211,50 @@ describe('Time Budget on Transaction Create and the checks', () => {
 		expect(run.outputs[0]).toEqual([]);
 		expect(run.outputs[1]).toEqual([expect.objectContaining({ transactionId: id, decision: 'block', reason: 'timeout', results: [] })]);
 		expect(nodeMs(run)).toBeLessThan(800 + 400);
+	});
+});
+
+describe('Transaction → Gate as an AI tool (MCP Server Trigger)', () => {
+	test('one output: a clean payment answers decision "clear", a large one "block" with its alert IDs; both stored', async () => {
+		// example 05's MCP Server Trigger with one tool: the Gate, its payment fields filled by the agent
+		const mcpPath = `aml-gate-mcp-${suffix}`;
+		const example = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), { sandboxUrl: context().sandbox.baseUrl, credential: context().credential });
+		const nodes = example.nodes as Json[];
+		const trigger = nodes.find((n) => n.name === 'MCP Server Trigger')!;
+		trigger.parameters.path = mcpPath;
+		trigger.webhookId = randomUUID();
+		const template = nodes.find((n) => n.name === 'check_transaction')!;
+		const fromAI = (name: string, what: string) => `={{ $fromAI('${name}', '${what}', 'string') }}`;
+		const tool = {
+			...template,
+			id: randomUUID(),
+			name: 'gate_payment',
+			parameters: {
+				resource: 'transaction',
+				operation: 'gate',
+				personId: { __rl: true, value: fromAI('personId', 'ID of the stored person'), mode: 'id' },
+				transactionId: fromAI('transactionId', 'Your ID of the payment'),
+				attributesMode: 'fields',
+				amount: fromAI('amount', 'Decimal amount as text'),
+				descriptionType: 'manual',
+				toolDescription: 'Store a payment and check it. Answers decision clear or block; block means do not pay.',
+			},
+		};
+		const workflow = { ...example, name: `gate tool ${suffix}`, nodes: [trigger, tool], connections: { gate_payment: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] } } };
+		const mcp = await mcpTools(workflow, mcpPath);
+		try {
+			const small = tx('tool-small');
+			const large = tx('tool-large');
+			const clear = JSON.parse(textOf(await mcp.client.callTool({ name: 'gate_payment', arguments: { personId, transactionId: small, amount: '12.00' } })));
+			expect(clear).toEqual([expect.objectContaining({ transactionId: small, decision: 'clear' })]);
+			const blocked = JSON.parse(textOf(await mcp.client.callTool({ name: 'gate_payment', arguments: { personId, transactionId: large, amount: '25000.00' } })));
+			expect(blocked).toEqual([expect.objectContaining({ transactionId: large, decision: 'block', reason: expect.stringMatching(/monitoring scenario/) })]);
+			const alertIds = (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === large || a.transaction?.id === large).map((a) => a.id);
+			expect(blocked[0].alertIds).toEqual(expect.arrayContaining(alertIds));
+			expect(alertIds.length).toBeGreaterThan(0);
+			expect(await storedIds()).toEqual(expect.arrayContaining([small, large]));
+		} finally {
+			await mcp.close();
+		}
 	});
 });
