@@ -3,7 +3,7 @@
  * same run (absolute times are noise on these machines).
  *   npm run bench                       full size; writes bench/results/full.json
  *   npm run bench -- --quick            a tenth of the size; writes bench/results/quick.json
- *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, package)
+ *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, gate, package)
  *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
  *                                       bench/queue.ts; writes bench/results/queue(.quick).json
  *   npm run bench -- --auth-path [--quick]  n8n's httpRequestWithAuthentication (shipped) vs the former token path,
@@ -22,6 +22,7 @@ import { N8nClient, sandboxCredentialData } from '../test/harness/client';
 import { REPO_ROOT, startN8n } from '../test/harness/n8n';
 import type { BenchEnv, Result } from './lib';
 import { createTransactions } from './scenarios/create';
+import { paymentGate } from './scenarios/gate';
 import { returnAllPersons } from './scenarios/returnAll';
 import { uploadCsv } from './scenarios/upload';
 import { webhookIntake } from './scenarios/webhook';
@@ -47,6 +48,7 @@ const scenarios: Array<[string, (env: BenchEnv) => Promise<Result[]>]> = [
 	['returnAll', returnAllPersons],
 	['upload', uploadCsv],
 	['webhook', webhookIntake],
+	['gate', paymentGate],
 	['package', packageCost],
 ];
 
