@@ -355,7 +355,7 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 			await server.close();
 		}
 	}
-	// How each n8n hands that error to the node (see nodes/Aml/transport/n8nErrors.ts).
+	// How each n8n hands that error to the node (see nodes/shared/n8n/errors.ts).
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
 			new NodeApiError(node, new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, { cause: error }) as unknown as JsonObject),

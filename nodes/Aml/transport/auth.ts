@@ -10,7 +10,7 @@ import { sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
-import { tokenStored } from './n8nErrors';
+import { tokenExpiresAt, tokenStored } from '../../shared/n8n/oauthToken';
 
 /**
  * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which reads the OAuth2
@@ -236,10 +236,8 @@ async function renewToken(
 export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000): Promise<void> {
 	try {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-		const expiresAt = Number(
-			(credentials.oauthTokenData as IDataObject | undefined)?.n8n_expires_at,
-		);
-		if (!Number.isFinite(expiresAt) || expiresAt - Date.now() > marginMs) return;
+		const expiresAt = tokenExpiresAt(credentials);
+		if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return;
 		const { gate, tokenUrl } = await runState(ctx).info;
 		await renewToken(ctx, gate, tokenUrl, gate.generation, Date.now());
 	} catch {
