@@ -5,7 +5,7 @@ import type {
 	INodeParameters,
 } from 'n8n-workflow';
 
-import { invalid, validId } from '../validation';
+import { invalid, RESERVED_KEYS, validId } from '../validation';
 import { urlRule, VALUE_MODES } from './locators';
 
 /**
@@ -14,7 +14,6 @@ import { urlRule, VALUE_MODES } from './locators';
  */
 const INPUT_FIELD =
 	/^=\{\{\s*\$json(?:\.([A-Za-z_$][\w$]*)|\[\s*(?:"([^"\\]*)"|'([^'\\]*)')\s*\])\s*\}\}$/;
-const NOT_A_FIELD = new Set(['__proto__', 'constructor', 'prototype']);
 
 interface Source {
 	parameters: INodeParameters;
@@ -38,7 +37,7 @@ function sourceOf(ctx: IExecuteFunctions): Source {
 function rawAt(parameters: INodeParameters, path: string): unknown {
 	let current: unknown = parameters;
 	for (const key of path.split('.')) {
-		if (current === null || current === undefined || NOT_A_FIELD.has(key)) return undefined;
+		if (current === null || current === undefined || RESERVED_KEYS.has(key)) return undefined;
 		current = (current as IDataObject)[key];
 	}
 	return current;
@@ -103,7 +102,7 @@ export function itemParameter(
 	if (match) {
 		const field = match[1] ?? match[2] ?? match[3];
 		const json: IDataObject | undefined = source.items[itemIndex]?.json;
-		if (json && !NOT_A_FIELD.has(field) && Object.prototype.hasOwnProperty.call(json, field)) {
+		if (json && !RESERVED_KEYS.has(field) && Object.prototype.hasOwnProperty.call(json, field)) {
 			const value = json[field];
 			if (
 				typeof value === 'string' ||
