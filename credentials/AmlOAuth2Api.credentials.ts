@@ -76,6 +76,22 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'hidden',
 			default: 'header',
 		},
+		{
+			displayName: 'Allow Plain HTTP (Insecure)',
+			name: 'allowInsecureHttp',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether the node may send the client secret and the access token over http:// to another machine. Off: an http:// API Base URL or Token URL is refused before anything is sent, unless it points at this machine (localhost, 127.0.0.1, ::1).',
+		},
+		{
+			displayName:
+				'<b>Plain HTTP allowed</b>: the client secret and every access token can be read by anyone on the network path. Use this only for a test service on a network you trust.',
+			name: 'allowInsecureHttpNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowInsecureHttp: [true] } },
+		},
 	];
 
 	test: ICredentialTestRequest = {
