@@ -109,7 +109,8 @@ export class AmlOAuth2Api implements ICredentialType {
 			displayName: 'Allowed Domains',
 			name: 'allowedDomains',
 			type: 'string',
-			default: '={{$self["baseUrl"].replace(/^[a-z][a-z0-9+.-]*:\\/\\//i, "").replace(/^[^@\\/]*@/, "").replace(/^(\\[[^\\]]*\\]|[^:\\/?#]*).*$/, "$1")}}',
+			default:
+				'={{$self["baseUrl"].replace(/^[a-z][a-z0-9+.-]*:\\/\\//i, "").replace(/^[^@\\/]*@/, "").replace(/^(\\[[^\\]]*\\]|[^:\\/?#]*).*$/, "$1")}}',
 			placeholder: 'app.example.com',
 			description:
 				'Comma-separated hosts (a leading *. allows subdomains) the HTTP Request node may send the token to. By default the API Base URL host.',
