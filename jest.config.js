@@ -39,6 +39,12 @@ module.exports = {
     },
     {
       ...common,
+      // the seam with n8n (nodes/shared/n8n/) against n8n's own implementation, on the n8n AML_N8N_VERSION selects
+      displayName: 'contract',
+      testMatch: ['<rootDir>/test/contract/**/*.test.ts'],
+    },
+    {
+      ...common,
       // n8n's queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes), started by the test file itself
       displayName: 'queue',
       testMatch: ['<rootDir>/test/queue/**/*.test.ts'],

@@ -2,8 +2,9 @@ import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } f
 
 /**
  * OAuth2 client-credentials access to the AML service. A sandbox and a production account are two
- * credentials of this type. n8n itself fetches the token, stores it with the credential (shared by
- * every item, execution and queue-mode worker) and fetches a new one once when a call answers 401.
+ * credentials of this type. n8n itself fetches the token and stores it with the credential (shared by
+ * every item, execution and queue-mode worker); when the service answers 401 the node has n8n renew it
+ * (transport/auth.ts), once at a time per credential in an n8n process.
  */
 export class AmlOAuth2Api implements ICredentialType {
 	name = 'amlOAuth2Api';
@@ -23,7 +24,7 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://app.example.com',
+			placeholder: 'e.g. https://app.example.com',
 			description:
 				'Address of the AML service without a path. Sandbox and production accounts have different hosts: create one credential for each.',
 		},
@@ -47,7 +48,7 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '={{$self["baseUrl"].replace(/\\/$/, "")}}/oauth/token',
 			required: true,
-			placeholder: 'https://app.example.com/oauth/token',
+			placeholder: 'e.g. https://app.example.com/oauth/token',
 			description:
 				'Token endpoint of the account. By default the API base URL followed by /oauth/token; a sandbox has its own token URL.',
 		},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: installs what is missing (npm packages; Node 24 + n8n into ~/.cache/n8n-nodes-aml), builds, then
 # runs n8n's community-node lint (scripts/lint.sh, counted as one test), the type-check of the test code (tsc -p
-# tsconfig.test.json, one test) and the jest projects unit, sandbox, e2e
+# tsconfig.test.json, one test), the jest project unit, the release check (scripts/release-check.ts: pack, npm publish
+# --dry-run of the tarball, n8n's community package scan, actionlint; one test) and the jest projects sandbox, e2e
 # (real n8n; Debian's Chromium for the browser check, apt-get installed when missing), faults (real n8n against
 # the sandbox's fault injection, shortened sizes; `npm run test:faults` runs the full ones) and compat (the
 # compatibility subset on each other supported n8n line, one counted suite per version, each installed and cached
@@ -14,6 +15,8 @@
 #
 #   AML_TEST_SUITES="unit sandbox"   run only these suites
 #   AML_N8N_VERSION=1.123.81         run the e2e and faults suites on that n8n instead of the default 2.41.1
+#   AML_CONTRACT_VERSIONS="1.123.81 2.0.3 2.41.1"   the n8n versions the contract suite (test/contract: the seam
+#                                    with n8n, nodes/shared/n8n/, against n8n's own implementation) runs on
 #   AML_COMPAT_VERSIONS="1.123.81 2.0.3"   the n8n versions the compat suite runs on (default: the oldest supported
 #                                    1.x and 2.x)
 #   AML_FAULTS_FULL=1                faults suite at full size (10,000-item soak, 1,000-delivery burst)
@@ -22,8 +25,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
 
-suites="${AML_TEST_SUITES:-lint typecheck unit sandbox e2e faults compat queue}"
+suites="${AML_TEST_SUITES:-lint typecheck unit release contract sandbox e2e faults compat queue}"
 compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
+contract_versions="${AML_CONTRACT_VERSIONS:-1.123.81 2.0.3 2.41.1}"
 passed=0
 failed=0
 status=0
@@ -52,7 +56,7 @@ echo "== build"
 npm run -s build </dev/null || step_failed "npm run build"
 
 n8n_ok=1
-if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* || " $suites " == *" compat "* || " $suites " == *" queue "* ]]; then
+if [[ " $suites " == *" e2e "* || " $suites " == *" faults "* || " $suites " == *" compat "* || " $suites " == *" queue "* || " $suites " == *" contract "* ]]; then
   echo "== n8n (cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
   bash scripts/install-n8n.sh </dev/null || n8n_ok=0
   # the browser check (test/e2e/browser.test.ts) drives Debian's Chromium: apt-get install it when missing.
@@ -132,6 +136,23 @@ for suite in $suites; do
   if [ "$suite" = typecheck ]; then
     # the test code, harness, sandbox and benchmarks type-checked (jest only transpiles them): one test
     one_check typecheck node_modules/.bin/tsc -p tsconfig.test.json --noEmit
+    continue
+  fi
+  if [ "$suite" = release ]; then
+    # the release path without publishing (scripts/release-check.ts): pack, npm publish --dry-run of the tarball,
+    # n8n's community package scan over the tarball and the sources, the scanner is the newest, actionlint: one test
+    one_check release node_modules/.bin/tsx scripts/release-check.ts
+    continue
+  fi
+  if [ "$suite" = contract ]; then
+    # the seam with n8n (nodes/shared/n8n/) against each supported n8n's own implementation: one suite per version
+    for version in $contract_versions; do
+      if AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
+        AML_N8N_VERSION="$version" run_jest "contract@$version" contract --runInBand
+      else
+        record "suite contract@$version: 0 passed, 1 failed (n8n $version install failed)" 0 1
+      fi
+    done
     continue
   fi
   if [ "$suite" = compat ]; then

@@ -7,22 +7,16 @@ import type {
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
-import { MAIN_CONNECTION } from './helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { listSearch, loadOptions } from './methods';
 
 export class Aml implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML',
 		name: 'aml',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['transform'],
-		// 1.1: Screening → Search outputs one item per searched name, with its matches (none is an item too). Version 1
-		// keeps one item per match as saved workflows expect.
-		// 1.2: Person ID, Custom List ID and Alert ID are resource locators (From List / By ID / By URL); versions 1
-		// and 1.1 keep them as the plain text fields they were (helpers/versions.ts, locatorByVersion).
-		// No defaultVersion: n8n then uses the last version for new nodes, and offers "Custom API Call" only on a node
-		// whose defaultVersion is unset (or equals its version).
-		version: [1, 1.1, 1.2],
+		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',

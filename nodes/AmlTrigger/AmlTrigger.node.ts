@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { MAIN_CONNECTION } from '../Aml/helpers/n8nSupport';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import {
 	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -69,28 +69,13 @@ const verification: INodeProperties = {
 		'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
 };
 
-const verificationProperties: INodeProperties[] = [
-	{
-		...verification,
-		default: 'amlWebhookApi',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.2 } }] } },
-	},
-	{ ...verification, default: 'none', displayOptions: { show: { '@version': [1, 1.1] } } },
-];
-
 export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML Trigger',
 		name: 'amlTrigger',
-		icon: { light: 'file:aml.svg', dark: 'file:aml.dark.svg' },
+		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
-		// 1.1 behaves as 1. n8n evaluates a v1-only body option as an expression on every delivery to a version 1
-		// trigger; from 1.1 on it does not, so with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true a delivery needs no
-		// expression isolate at all (see the README's troubleshooting on intake rate).
-		// 1.2: verification is on by default (the AML Webhook credential, HMAC unless set otherwise); None is a choice
-		// the panel warns about. 1 and 1.1 keep None as their default, so saved workflows keep their behaviour.
-		version: [1, 1.1, 1.2],
-		defaultVersion: 1.2,
+		version: 1,
 		subtitle:
 			'={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
 		description:
@@ -125,8 +110,7 @@ export class AmlTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			// Verification: on by default from 1.2; 1 and 1.1 keep None as their default (n8n does not store defaults).
-			...verificationProperties,
+			verification,
 			{
 				displayName:
 					'<b>No verification</b>: anyone who learns this URL can start the workflow with a forged event (a fake alert, a fake "cleared" decision). Choose the AML Webhook credential unless the URL is reachable only from the AML service.',
@@ -152,7 +136,7 @@ export class AmlTrigger implements INodeType {
 				name: 'decisionRules',
 				type: 'string',
 				default: '',
-				placeholder: 'PERSON_CLEARED, TRANSACTION_CLEARED',
+				placeholder: 'e.g. PERSON_CLEARED, TRANSACTION_CLEARED',
 				description:
 					'Decision rules configured in the AML UI whose webhooks start the workflow, separated by commas. PERSON and TRANSACTION webhooks send the name of the rule that succeeded as the event. Not needed when Events has All Events.',
 			},
@@ -160,7 +144,7 @@ export class AmlTrigger implements INodeType {
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
-				placeholder: 'Add Option',
+				placeholder: 'e.g. Add Option',
 				default: {},
 				options: [
 					{
@@ -198,7 +182,7 @@ export class AmlTrigger implements INodeType {
 						name: 'riskLevels',
 						type: 'string',
 						default: '',
-						placeholder: 'HIGH, UNACCEPTABLE',
+						placeholder: 'e.g. HIGH, UNACCEPTABLE',
 						description:
 							'Only Final Risk Updated events whose new risk level is one of these, separated by commas (for example LOW, LOW_TO_MEDIUM, MEDIUM, MEDIUM_TO_HIGH, HIGH, UNACCEPTABLE). Other events are not filtered.',
 					},
@@ -263,8 +247,7 @@ export class AmlTrigger implements INodeType {
 
 		// 1. Verification, on the raw bytes, before anything else is looked at.
 		let settings: VerificationSettings | undefined;
-		const unsetVerification = this.getNode().typeVersion >= 1.2 ? 'amlWebhookApi' : 'none';
-		if (this.getNodeParameter('authentication', unsetVerification) === 'amlWebhookApi') {
+		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
 			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
 			if (!verifyDelivery(settings, headers, rawBody)) {
 				if (settings.method === 'basicAuth')

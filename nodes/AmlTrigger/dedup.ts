@@ -19,7 +19,7 @@ import type { IDataObject } from 'n8n-workflow';
  *    static-data changes n8n saves, whole, when the execution ends: concurrent executions may overwrite each
  *    other's keys, which is why it is only the fast path and the deduplication store decides. (Static data
  *    changed inside `webhook()` is not reliably saved by n8n 2.41.1: the workflow runner re-wraps the same
- *    object and clears its change flag before the webhook handler saves it; see the report.)
+ *    object and clears its change flag before the webhook handler saves it.)
  * 2. A small in-process map: keys accepted here whose execution has not recorded them yet ("pending"), and keys
  *    an execution in this process has recorded. It covers the gap until the database has the key.
  */

@@ -6,7 +6,7 @@ import { cleanup, deliveries, publish, runCleanup, settled, target, until } from
 /**
  * The compatibility subset, run on every supported n8n line (scripts/test.sh runs it on the oldest 1.x and the
  * oldest 2.x; `AML_N8N_VERSION=<v> npx jest --selectProjects compat` on any): the package loads, the credential
- * test passes, one operation per resource works, node version 1.2's resource locators work, a refused token is renewed with 1 s tokens, the trigger verifies
+ * test passes, one operation per resource works, the resource locators work, a refused token is renewed with 1 s tokens, the trigger verifies
  * HMAC. Everything asserts what the sandbox stored or answered.
  */
 const suffix = randomUUID().slice(0, 8);
@@ -87,9 +87,9 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['r-1']);
 	});
 
-	test('node version 1.2 loads: its resource locators run By ID, By URL and with a From List value, and the Person ID list answers n8n\'s REST call', async () => {
+	test('the resource locators run By ID, By URL and with a From List value, and the Person ID list answers n8n\'s REST call', async () => {
 		const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
-		const v12 = { typeVersion: 1.2 };
+		const v12 = { typeVersion: 1 };
 		const got = await runAml({ resource: 'person', operation: 'get', personId: rl('list', personId) }, [{}], v12);
 		expect(got.outputs[0][0]).toMatchObject({ id: personId });
 		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `compat rl ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
@@ -104,7 +104,7 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 
 		const rest = await ownerRest();
 		const listed = await rest.post('/dynamic-node-parameters/resource-locator-results', {
-			nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1.2 },
+			nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1 },
 			methodName: 'searchPersons',
 			path: 'personId',
 			currentNodeParameters: { resource: 'person', operation: 'get', personId: rl('list', '') },

@@ -191,11 +191,11 @@ describe('Alert resource in real n8n', () => {
 		expect(stored.status).toBe('IN_PROGRESS');
 	});
 
-	test('version 1.1: Update Manual Alert has no preset Rationale, so closing by status alone cannot rewrite the stored one', async () => {
+	test('Update Manual Alert has no preset Rationale, so closing by status alone cannot rewrite the stored one', async () => {
 		const mark = await control.mark();
 		let message: string | undefined;
 		try {
-			const run = await runAml({ resource: 'alert', operation: 'updateManualAlert', alertId: '501', status: 'CLOSED' }, [{}], { typeVersion: 1.1 }, { timeoutMs: 20_000 });
+			const run = await runAml({ resource: 'alert', operation: 'updateManualAlert', alertId: '501', status: 'CLOSED' }, [{}], {}, { timeoutMs: 20_000 });
 			expect(run.status).toBe('error');
 			message = run.error?.message;
 		} catch (error) {

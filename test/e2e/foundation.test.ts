@@ -70,8 +70,8 @@ describe('foundation in real n8n', () => {
 		const skip = await runAml({ ...base, attributesJson: '{"city":"Prague"}', onExisting: 'skip' });
 		expect(skip.outputs[0][0].result).toBe('skipped');
 		expect((await control.get('/persons/cust-1002')).attributes.city).toBe('Brno');
-		const patch = await runAml({ ...base, attributesJson: '{"city":"Prague"}', onExisting: 'patch' });
-		expect(patch.outputs[0][0].result).toBe('patched');
+		const merge = await runAml({ ...base, attributesJson: '{"city":"Prague"}', onExisting: 'merge' });
+		expect(merge.outputs[0][0].result).toBe('merged');
 		const stored = await control.get('/persons/cust-1002');
 		expect(stored.attributes).toMatchObject({ first_name: 'Lukas', city: 'Prague' });
 		const error = await runAml({ ...base, attributesJson: '{}', onExisting: 'error' });

@@ -6,13 +6,13 @@ import { context, control, ownerRest, runAml, type Json } from '../harness/conte
 import { mcpTools, textOf, type McpTools } from '../harness/mcp';
 
 /**
- * Node version 1.2: Person ID, Custom List ID and Alert ID are resource locators. Each mode (From List, By ID, By URL,
- * an expression) runs in real n8n against the sandbox and what the service stored is checked; saved version 1 and 1.1
- * nodes keep their plain text fields; the Person ID list is called through n8n's REST endpoint the editor uses; and an
+ * Person ID, Custom List ID and Alert ID are resource locators. Each mode (From List, By ID, By URL,
+ * an expression) runs in real n8n against the sandbox and what the service stored is checked; plain strings where a
+ * locator is expected (workflows written through the API or by an AI builder) keep working; the Person ID list is called through n8n's REST endpoint the editor uses; and an
  * AI tool whose Person ID is a locator filled by `$fromAI` is called over MCP.
  */
 const suffix = randomUUID().slice(0, 8);
-const V12 = { typeVersion: 1.2 };
+const V12 = { typeVersion: 1 };
 const rl = (mode: string, value: unknown, extra: Json = {}) => ({ __rl: true, mode, value, ...extra });
 
 type Logged = { seq: number; method: string; path: string; status: number };
@@ -32,7 +32,7 @@ async function records(listId: string): Promise<Array<{ id: string; attributes: 
 /** What the editor sends to list a locator's From List entries (POST /rest/dynamic-node-parameters/resource-locator-results). */
 async function listSearch(rest: AxiosInstance, opts: { filter?: string; paginationToken?: string; credential?: Json } = {}) {
 	return await rest.post('/dynamic-node-parameters/resource-locator-results', {
-		nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1.2 },
+		nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1 },
 		methodName: 'searchPersons',
 		path: 'personId',
 		currentNodeParameters: { resource: 'person', operation: 'get', personId: rl('list', '') },
@@ -124,9 +124,9 @@ describe('Person ID → From List through n8n\'s REST endpoint (as the editor lo
 
 describe('load options that read the Custom List ID', () => {
 	test.each([
-		['version 1.2, By URL', 1.2, rl('url', 'https://app.example.com/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')],
-		['version 1.2, By ID', 1.2, rl('id', '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')],
-		['version 1.1, plain text', 1.1, '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10'],
+		['By URL', 1, rl('url', 'https://app.example.com/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')],
+		['By ID', 1, rl('id', '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10')],
+		['a plain string (written through the API or by an AI builder)', 1, '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10'],
 	])('%s: the list\'s usable fields', async (_what, version, customListId) => {
 		const rest = await ownerRest();
 		const response = await rest.post('/dynamic-node-parameters/options', {
@@ -142,7 +142,7 @@ describe('load options that read the Custom List ID', () => {
 	});
 });
 
-describe('version 1.2 nodes: every mode runs, and the service gets the ID', () => {
+describe('every mode runs, and the service gets the ID', () => {
 	test('Person → Get: From List value, By ID, By ID with an expression per item, and a plain string', async () => {
 		const fromList = await runAml({ resource: 'person', operation: 'get', personId: rl('list', customer, { cachedResultName: `Lena ${lastName} (${customer})` }) }, [{}], V12);
 		expect(fromList.status).toBe('success');
@@ -221,8 +221,8 @@ describe('version 1.2 nodes: every mode runs, and the service gets the ID', () =
 	});
 });
 
-describe('saved version 1 and 1.1 nodes keep their plain text fields', () => {
-	test.each([1, 1.1])('version %s: Person ID, Custom List ID and Alert ID as plain strings and expressions', async (typeVersion) => {
+describe('workflows written through n8n\'s API, by an AI builder or by hand with plain strings where a locator is expected keep working', () => {
+	test.each([1])('version %s: Person ID, Custom List ID and Alert ID as plain strings and expressions', async (typeVersion) => {
 		const person = await runAml({ resource: 'person', operation: 'get', personId: customer }, [{}], { typeVersion });
 		expect(person.outputs[0][0]).toMatchObject({ id: customer });
 		const listed = await runAml({ resource: 'transaction', operation: 'getAll', personId: '={{ $json.owner }}', returnAll: true }, [{ owner: customer }], { typeVersion });
@@ -241,7 +241,7 @@ describe('saved version 1 and 1.1 nodes keep their plain text fields', () => {
 	});
 });
 
-describe('AI tool: a version 1.2 AML tool whose Person ID locator is filled by $fromAI', () => {
+describe('AI tool: an AML tool whose Person ID locator is filled by $fromAI', () => {
 	let tools: McpTools | undefined;
 
 	beforeAll(async () => {
@@ -255,7 +255,7 @@ describe('AI tool: a version 1.2 AML tool whose Person ID locator is filled by $
 						id: randomUUID(),
 						name: 'get_person',
 						type: 'n8n-nodes-aml.amlTool',
-						typeVersion: 1.2,
+						typeVersion: 1,
 						position: [0, 200],
 						parameters: {
 							resource: 'person',

@@ -40,9 +40,9 @@ describe('lost answers in real n8n', () => {
 		const personId = id('upsert');
 		await loseNextAnswer('POST', '^/api/v2/persons$');
 		const mark = await control.mark();
-		const run = await createPerson(personId, { first_name: 'Lost', last_name: 'Answer' }, 'update');
+		const run = await createPerson(personId, { first_name: 'Lost', last_name: 'Answer' }, 'replace');
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toMatchObject({ id: personId, result: 'updated', afterLostAnswer: true });
+		expect(run.outputs[0][0]).toMatchObject({ id: personId, result: 'replaced', afterLostAnswer: true });
 		const posts = await requestsTo(mark, '/api/v2/persons');
 		expect(posts.map((r) => r.status)).toEqual([0, 422]); // 0: applied, then the connection dropped
 		expect((await requestsTo(mark, `/api/v2/persons/${personId}`)).map((r) => `${r.method} ${r.status}`)).toEqual(['PUT 200']);

@@ -88,29 +88,29 @@ describe('Person resource in real n8n', () => {
 		expect(skip.outputs[0][0].result).toBe('skipped');
 		expect((await stored(personId)).attributes).toEqual({ first_name: 'Eva', last_name: 'Lind', city: 'Oslo' });
 
-		const patch = await runAml({ ...base, attributesJson: '{"city":"Bergen"}', onExisting: 'patch' });
-		expect(patch.outputs[0][0].result).toBe('patched');
+		const merge = await runAml({ ...base, attributesJson: '{"city":"Bergen"}', onExisting: 'merge' });
+		expect(merge.outputs[0][0].result).toBe('merged');
 		expect((await stored(personId)).attributes).toEqual({ first_name: 'Eva', last_name: 'Lind', city: 'Bergen' });
 
-		const update = await runAml({ ...base, personType: 'UNDEFINED', attributesJson: '{"city":"Tromsø"}', onExisting: 'update' });
-		expect(update.outputs[0][0].result).toBe('updated');
+		const update = await runAml({ ...base, personType: 'UNDEFINED', attributesJson: '{"city":"Tromsø"}', onExisting: 'replace' });
+		expect(update.outputs[0][0].result).toBe('replaced');
 		const replaced = await stored(personId);
 		expect(replaced.type).toBe('UNDEFINED');
 		expect(replaced.attributes).toEqual({ city: 'Tromsø' });
 	});
 
-	test('Update (the saved value "patch", listed as Patch before) merges the given attributes (array items by id) and keeps the others; type kept unless chosen', async () => {
+	test('Update (PATCH) merges the given attributes (array items by id) and keeps the others; type kept unless chosen', async () => {
 		const personId = id('patch');
 		await createPerson(personId, { company_name: 'Merge AB', country: 'SE', shareholders: [{ id: 'a', name: 'Old Name' }, { id: 'b', name: 'Other' }] }, 'LEGAL');
 		const run = await runAml({
 			resource: 'person',
-			operation: 'patch',
+			operation: 'update',
 			personId,
 			attributesMode: 'json',
 			attributesJson: JSON.stringify({ city: 'Malmö', shareholders: [{ id: 'a', name: 'New Name' }] }),
 		});
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toEqual({ id: personId, attributes: { city: 'Malmö', shareholders: [{ id: 'a', name: 'New Name' }] }, result: 'patched' });
+		expect(run.outputs[0][0]).toEqual({ id: personId, attributes: { city: 'Malmö', shareholders: [{ id: 'a', name: 'New Name' }] }, result: 'updated' });
 		const person = await stored(personId);
 		expect(person.type).toBe('LEGAL');
 		expect(person.attributes).toEqual({
@@ -125,25 +125,25 @@ describe('Person resource in real n8n', () => {
 
 		// Nothing to change is bad input: stopped before any request.
 		const mark = await control.mark();
-		const empty = await runAml({ resource: 'person', operation: 'patch', personId, attributesMode: 'json', attributesJson: '{}' });
+		const empty = await runAml({ resource: 'person', operation: 'update', personId, attributesMode: 'json', attributesJson: '{}' });
 		expect(empty.status).toBe('error');
 		expect(empty.error?.message).toMatch(/Item 0: "Attributes" must name at least one attribute/);
 		expect(await apiRequestsSince(mark)).toHaveLength(0);
 	});
 
-	test('Replace (the saved value "update", listed as Update before) replaces type and all attributes', async () => {
+	test('Replace (PUT) replaces type and all attributes', async () => {
 		const personId = id('update');
 		await createPerson(personId, { first_name: 'Old', last_name: 'Person', email: 'old@example.com' });
 		const run = await runAml({
 			resource: 'person',
-			operation: 'update',
+			operation: 'replace',
 			personId,
 			personType: 'INDIVIDUAL',
 			attributesMode: 'input',
 			excludeInputFields: 'id',
 		}, [{ id: personId, first_name: 'New', last_name: 'Person', dob: '1990-02-03' }]);
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toMatchObject({ id: personId, result: 'updated' });
+		expect(run.outputs[0][0]).toMatchObject({ id: personId, result: 'replaced' });
 		const person = await stored(personId);
 		expect(person.attributes).toEqual({ first_name: 'New', last_name: 'Person', dob: '1990-02-03' });
 	});
@@ -268,19 +268,13 @@ describe('Person resource in real n8n', () => {
 		expect(await apiRequestsSince(mark)).toHaveLength(0);
 	});
 
-	test('Delete queues the person (asynchronous) and says so (version 1.1: deleted: true, deletion: queued); 403 when deletion is not enabled', async () => {
+	test('Delete queues the person (asynchronous) and says so (deleted: true, deletion: queued); 403 when deletion is not enabled', async () => {
 		const personId = id('delete');
 		await createPerson(personId, { first_name: 'Del', last_name: 'Me' });
 		const run = await runAml({ resource: 'person', operation: 'delete', personId });
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toEqual({ id: personId, deleted: 'queued' });
+		expect(run.outputs[0][0]).toEqual({ id: personId, deleted: true, deletion: 'queued' });
 		expect((await stored(personId)).queuedForDeletion).toBe(true);
-		// node version 1.1 (new nodes): n8n's boolean, and what the service did
-		const newer = id('delete-v11');
-		await createPerson(newer, { first_name: 'Del', last_name: 'Too' });
-		const v11 = await runAml({ resource: 'person', operation: 'delete', personId: newer }, [{}], { typeVersion: 1.1 });
-		expect(v11.outputs[0][0]).toEqual({ id: newer, deleted: true, deletion: 'queued' });
-		expect((await stored(newer)).queuedForDeletion).toBe(true);
 
 		const other = id('nodelete');
 		await createPerson(other, { first_name: 'Keep', last_name: 'Me' });

@@ -44,7 +44,7 @@ describe('Screening resource in real n8n', () => {
 		expect(await storedCounts()).toEqual(before);
 	});
 
-	test('version 1.1: one item per searched name, also without a match (matched: false), Simplify applied to its matches; no configuration is an error before any request', async () => {
+	test('one item per searched name, also without a match (matched: false), Simplify applied to its matches; no configuration is an error before any request', async () => {
 		const search = (extra: Record<string, unknown> = {}) => ({
 			resource: 'screening',
 			operation: 'search',
@@ -54,14 +54,14 @@ describe('Screening resource in real n8n', () => {
 			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
 			...extra,
 		});
-		const run = await runAml(search(), [{ name: 'Viktor Drabenko' }, { name: 'Ordinary Shopkeeper Zz' }], { typeVersion: 1.1 });
+		const run = await runAml(search(), [{ name: 'Viktor Drabenko' }, { name: 'Ordinary Shopkeeper Zz' }]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toHaveLength(2);
 		expect(run.outputs[0][0]).toMatchObject({ name: 'Viktor Drabenko', matched: true, matchCount: 1, matches: [{ id: 'rec-1', name: 'Viktor Drabenko' }] });
 		expect(run.outputs[0][1]).toEqual({ name: 'Ordinary Shopkeeper Zz', recordEntityType: 'ALL', matched: false, matchCount: 0, matches: [] });
 
 		const mark = await control.mark();
-		const none = await runAml(search({ configurations: {} }), [{ name: 'Viktor Drabenko' }], { typeVersion: 1.1 });
+		const none = await runAml(search({ configurations: {} }), [{ name: 'Viktor Drabenko' }]);
 		expect(none.status).toBe('error');
 		expect(none.error?.message).toMatch(/Item 0: "Configurations" needs at least one configuration/);
 		expect((await apiRequestsSince(mark)).filter((r) => r.path.includes('screening'))).toHaveLength(0);

@@ -31,6 +31,7 @@ afterAll(async () => {
 describe('AML Trigger in a published workflow', () => {
 	test('every event type, caused for real in the sandbox, starts exactly one execution with the delivered payload', async () => {
 		const wf = await publish({
+			authentication: 'none',
 			events: EVENT_ACTIONS.map((e) => e.value),
 			decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED',
 			options: {},
@@ -116,9 +117,9 @@ describe('AML Trigger in a published workflow', () => {
 	});
 
 	test('unselected and filtered-out events are answered 200 and start nothing; filters ignore case', async () => {
-		const alerts = await publish({ events: ['ALERT_CREATED'], options: { entityType: 'TRANSACTION', scenarioType: 'OFFLINE' } });
-		const risk = await publish({ events: ['FINAL_RISK_UPDATED'], decisionRules: '', options: { riskLevels: 'high, UNACCEPTABLE' } });
-		const rules = await publish({ events: [], decisionRules: 'case_closed' });
+		const alerts = await publish({ authentication: 'none', events: ['ALERT_CREATED'], options: { entityType: 'TRANSACTION', scenarioType: 'OFFLINE' } });
+		const risk = await publish({ authentication: 'none', events: ['FINAL_RISK_UPDATED'], decisionRules: '', options: { riskLevels: 'high, UNACCEPTABLE' } });
+		const rules = await publish({ authentication: 'none', events: [], decisionRules: 'case_closed' });
 		for (const wf of [alerts, risk, rules]) await target(wf.url);
 		const marker = randomUUID();
 		const emit = (action: string, metadata: Json) => control.post('/webhooks/emit', { action, metadata: { ...metadata, marker } });
@@ -175,10 +176,10 @@ describe('AML Trigger verification', () => {
 		expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
 	});
 
-	test('version 1.2 verifies by default: with Verification left unset an unsigned delivery is refused; version 1.1 keeps accepting it as before', async () => {
-		const cred = await n8n().createCredential('AML webhook e2e default v1.2', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'default-key' });
+	test('verification is on by default: with Verification left unset an unsigned delivery is refused; None accepts it', async () => {
+		const cred = await n8n().createCredential('AML webhook e2e default', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'default-key' });
 		cleanup.push(() => n8n().deleteCredential(cred.id));
-		const strict = await publish({ events: ['*'] }, cred, 1.2);
+		const strict = await publish({ events: ['*'] }, cred);
 		const unsigned = await axios.post(strict.url, event(7101), { validateStatus: () => true });
 		expect(unsigned.status).toBe(401);
 		await target(strict.url, { verification: { mode: 'hmac', secret: 'default-key' } });
@@ -186,18 +187,17 @@ describe('AML Trigger verification', () => {
 		await until('accepted', async () => (await deliveries(strict.url)).some((d) => d.accepted));
 		expect((await settled(strict.id, 1)).map((o) => o.metadata.alertId)).toEqual([7102]);
 
-		const legacy = await publish({ events: ['*'] }, undefined, 1.1);
+		const legacy = await publish({ authentication: 'none', events: ['*'] });
 		const accepted = await axios.post(legacy.url, event(7103), { validateStatus: () => true });
 		expect(accepted.status).toBe(200);
 		expect((await settled(legacy.id, 1)).map((o) => o.metadata.alertId)).toEqual([7103]);
 	});
 
-	// Version 1.1 only differs in what n8n does before the trigger runs (it parses no body of a type it does not know).
-	test.each([1, 1.1])('version %s: HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix, any content type; re-serialised or missing signatures get 401', async (typeVersion) => {
-		const cred = await n8n().createCredential(`AML webhook e2e raw v${typeVersion}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
+	test('HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix, any content type; re-serialised or missing signatures get 401', async () => {
+		const cred = await n8n().createCredential('AML webhook e2e raw', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		expect(await n8n().testCredential(cred.id)).toMatchObject({ status: 'OK' });
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred, typeVersion);
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
 		// Key order, spacing, a unicode escape and a trailing newline: JSON.stringify(JSON.parse(raw)) differs from raw.
 		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"2026-11-22T10:00:00.123456Z" }\n`;
 		expect(JSON.stringify(JSON.parse(raw))).not.toBe(raw);
@@ -221,8 +221,8 @@ describe('AML Trigger verification', () => {
 
 describe('AML Trigger redelivery', () => {
 	test('a delivery whose body was already accepted is answered 200 and starts nothing; window 0 turns that off', async () => {
-		const dedup = await publish({ events: ['*'] });
-		const off = await publish({ events: ['*'], options: { dedupWindow: 0 } });
+		const dedup = await publish({ authentication: 'none', events: ['*'] });
+		const off = await publish({ authentication: 'none', events: ['*'], options: { dedupWindow: 0 } });
 		const event = (alertId: number, createdTime = new Date().toISOString()) =>
 			JSON.stringify({ action: 'ALERT_STATUS_UPDATED', createdTime, metadata: { alertId, status: 'CLOSED', previousStatus: 'NEW' } });
 		const post = (url: string, b: string) => axios.post(url, b, { headers: { 'content-type': 'application/json' }, validateStatus: () => true, transformRequest: (x) => x });
@@ -265,7 +265,7 @@ describe('AML Trigger redelivery', () => {
 	});
 
 	test('an event that failed while the workflow was unpublished arrives once through the service retries', async () => {
-		const wf = await publish({ events: ['MANUAL_ALERT_CREATED'] });
+		const wf = await publish({ authentication: 'none', events: ['MANUAL_ALERT_CREATED'] });
 		await target(wf.url, { events: ['MANUAL_ALERT_CREATED'] });
 		await n8n().deactivate(wf.id);
 		// Real cause while n8n does not serve the URL: n8n answers 404, the sandbox retries on its schedule.

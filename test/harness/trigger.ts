@@ -39,7 +39,7 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
 }
 
 /** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL); the newest version unless told. */
-export async function publish(parameters: Json, credential?: CredentialRef, typeVersion = 1.1): Promise<Published> {
+export async function publish(parameters: Json, credential?: CredentialRef, typeVersion = 1): Promise<Published> {
 	const webhookId = randomUUID();
 	const wf = await n8n().createWorkflow({
 		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,

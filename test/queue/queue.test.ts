@@ -191,7 +191,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	const webhookId = randomUUID();
 	const workflow = await client.createWorkflow({
 		name: `AML Trigger queue ${webhookId.slice(0, 8)}`,
-		nodes: [{ id: randomUUID(), name: 'AML Trigger', type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.2, position: [0, 0], webhookId, parameters: { authentication: 'amlWebhookApi', events: ['*'] }, credentials: { amlWebhookApi: credential } }],
+		nodes: [{ id: randomUUID(), name: 'AML Trigger', type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1, position: [0, 0], webhookId, parameters: { authentication: 'amlWebhookApi', events: ['*'] }, credentials: { amlWebhookApi: credential } }],
 		connections: {},
 	});
 	await client.activate(workflow.id);
@@ -273,7 +273,7 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 				id: randomUUID(),
 				name: 'AML',
 				type: 'n8n-nodes-aml.aml',
-				typeVersion: 1.1,
+				typeVersion: 1,
 				position: [440, 0],
 				// keyed by the caller's ID; an ID the service already holds is skipped, so a re-run creates only the rest
 				parameters: { resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id', onExisting: 'skip', options: { parallelRequests: 4 } },

@@ -9,7 +9,7 @@ import { prepareEveryItem, runItems } from '../../nodes/Aml/helpers/items';
  */
 const ctx = (options: { parallel?: number; continueOnFail?: boolean } = {}) =>
 	({
-		getNode: () => ({ id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1.1, position: [0, 0], parameters: {} }),
+		getNode: () => ({ id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} }),
 		getNodeParameter: (name: string, _i: number, fallback?: unknown) => (name === 'options.parallelRequests' ? (options.parallel ?? fallback) : fallback),
 		continueOnFail: () => options.continueOnFail ?? false,
 	}) as unknown as IExecuteFunctions;

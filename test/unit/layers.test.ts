@@ -72,3 +72,33 @@ describe('layers of nodes/Aml', () => {
 		expect(layerOf(router)).toBe('router');
 	});
 });
+
+const nodesRoot = path.resolve(__dirname, '..', '..', 'nodes');
+const relativeToNodes = (file: string) => path.relative(nodesRoot, file).split(path.sep).join('/');
+const allImports = (dir: string) =>
+	sources(dir).flatMap((file) => importsOf(file).map((target) => [relativeToNodes(file), relativeToNodes(target)] as const));
+
+describe('between the nodes, the resources and the seam', () => {
+	test('the AML Trigger imports nothing of the AML node (what both use is in nodes/shared)', () => {
+		expect(allImports(path.join(nodesRoot, 'AmlTrigger')).filter(([, target]) => target.startsWith('Aml/'))).toEqual([]);
+	});
+
+	test('the AML node imports nothing of the trigger', () => {
+		expect(allImports(root).filter(([, target]) => target.startsWith('AmlTrigger/'))).toEqual([]);
+	});
+
+	test('the seam (nodes/shared/n8n) imports nothing of either node', () => {
+		const seam = path.join(nodesRoot, 'shared', 'n8n');
+		expect(allImports(seam).filter(([, target]) => !target.startsWith('shared/'))).toEqual([]);
+	});
+
+	test("no resource imports another resource's files (what two resources share lives in helpers/)", () => {
+		const resourceOf = (file: string) => /^Aml\/actions\/([^/]+)\//.exec(file)?.[1];
+		const across = allImports(path.join(root, 'actions')).filter(([file, target]) => {
+			const from = resourceOf(file);
+			const to = resourceOf(target);
+			return from !== undefined && to !== undefined && from !== to;
+		});
+		expect(across).toEqual([]);
+	});
+});

@@ -2,12 +2,11 @@ import type { IExecuteFunctions, INodeProperties, INodePropertyMode } from 'n8n-
 
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { itemId, itemLocatorValue } from '../../nodes/Aml/helpers/itemParameter';
-import { VALUE_MODES } from '../../nodes/Aml/helpers/locators';
 import { hasMorePages, parsePersonToken, personListItem, personSearchBody, searchPersons } from '../../nodes/Aml/methods/persons';
 import { context, scriptedServer } from './realHttpContext';
 
 /**
- * Details of the ID parameters that are resource locators from node version 1.2 (the modes themselves are run in real
+ * Details of the ID parameters that are resource locators (the modes themselves are run in real
  * n8n by test/e2e/locators.test.ts): the description, the reading of either shape, the link patterns, and the
  * Person Search list's paging.
  */
@@ -15,22 +14,17 @@ const properties = new Aml().description.properties;
 const locators = properties.filter((p) => p.type === 'resourceLocator');
 const where = (p: INodeProperties) => `${p.name}:${JSON.stringify(p.displayOptions?.show?.resource)}:${JSON.stringify(p.displayOptions?.show?.operation)}`;
 
-describe('the ID parameters of node version 1.2', () => {
-	test('Person ID, Custom List ID and Alert ID are resource locators; each has a plain text twin for versions 1 and 1.1 with its old default', () => {
+describe('the ID parameters', () => {
+	test('Person ID, Custom List ID and Alert ID are resource locators, one property each, starting in their first mode', () => {
 		expect([...new Set(locators.map((p) => p.name))].sort()).toEqual(['alertId', 'customListId', 'personId']);
 		for (const locator of locators) {
 			const twin = properties.filter((p) => p !== locator && where(p) === where(locator));
-			expect({ at: where(locator), twins: twin.map((p) => [p.type, p.default, p.displayOptions?.show?.['@version']]) }).toEqual({
-				at: where(locator),
-				twins: [['string', '', [1, 1.1]]],
-			});
-			expect(twin[0].displayName).toBe(locator.displayName);
-			expect(twin[0].required).toBe(locator.required);
+			expect({ at: where(locator), twins: twin.length }).toEqual({ at: where(locator), twins: 0 });
 			expect(locator.default).toEqual({ mode: locator.modes?.[0].name, value: '' });
 		}
-		// Person → Create names a new person: plain text in every version.
+		// Person → Create names a new person: plain text.
 		const create = properties.filter((p) => p.name === 'personId' && p.displayOptions?.show?.operation?.includes('create') && p.displayOptions?.show?.resource?.includes('person'));
-		expect(create.map((p) => [p.type, p.displayOptions?.show?.['@version']])).toEqual([['string', undefined]]);
+		expect(create.map((p) => p.type)).toEqual(['string']);
 	});
 
 	test('modes: Person ID From List and By ID; Custom List ID and Alert ID By ID and By URL; only By URL extracts', () => {
@@ -39,8 +33,7 @@ describe('the ID parameters of node version 1.2', () => {
 		expect(modes('customListId')).toEqual(['id', 'url']);
 		expect(modes('alertId')).toEqual(['id', 'url']);
 		for (const mode of locators.flatMap((p) => p.modes ?? [])) {
-			// itemLocatorValue reads VALUE_MODES without n8n's extraction: right only while they have none.
-			expect({ mode: mode.name, extracts: Boolean(mode.extractValue) }).toEqual({ mode: mode.name, extracts: !VALUE_MODES.includes(mode.name) });
+			expect({ mode: mode.name, extracts: Boolean(mode.extractValue) }).toEqual({ mode: mode.name, extracts: mode.name === 'url' });
 		}
 		const list = locators.find((p) => p.name === 'personId')?.modes?.[0];
 		expect(list?.typeOptions).toEqual({ searchListMethod: 'searchPersons', searchable: true });
@@ -110,25 +103,13 @@ describe('itemLocatorValue (detail: one reading for a plain value and every loca
 	};
 
 	test.each([
-		['plain text (versions 1 and 1.1)', 'cust-1', {}, 'cust-1'],
-		['plain expression of an input field', '={{ $json.id }}', { id: 'cust-2' }, 'cust-2'],
-		['From List', { __rl: true, mode: 'list', value: 'cust-3', cachedResultName: 'Anna (cust-3)' }, {}, 'cust-3'],
-		['By ID', { __rl: true, mode: 'id', value: 'cust-4' }, {}, 'cust-4'],
-		['By ID with an input field', { __rl: true, mode: 'id', value: '={{ $json.id }}' }, { id: 'cust-5' }, 'cust-5'],
-	])('%s is read without a call into n8n', (_what, raw, json, expected) => {
-		const { ctx, calls } = run(raw, json);
-		expect(itemLocatorValue(ctx, 'personId', 1, 'Person ID')).toBe(expected);
-		expect(calls).toEqual([]);
-	});
-
-	test('any other expression in a value mode is left to n8n (for the value); a link is extracted by n8n', () => {
-		const other = run({ __rl: true, mode: 'id', value: '={{ $json.id.trim() }}' }, { id: ' a ' });
-		expect(itemLocatorValue(other.ctx, 'personId', 0, 'Person ID')).toBe('by n8n');
-		expect(other.calls).toEqual([['personId.value', undefined]]);
-
-		const link = run({ __rl: true, mode: 'url', value: 'https://app.example.com/alerts/9' }, {});
-		expect(itemLocatorValue(link.ctx, 'personId', 0, 'Person ID')).toBe('by n8n');
-		expect(link.calls).toEqual([['personId', { extractValue: true }]]);
+		['plain text (a workflow written by hand, through the API or by an AI builder)', 'cust-1'],
+		['From List', { __rl: true, mode: 'list', value: 'cust-3', cachedResultName: 'Anna (cust-3)' }],
+		['By URL', { __rl: true, mode: 'url', value: 'https://app.example.com/alerts/9' }],
+	])('%s is read by n8n with extractValue', (_what, raw) => {
+		const { ctx, calls } = run(raw, {});
+		expect(itemLocatorValue(ctx, 'personId', 1, 'Person ID')).toBe('by n8n');
+		expect(calls).toEqual([['personId', { extractValue: true }]]);
 	});
 
 	test('a link from which n8n reads no ID fails naming item, field, value and the accepted form', () => {

@@ -60,7 +60,7 @@ async function recorder() {
 }
 
 function executeContext(baseUrl: string, parameters: Record<string, unknown>) {
-	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1.1, position: [0, 0], parameters };
+	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters };
 	const get = (name: string) => name.split('.').reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), parameters);
 	return {
 		getNode: () => node,
@@ -89,8 +89,8 @@ type Case = [string, string, Record<string, unknown>, { method: string; path: st
 const cases: Case[] = [
 	['person', 'create', { personId: 'p-1', personType: 'INDIVIDUAL', onExisting: 'error', ...json({ country: 'DE' }) }, { method: 'POST', path: '/api/v2/persons', body: { id: 'p-1', type: 'INDIVIDUAL', attributes: { country: 'DE' } }, repeated: true }],
 	['person', 'get', { personId: 'p-1' }, { method: 'GET', path: '/api/v1/persons/p-1', repeated: true }],
-	['person', 'update', { personId: 'p-1', personType: 'LEGAL', ...json({ name: 'X' }) }, { method: 'PUT', path: '/api/v2/persons/p-1', body: { type: 'LEGAL', attributes: { name: 'X' } }, repeated: true }],
-	['person', 'patch', { personId: 'p-1', ...json({ name: 'X' }) }, { method: 'PATCH', path: '/api/v2/persons/p-1', body: { attributes: { name: 'X' } }, repeated: true }],
+	['person', 'replace', { personId: 'p-1', personType: 'LEGAL', ...json({ name: 'X' }) }, { method: 'PUT', path: '/api/v2/persons/p-1', body: { type: 'LEGAL', attributes: { name: 'X' } }, repeated: true }],
+	['person', 'update', { personId: 'p-1', ...json({ name: 'X' }) }, { method: 'PATCH', path: '/api/v2/persons/p-1', body: { attributes: { name: 'X' } }, repeated: true }],
 	['person', 'search', { category: 'CUSTOMER', logicalOperator: 'AND', returnAll: false, limit: 5, filters: { filter: [] } }, { method: 'POST', path: '/api/v2/persons/search', repeated: true }],
 	['person', 'delete', { personId: 'p-1' }, { method: 'DELETE', path: '/api/v2/persons/p-1', repeated: true }],
 	['person', 'getStatusHistory', { personId: 'p-1' }, { method: 'GET', path: '/api/v1/persons/p-1/statuses', repeated: true }],

@@ -1,8 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { Aml } from '../../nodes/Aml/Aml.node';
 import { itemParameter } from '../../nodes/Aml/helpers/itemParameter';
-import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
 import { parameterValidator } from '../../nodes/Aml/validation/parameters';
 import {
 	amountRule,
@@ -159,88 +157,17 @@ describe('parameterValidator: choices and numbers set by expressions', () => {
 	});
 });
 
-describe('itemParameter (detail: which values are read from the item, which are left to n8n)', () => {
-	const context = (raw: unknown, json: Record<string, unknown>) => {
-		const evaluated: string[] = [];
+describe('itemParameter (detail: every value is read by n8n)', () => {
+	test('getNodeParameter with and without a fallback, as n8n is asked', () => {
+		const calls: unknown[][] = [];
 		const ctx = {
-			getNode: () => ({ parameters: { field: raw } }),
-			getInputData: () => [{ json }],
-			getNodeParameter: (name: string) => {
-				evaluated.push(name);
+			getNodeParameter: (...args: unknown[]) => {
+				calls.push(args);
 				return 'by n8n';
 			},
 		} as unknown as IExecuteFunctions;
-		return { ctx, evaluated };
-	};
-
-	test.each([
-		['={{ $json.id }}', { id: 'a-1' }, 'a-1'],
-		['={{$json.id}}', { id: 7 }, 7],
-		['={{ $json["the id"] }}', { 'the id': 'x' }, 'x'],
-		["={{ $json['the id'] }}", { 'the id': false }, false],
-	])('%s on %j is read from the item', (raw, json, expected) => {
-		const { ctx, evaluated } = context(raw, json);
-		expect(itemParameter(ctx, 'field', 0)).toBe(expected);
-		expect(evaluated).toEqual([]);
-	});
-
-	test.each([
-		['={{ $json.id }}', {}],
-		['={{ $json.id }}', { id: null }],
-		['={{ $json.id }}', { id: { a: 1 } }],
-		['={{ $json.id }}', { id: Number.NaN }],
-		['={{ $json.constructor }}', {}],
-		['={{ $json.__proto__ }}', {}],
-		['={{ $json.id.trim() }}', { id: 'a' }],
-		['={{ $json.id }} ', { id: 'a' }],
-		['= {{ $json.id }}', { id: 'a' }],
-		['={{ $json.a.b }}', { a: { b: 'c' } }],
-	])('%s on %j is left to n8n', (raw, json) => {
-		const { ctx, evaluated } = context(raw, json);
 		expect(itemParameter(ctx, 'field', 0)).toBe('by n8n');
-		expect(evaluated).toEqual(['field']);
-	});
-
-	test('a value with no expression at any depth is the value itself (objects copied, as n8n copies them); one expression anywhere leaves it to n8n', () => {
-		const parameters = { text: '$json.id', count: 3, flag: false, nothing: null, fields: { a: 'x', list: [{ k: 'v' }] }, mixed: { a: 'x', b: '={{ 1 }}' } };
-		const evaluated: string[] = [];
-		const ctx = {
-			getNode: () => ({ parameters }),
-			getInputData: () => [{ json: {} }, { json: {} }],
-			getNodeParameter: (name: string) => {
-				evaluated.push(name);
-				return 'by n8n';
-			},
-		} as unknown as IExecuteFunctions;
-		expect(itemParameter(ctx, 'text', 0)).toBe('$json.id');
-		expect(itemParameter(ctx, 'count', 1)).toBe(3);
-		expect(itemParameter(ctx, 'flag', 0, true)).toBe(false);
-		expect(itemParameter(ctx, 'nothing', 0)).toBeNull();
-		const fields = itemParameter(ctx, 'fields', 0) as { list: Array<{ k: string }> };
-		expect(fields).toEqual(parameters.fields);
-		expect(fields).not.toBe(parameters.fields);
-		expect(fields.list[0]).not.toBe(parameters.fields.list[0]);
-		expect(itemParameter(ctx, 'fields.list', 1)).toEqual([{ k: 'v' }]);
-		expect(itemParameter(ctx, 'fields.missing', 0, 'fallback')).toBe('fallback');
-		expect(evaluated).toEqual([]);
-		expect(itemParameter(ctx, 'mixed', 0)).toBe('by n8n');
-		expect(itemParameter(ctx, 'fields.missing', 0)).toBe('by n8n');
-		expect(itemParameter(ctx, 'fields.list[0]', 0)).toBe('by n8n');
-		expect(evaluated).toEqual(['mixed', 'fields.missing', 'fields.list[0]']);
-	});
-
-	test('no property of either node declares validateType (n8n validates only those after a read; itemParameter relies on it)', () => {
-		const declaring: string[] = [];
-		const walk = (properties: unknown[], where: string) => {
-			for (const property of properties as Array<Record<string, unknown>>) {
-				if (property === null || typeof property !== 'object') continue;
-				const here = `${where}/${String(property.name ?? property.displayName ?? '?')}`;
-				if ('validateType' in property) declaring.push(here);
-				for (const key of ['options', 'values']) if (Array.isArray(property[key])) walk(property[key] as unknown[], here);
-			}
-		};
-		walk(new Aml().description.properties, 'Aml');
-		walk(new AmlTrigger().description.properties, 'AmlTrigger');
-		expect(declaring).toEqual([]);
+		expect(itemParameter(ctx, 'options.timeout', 2, 30000)).toBe('by n8n');
+		expect(calls).toEqual([['field', 0], ['options.timeout', 2, 30000]]);
 	});
 });

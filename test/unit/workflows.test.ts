@@ -1,29 +1,94 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import { TRUSTED_PUBLISHING_NPM, tagProblem, versionAtLeast } from '../../scripts/release-check';
+
 /**
- * The GitHub Actions workflows (CI on push and pull request; npm publish with provenance on a version tag) pass
- * actionlint (its WebAssembly build from the npm registry: the same checks, nothing downloaded at run time).
+ * The GitHub Actions workflows (CI on push and pull request; npm publish with provenance on a version tag) and the
+ * pieces of the release check (scripts/release-check.ts) that decide on a given tag or npm. actionlint runs over the
+ * workflows in the release check itself (`npm run release:check`, suite `release` of `npm test`).
  */
 const dir = path.resolve(__dirname, '..', '..', '.github', 'workflows');
 const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
+const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
+/** The Node lines a workflow sets up (`node-version: 24`). */
+const nodeLines = (text: string) => [...text.matchAll(/node-version:\s*'?(\d+)/g)].map((m) => Number(m[1]));
 
 describe('GitHub Actions workflows', () => {
 	test('ci.yml and publish.yml exist', () => {
 		expect(files.sort()).toEqual(['ci.yml', 'publish.yml']);
 	});
 
-	test.each(files)('%s passes actionlint', async (file) => {
-		const { createLinter } = require('actionlint') as { createLinter: () => Promise<(input: string, path: string) => Array<{ line: number; message: string; kind: string }>> };
-		const lint = await createLinter();
-		const problems = lint(fs.readFileSync(path.join(dir, file), 'utf8'), `.github/workflows/${file}`);
-		expect(problems.map((p) => `${file}:${p.line} ${p.kind}: ${p.message}`)).toEqual([]);
+	test("run on Node LTS lines n8n supports (22, 24), none on an ended one", () => {
+		const ci = nodeLines(read('ci.yml'));
+		const publish = nodeLines(read('publish.yml'));
+		expect(ci.sort()).toEqual([22, 24]);
+		expect(publish).toEqual([24]);
 	});
 
-	test('publish.yml publishes with provenance through trusted publishing (no long-lived token)', () => {
-		const publish = fs.readFileSync(path.join(dir, 'publish.yml'), 'utf8');
+	test('publish.yml builds explicitly, checks the release, then publishes the checked tarball with provenance', () => {
+		const publish = read('publish.yml');
 		expect(publish).toMatch(/id-token: write/);
-		expect(publish).toMatch(/npm publish --provenance/);
-		expect(publish).not.toMatch(/NPM_TOKEN|NODE_AUTH_TOKEN/);
+		const order = ['- name: npm 11.5.1 or later', '- run: npm ci', '- run: npm run build', 'run: npm run release:check -- --tag "$GITHUB_REF_NAME" --out "$RUNNER_TEMP/package"', 'npm publish "$RUNNER_TEMP"/package/*.tgz --access public --provenance'];
+		const at = order.map((step) => publish.indexOf(step));
+		expect(at.every((i) => i >= 0)).toBe(true);
+		expect([...at].sort((a, b) => a - b)).toEqual(at);
+		// the first release's token (a repository secret), else trusted publishing: never a token in the file
+		expect(publish).toMatch(/NODE_AUTH_TOKEN: \$\{\{ secrets\.NPM_TOKEN \}\}/);
+		expect(publish).not.toMatch(/npm_[A-Za-z0-9]{20,}/);
+	});
+
+	test('no lifecycle script is relied on: .npmrc skips them, package.json has no prepack or prepublish', () => {
+		const root = path.resolve(dir, '..', '..');
+		expect(fs.readFileSync(path.join(root, '.npmrc'), 'utf8')).toMatch(/^ignore-scripts=true$/m);
+		const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
+		expect(Object.keys(scripts).filter((s) => /^(pre|post)?(pack|publish|publishOnly|prepare)$/.test(s))).toEqual([]);
+	});
+});
+
+describe('release check', () => {
+	test.each([
+		['v0.1.0', '0.1.0', true],
+		['v1.2.3', '1.2.3', true],
+		['0.1.0', '0.1.0', false],
+		['v0.1.1', '0.1.0', false],
+		['v0.1.0', '0.1.1', false],
+		['v0.1', '0.1.0', false],
+		['refs/tags/v0.1.0', '0.1.0', false],
+		['v0.1.0-rc.1', '0.1.0', false],
+		['V0.1.0', '0.1.0', false],
+	])('tag %s for version %s: accepted %s', (tag, version, accepted) => {
+		const problem = tagProblem(tag, version);
+		expect(problem === undefined).toBe(accepted);
+		if (problem) expect(problem).toContain(`v${version}`);
+	});
+
+	test.each([
+		['11.5.1', true],
+		['11.6.0', true],
+		['12.0.0', true],
+		['11.19.1', true],
+		['11.5.0', false],
+		['11.4.2', false],
+		['10.9.3', false],
+		['10.99.99', false],
+	])(`npm %s supports trusted publishing (${TRUSTED_PUBLISHING_NPM} or later): %s`, (npm, ok) => {
+		expect(versionAtLeast(npm, TRUSTED_PUBLISHING_NPM)).toBe(ok);
+	});
+
+	test('versions compare by number, with or without a leading v', () => {
+		expect(versionAtLeast('v24.10.0', '24.9.0')).toBe(true);
+		expect(versionAtLeast('0.32.0', '0.33.0')).toBe(false);
+		expect(() => versionAtLeast('latest', '1.0.0')).toThrow(/not a version/);
+	});
+});
+
+describe('Node versions', () => {
+	test("package.json's engines names the oldest Node the README names", () => {
+		const root = path.resolve(dir, '..', '..');
+		const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node as string;
+		const min = /^>=(\d+\.\d+)$/.exec(engines)?.[1];
+		expect(min).toBeDefined();
+		expect(fs.readFileSync(path.join(root, 'README.md'), 'utf8')).toContain(`Node ${min} or later`);
 	});
 });

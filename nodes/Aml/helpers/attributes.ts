@@ -47,13 +47,13 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			default: 'fields',
 			hint:
 				options.hint ??
-				'Values are text, arrays or objects (numbers are sent as text), nested at most 2 levels; keys must not contain ".". Give array items an "id" key, or they cannot be updated later.',
+				'Values: text, arrays or objects (numbers are sent as text), at most 2 levels deep; no "." in keys',
 		},
 		{
 			displayName: 'Attributes',
 			name: 'attributeFields',
 			type: 'collection',
-			placeholder: 'Add Attribute',
+			placeholder: 'e.g. Add Attribute',
 			default: {},
 			displayOptions: { show: { attributesMode: ['fields'] } },
 			options: options.known.map((attribute) => ({
@@ -69,7 +69,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			displayName: 'Custom Attributes',
 			name: 'customAttributes',
 			type: 'fixedCollection',
-			placeholder: 'Add Custom Attribute',
+			placeholder: 'e.g. Add Custom Attribute',
 			typeOptions: { multipleValues: true },
 			default: {},
 			displayOptions: { show: { attributesMode: ['fields'] } },
@@ -83,7 +83,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 							name: 'key',
 							type: 'string',
 							default: '',
-							placeholder: 'customer_segment',
+							placeholder: 'e.g. customer_segment',
 							description: 'Attribute name in snake_case or camelCase; must not contain "."',
 						},
 						{
@@ -91,7 +91,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 							name: 'value',
 							type: 'string',
 							default: '',
-							placeholder: 'retail',
+							placeholder: 'e.g. retail',
 							description: 'Text. A value starting with [ or { is read as a JSON array or object.',
 						},
 					],

@@ -19,13 +19,13 @@ export const requestOptions: INodeProperties[] = [
 			'How many items are sent to the service at the same time. Output order and item pairing are kept. Lower it if your contract has a low rate limit.',
 	},
 	{
-		displayName: 'Timeout (Ms)',
+		displayName: 'Timeout',
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1000 },
 		default: 30000,
 		description:
-			'How long to wait for one answer of the service before the attempt counts as failed',
+			'Milliseconds to wait for one answer of the service before the attempt counts as failed',
 	},
 ];
 
@@ -46,7 +46,7 @@ export function optionsCollection(
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'Add Option',
+		placeholder: 'e.g. Add Option',
 		default: {},
 		options: [
 			...extra,

@@ -1,13 +1,11 @@
-import type { INodePropertyMode } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyMode } from 'n8n-workflow';
 
 /**
- * The modes of the ID parameters that are resource locators from AML node version 1.2 (helpers/versions.ts,
- * `locatorByVersion`): Person ID (From List through Person Search, By ID), Custom List ID (By ID, By URL) and
- * Alert ID (By ID, By URL). The service lists no custom lists, so a Custom List ID has no From List.
+ * The ID parameters are resource locators (`locatorProperty`): Person ID (From List through Person Search, By ID),
+ * Custom List ID (By ID, By URL) and Alert ID (By ID, By URL). The service lists no custom lists, so a Custom List ID
+ * has no From List. A plain string where a locator is expected (a workflow written by hand, through n8n's API or by
+ * an AI builder) is read as the ID itself (`itemLocatorValue`, helpers/itemParameter.ts).
  */
-
-/** Modes whose value is the ID itself (no `extractValue`): read without n8n's extraction (helpers/itemParameter.ts). */
-export const VALUE_MODES = ['list', 'id'];
 
 /** A web-app link: scheme and host, then any path before the segment that names the resource. */
 const LINK = 'https?://[^/\\s?#]+(?:/[^\\s?#]*?)?';
@@ -107,4 +105,29 @@ export const alertIdLocator: Locator = {
 		{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 1042' },
 		{ displayName: 'By URL', name: 'url', type: 'string', ...urlMode('alertId') },
 	],
+};
+
+/** An ID parameter as a resource locator with the given modes; each mode has its own placeholder. */
+export function locatorProperty(property: INodeProperties, locator: Locator): INodeProperties {
+	const { modes } = locator;
+	const rest: INodeProperties = { ...property };
+	delete rest.placeholder;
+	return {
+		...rest,
+		type: 'resourceLocator',
+		default: { mode: modes[0].name, value: '' },
+		modes,
+	};
+}
+
+/** Person ID as plain text: the ID of a new person (Person → Create), and the base of the Person ID locator. */
+export const personIdProperty: INodeProperties = {
+	displayName: 'Person ID',
+	name: 'personId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. cust-10023',
+	description:
+		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };

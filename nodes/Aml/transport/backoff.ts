@@ -1,4 +1,4 @@
-/** Retry timing shared by every request: Retry-After when sent, else exponential backoff with full jitter. */
+/** Retry timing shared by every request: Retry-After when sent, else exponential backoff with equal jitter. */
 export interface BackoffPolicy {
 	/** Attempts in total, the first included. */
 	maxAttempts: number;

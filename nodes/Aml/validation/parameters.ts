@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { isShown } from '../../shared/n8n/displayOptions';
 import { invalid } from './fieldErrors';
 
 /** Validates one item (throws the error naming item, field, value and rule), before the item is prepared. */
@@ -30,7 +31,8 @@ export function parameterValidator(
 			return Boolean(property.options?.length) && !property.typeOptions?.loadOptionsMethod;
 		return property.type === 'number';
 	});
-	const raw = ctx.getNode().parameters;
+	const node = ctx.getNode();
+	const raw = node.parameters;
 	const isExpression = (name: string) =>
 		typeof raw[name] === 'string' && (raw[name] as string).startsWith('=');
 	// A parameter whose value and visibility are fixed (no expression) is validated once, for every item alike.
@@ -48,7 +50,7 @@ export function parameterValidator(
 				!isExpression(property.name) &&
 				Object.keys(property.displayOptions?.show ?? {}).every((key) => !isExpression(key));
 			if (constant && fixed.has(property.name) && fixed.get(property.name) === undefined) continue;
-			if (!shown(read, property, itemIndex)) {
+			if (!isShown(property, node, (name) => read(name, itemIndex))) {
 				if (constant) fixed.set(property.name, undefined);
 				continue;
 			}
@@ -65,23 +67,6 @@ export function parameterValidator(
 
 /** A parameter's value for one item, or undefined where it cannot be read. */
 type Read = (name: string, itemIndex: number) => unknown;
-
-/** Evaluates plain `displayOptions` (values compared as they are); anything fancier counts as not shown. */
-function shown(read: Read, property: INodeProperties, itemIndex: number): boolean {
-	const { show, hide } = property.displayOptions ?? {};
-	const matches = (key: string, allowed: unknown[] | undefined) => {
-		if (!Array.isArray(allowed) || allowed.some((v) => v !== null && typeof v === 'object'))
-			return undefined;
-		return allowed.includes(read(key, itemIndex) as never);
-	};
-	for (const [key, allowed] of Object.entries(show ?? {})) {
-		if (key.startsWith('@') || key.startsWith('/') || matches(key, allowed) !== true) return false;
-	}
-	for (const [key, denied] of Object.entries(hide ?? {})) {
-		if (key.startsWith('@') || key.startsWith('/') || matches(key, denied) !== false) return false;
-	}
-	return true;
-}
 
 function choiceRule(property: INodeProperties, value: unknown): string | undefined {
 	const allowed = (property.options ?? [])

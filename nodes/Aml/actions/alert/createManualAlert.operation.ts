@@ -18,19 +18,10 @@ import {
 	rationaleProperty,
 } from './shared';
 import { itemId, itemParameter } from '../../helpers/itemParameter';
-import { personIdLocator } from '../../helpers/locators';
-import { personIdProperty } from '../person/shared';
-import { locatorByVersion } from '../../helpers/versions';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
 
 const properties: INodeProperties[] = [
-	{
-		displayName:
-			'Needs client credentials created in the AML web UI after 16.05.2023. Each run creates a new alert: the request is not repeated after a timeout, to avoid duplicates.',
-		name: 'manualAlertNotice',
-		type: 'notice',
-		default: '',
-	},
-	...locatorByVersion(
+	locatorProperty(
 		{
 			...personIdProperty,
 			description: 'External, case-sensitive ID of the person the alert is about',
@@ -42,7 +33,7 @@ const properties: INodeProperties[] = [
 		name: 'transactionId',
 		type: 'string',
 		default: '',
-		placeholder: 'tx-2024-000815',
+		placeholder: 'e.g. tx-2024-000815',
 		description:
 			'External ID of the transaction the alert is about, if any. Leave empty for an alert about the person only.',
 	},

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { itemParameter } from '../../helpers/itemParameter';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlApiRequest, idSegment } from '../../transport';
@@ -15,7 +16,6 @@ import {
 	simplifyMonitoringAlert,
 	simplifyProperty,
 } from './shared';
-import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
@@ -23,11 +23,11 @@ const properties: INodeProperties[] = [
 		description:
 			'Numeric ID of the monitoring alert (whole number, 1 or more), e.g. the "alertId" of a monitoring check result or of an ALERT_CREATED webhook',
 	}),
-	...simplifyByVersion({
+	{
 		...simplifyProperty,
 		description:
 			'Whether to return only ID, status, priority, person ID, transaction ID, scenario results and creation time instead of the full alert (with person, transaction, notes and history)',
-	}),
+	},
 	optionsCollection(),
 ];
 
@@ -44,7 +44,7 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			alertId: readAlertId(this, i, 1),
-			simplify: readSimplify(this, i),
+			simplify: itemParameter(this, 'simplify', i, true) === true,
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			const alert = (await amlApiRequest.call(

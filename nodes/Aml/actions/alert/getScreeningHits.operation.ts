@@ -12,7 +12,6 @@ import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, type Paged } from '../../transport';
 import { alertIdProperty, validAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
-import { readSimplify, simplifyByVersion } from '../../helpers/versions';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
@@ -23,11 +22,11 @@ const properties: INodeProperties[] = [
 			'Numeric ID of the screening alert (whole number, 1 or more), e.g. the "alertId" of a screening check match or of a SCREENING_ALERT_CREATED webhook',
 	}),
 	...pagingProperties,
-	...simplifyByVersion({
+	{
 		...simplifyProperty,
 		description:
 			'Whether to return only ID, matched name, list name, list type and score of each hit instead of the full list record',
-	}),
+	},
 	optionsCollection(),
 ];
 
@@ -50,7 +49,7 @@ export async function execute(
 				itemParameter(this, 'screeningAlertId', i),
 				1,
 			),
-			simplify: readSimplify(this, i),
+			simplify: itemParameter(this, 'simplify', i, true) === true,
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			// Hits are not a search: the 10,000-result cap does not apply.

@@ -26,15 +26,16 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create Manual Alert',
 				value: 'createManualAlert',
-				description: 'Raise an alert by hand about a person or one of their transactions',
-				action: 'Create a manual alert',
+				description:
+					'Raise an alert by hand about a person or one of their transactions (needs credentials created after 16 May 2023)',
+				action: 'Create manual alert',
 			},
 			{
 				name: 'Get Monitoring Alert',
 				value: 'getMonitoringAlert',
 				description:
 					'Get a monitoring alert with its person, transaction, scenario results, notes and status history',
-				action: 'Get a monitoring alert',
+				action: 'Get monitoring alert',
 			},
 			{
 				name: 'Get Screening Alert Hits',
@@ -47,15 +48,15 @@ export const description: INodeProperties[] = [
 				name: 'Update Manual Alert',
 				value: 'updateManualAlert',
 				description:
-					'Change the rationale of a manual alert and optionally its status (with a note)',
-				action: 'Update a manual alert',
+					'Replace the rationale of a manual alert and optionally set its status (needs credentials created after 16 May 2023)',
+				action: 'Update manual alert',
 			},
 			{
 				name: 'Update Status',
 				value: 'updateStatus',
 				description:
-					'Set the status code of a monitoring, screening, bridge or manual alert (needs credentials created after 16.05.2023; the service refuses a status code it does not know)',
-				action: 'Update an alert status',
+					'Set the status code of a monitoring, screening, bridge or manual alert (needs credentials created after 16 May 2023)',
+				action: 'Update alert status',
 			},
 		],
 		default: 'getMonitoringAlert',

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { itemLocatorValue } from '../../helpers/itemParameter';
-import { alertIdLocator } from '../../helpers/locators';
-import { locatorByVersion } from '../../helpers/versions';
+import { alertIdLocator, locatorProperty } from '../../helpers/locators';
 import { valid, invalid, lengthRule } from '../../validation';
 
 /** The service's manual alert rationales (ApiManualAlertRationale). */
@@ -22,7 +21,7 @@ export const MAX_RATIONALE_COMMENT = 1000;
 
 /** Status codes the interface names as examples; the real set is configured per client. */
 export const STATUS_CODE_HINT =
-	'Status codes are configured per organisation in the AML web UI, for example NEW, CLOSED or CLOSED AS FALSE POSITIVE. Use a code configured there: the service refuses one it does not know.';
+	'A status code configured in your AML web UI, e.g. NEW, CLOSED or CLOSED AS FALSE POSITIVE';
 
 /**
  * Alert IDs are whole numbers (int64): digits only, no sign, decimals, exponent or hex, within the
@@ -85,18 +84,18 @@ export function alertIdProperty(
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: '1042',
+		placeholder: 'e.g. 1042',
 		description: `Numeric ID of the alert as shown in the AML web UI or in an alert webhook (whole number, ${min} or more)`,
 		...overrides,
 	};
 }
 
-/** Alert ID: a resource locator from node version 1.2 (By ID, By URL), plain text before. */
+/** Alert ID: a resource locator (By ID, By URL). */
 export function alertIdProperties(
 	min: number,
 	overrides: Partial<INodeProperties> = {},
 ): INodeProperties[] {
-	return locatorByVersion(alertIdProperty(min, overrides), alertIdLocator);
+	return [locatorProperty(alertIdProperty(min, overrides), alertIdLocator)];
 }
 
 /** Reads and checks the Alert ID of an item (plain text or resource locator); returns it as a number. */
@@ -131,7 +130,8 @@ export const rationaleCommentProperty: INodeProperties = {
 	type: 'string',
 	typeOptions: { rows: 3 },
 	default: '',
-	placeholder: 'Customer received 12 cash deposits just under the reporting limit within 3 days',
+	placeholder:
+		'e.g. Customer received 12 cash deposits just under the reporting limit within 3 days',
 	description: `Free-text explanation for the alert, at most ${MAX_RATIONALE_COMMENT} characters. Leave empty to not send it.`,
 };
 
@@ -139,7 +139,7 @@ export const simplifyProperty: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
 	type: 'boolean',
-	default: false,
+	default: true,
 	description: 'Whether to return a simplified version of the response instead of the raw data',
 };
 

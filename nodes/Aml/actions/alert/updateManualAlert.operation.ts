@@ -24,34 +24,24 @@ import {
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
-	{
-		displayName:
-			"Needs client credentials created in the AML web UI after 16.05.2023. The service replaces the rationale on every update: choose the alert's current rationale to keep it. The status changes only when a status code is given.",
-		name: 'manualAlertNotice',
-		type: 'notice',
-		default: '',
-	},
 	...alertIdProperties(1, {
 		description:
 			'Numeric ID of the manual alert (whole number, 1 or more), as returned by Create Manual Alert',
 	}),
 	{
 		...rationaleProperty,
-		// From 1.1 no preset: the service replaces the stored rationale with whatever is sent, so it is the user's
-		// choice. Version 1 keeps its preset, so saved workflows that relied on it keep running.
+		// No preset: the service replaces the stored rationale with whatever is sent, so it is the user's choice.
 		default: '',
 		description:
 			"The alert's rationale after the update (the service requires one on every update and replaces the stored one)",
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 1.1 } }] } },
 	},
-	{ ...rationaleProperty, displayOptions: { show: { '@version': [1] } } },
 	rationaleCommentProperty,
 	{
 		displayName: 'Status Code',
 		name: 'status',
 		type: 'string',
 		default: '',
-		placeholder: 'CLOSED',
+		placeholder: 'e.g. CLOSED',
 		description: 'New status code of the alert. Leave empty to keep the current status.',
 		hint: STATUS_CODE_HINT,
 	},
@@ -61,7 +51,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		typeOptions: { rows: 2 },
 		default: '',
-		placeholder: 'Closed after review with the compliance officer',
+		placeholder: 'e.g. Closed after review with the compliance officer',
 		description:
 			'Note stored with the status change. Only allowed together with a status code: the service uses notes only when the status changes.',
 	},

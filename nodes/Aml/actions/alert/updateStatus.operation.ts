@@ -21,13 +21,6 @@ import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	{
-		displayName:
-			'Needs client credentials created in the AML web UI after 16.05.2023; older credentials are refused and must be replaced with a new pair',
-		name: 'credentialNotice',
-		type: 'notice',
-		default: '',
-	},
-	{
 		displayName: 'Alert Type',
 		name: 'alertType',
 		type: 'options',
@@ -63,7 +56,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'CLOSED AS FALSE POSITIVE',
+		placeholder: 'e.g. CLOSED AS FALSE POSITIVE',
 		description: 'The new status code, written exactly as configured in the AML web UI',
 		hint: STATUS_CODE_HINT,
 	},
@@ -73,7 +66,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		typeOptions: { rows: 2 },
 		default: '',
-		placeholder: 'Reviewed: name match is a different person (date of birth differs)',
+		placeholder: 'e.g. Reviewed: name match is a different person (date of birth differs)',
 		description: 'Optional note stored with the status change. Leave empty to not send a note.',
 	},
 	optionsCollection(),

@@ -7,10 +7,7 @@ import { amlRequest } from '../../transport';
 import { readRecordWrite, recordWriteProperties, recordsPath } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = recordWriteProperties({
-	name: 'createNotice',
-	text: 'Fails with "Already exists" (HTTP 422) when the list already has an active record with this ID. Use Create or Update instead.',
-});
+const properties: INodeProperties[] = recordWriteProperties();
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['create'] } },

@@ -44,7 +44,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Create Record',
 				value: 'create',
-				description: 'Add a new record to a custom list',
+				description: 'Add a new record to a custom list (fails if an active record has this ID)',
 				action: 'Create custom list record',
 			},
 			{
@@ -75,7 +75,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Update Record',
 				value: 'update',
-				description: 'Replace the attributes of a record',
+				description: 'Replace all attributes of an active record',
 				action: 'Update custom list record',
 			},
 		],

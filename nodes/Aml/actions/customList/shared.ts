@@ -10,8 +10,7 @@ import {
 } from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { itemId, itemLocatorValue } from '../../helpers/itemParameter';
-import { customListIdLocator } from '../../helpers/locators';
-import { locatorByVersion } from '../../helpers/versions';
+import { customListIdLocator, locatorProperty } from '../../helpers/locators';
 import {
 	amlApiRequest,
 	amlRequest,
@@ -32,11 +31,10 @@ export const customListIdProperty: INodeProperties = {
 		'ID of the custom list (a UUID). Find it in the AML web UI under the custom list settings, or in the address bar when the list is open.',
 };
 
-/** Custom List ID: a resource locator from node version 1.2 (By ID, By URL), plain text before. */
-export const customListIdProperties: INodeProperties[] = locatorByVersion(
-	customListIdProperty,
-	customListIdLocator,
-);
+/** Custom List ID: a resource locator (By ID, By URL). */
+export const customListIdProperties: INodeProperties[] = [
+	locatorProperty(customListIdProperty, customListIdLocator),
+];
 
 export const recordIdProperty: INodeProperties = {
 	displayName: 'Record ID',
@@ -81,7 +79,7 @@ export function recordAttributeProperties(
 	return attributeProperties({
 		known: RECORD_ATTRIBUTES,
 		reservedInputFields,
-		hint: 'Which attributes a list has is set up in the AML UI. Values are text, arrays or objects (numbers are sent as text), nested at most 2 levels; keys must not contain ".".',
+		hint: "A list's attributes are set up in the AML web UI. Values: text, arrays or objects, at most 2 levels deep",
 	});
 }
 
@@ -127,12 +125,11 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 }
 
 /** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
-export function recordWriteProperties(notice: { name: string; text: string }): INodeProperties[] {
+export function recordWriteProperties(): INodeProperties[] {
 	return [
 		...customListIdProperties,
 		recordIdProperty,
 		...recordAttributeProperties(),
-		{ displayName: notice.text, name: notice.name, type: 'notice', default: '' },
 		recordOptions,
 	];
 }

@@ -10,8 +10,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { parallelRequests, prepareEveryItem } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { customListIdLocator } from '../../helpers/locators';
-import { locatorByVersion } from '../../helpers/versions';
+import { customListIdLocator, locatorProperty } from '../../helpers/locators';
 import { amlApiRequest, walkPages, type Paged } from '../../transport';
 import {
 	customListIdProperty,
@@ -43,7 +42,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	...locatorByVersion(
+	locatorProperty(
 		{
 			...customListIdProperty,
 			description: `${customListIdProperty.description} Read from the first item.`,

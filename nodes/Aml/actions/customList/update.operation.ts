@@ -5,10 +5,7 @@ import { runItems } from '../../helpers/items';
 import { readRecordWrite, recordWriteProperties, updateRecord } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = recordWriteProperties({
-	name: 'updateNotice',
-	text: 'Replaces all attributes of the record with the ones given here. Archived records cannot be updated.',
-});
+const properties: INodeProperties[] = recordWriteProperties();
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['update'] } },

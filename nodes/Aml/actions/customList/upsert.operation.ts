@@ -10,10 +10,7 @@ import { runItems } from '../../helpers/items';
 import { readRecordWrite, recordWriteProperties, upsertRecord } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = recordWriteProperties({
-	name: 'upsertNotice',
-	text: 'Creates the record, or replaces all its attributes when the list already has a record with this ID. The output field "result" says which happened.',
-});
+const properties: INodeProperties[] = recordWriteProperties();
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['upsert'] } },

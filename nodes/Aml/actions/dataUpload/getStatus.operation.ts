@@ -14,10 +14,10 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: '42',
+		placeholder: 'e.g. 42',
 		description:
 			'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
-		hint: 'Status is COMPLETED, FAILED, PARTIALLY_COMPLETED or still processing; success is true only for COMPLETED',
+		hint: 'success is true only for COMPLETED; FAILED and PARTIALLY_COMPLETED name why and the first ID not saved',
 	},
 	optionsCollection(),
 ];

@@ -41,7 +41,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: 'data',
 		required: true,
-		placeholder: 'data',
+		placeholder: 'e.g. data',
 		hint: 'The name of the input binary field containing the CSV file',
 		description:
 			'Binary field of the input item that holds the CSV file, for example the output of Read/Write Files from Disk, Convert to File or an HTTP Request download',
@@ -55,30 +55,31 @@ const properties: INodeProperties[] = [
 				name: 'Person',
 				value: 'PERSON',
 				description:
-					'Persons; type is INDIVIDUAL, LEGAL or UNDEFINED; other columns are attributes',
+					'Persons. Header columns ID, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
 			},
 			{
 				name: 'Person Relation',
 				value: 'PERSON_RELATION',
-				description: 'Relations between two stored persons',
+				description:
+					'Relations between two stored persons. Header columns `person_id`, `related_person_id`, `relation_type`.',
 			},
 			{
 				name: 'Transaction',
 				value: 'TRANSACTION',
 				description:
-					'Transactions of stored persons; timestamp is ISO-8601; other columns are attributes',
+					'Transactions of stored persons. Header columns ID, `person_id`, `timestamp` (ISO-8601), `amount`, `direction`; others are attributes.',
 			},
 			{
 				name: 'Transaction Update',
 				value: 'TRANSACTION_UPDATE',
-				description: 'Changes to stored transactions: the columns to add, or status',
+				description:
+					'Changes to stored transactions. Header columns ID, `person_id`, then the columns to add, or `status`.',
 			},
 		],
 		default: 'PERSON',
 		description:
 			'What the rows of the file are. The file needs a header row with the required columns of this type.',
-		// the exact, lower-case column names (a hint: n8n's lint would capitalise them in a description)
-		hint: 'Required header columns, exactly as written here: Person: id, type · Person Relation: person_id, related_person_id, relation_type · Transaction: id, person_id, timestamp, amount, direction · Transaction Update: id, person_id',
+		hint: 'Header names are lower-case, as listed with each type; the ID column is named "id"',
 	},
 	{
 		displayName: 'Wait for Completion',
@@ -95,7 +96,7 @@ const properties: INodeProperties[] = [
 				name: 'fileName',
 				type: 'string',
 				default: '',
-				placeholder: 'persons.csv',
+				placeholder: 'e.g. persons.csv',
 				description:
 					'Name sent with the file; must end with .csv. Empty: the file name of the binary data.',
 			},

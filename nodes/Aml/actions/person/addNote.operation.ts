@@ -30,7 +30,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder:
-			'Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
+			'e.g. Called the customer: the large deposit is the proceeds of a house sale (contract on file)',
 		description: 'Text of the note, shown on the person in the AML web UI',
 	},
 	optionsCollection([
@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 			name: 'noteId',
 			type: 'string',
 			default: '',
-			placeholder: '2024050101',
+			placeholder: 'e.g. 2024050101',
 			description:
 				'Your own numeric ID for the note (whole number from 1 to 9007199254740991). With an ID the node can safely repeat the request after a timeout; without it, a timed-out note is not re-sent, to avoid a duplicate.',
 		},
@@ -48,7 +48,7 @@ const properties: INodeProperties[] = [
 			name: 'createdTime',
 			type: 'string',
 			default: '',
-			placeholder: '2024-05-01T12:30:00Z',
+			placeholder: 'e.g. 2024-05-01T12:30:00Z',
 			description:
 				'When the note was written, as an ISO-8601 date and time (at most 6 fractional-second digits). Leave empty for now.',
 		},

@@ -1,3 +1,4 @@
+import { personIdProperty } from '../../helpers/locators';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -11,7 +12,7 @@ import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
 import type { ItemValidator } from '../../validation';
-import { PERSON_ATTRIBUTES, personIdProperty, personTypeProperty, readPersonId } from './shared';
+import { PERSON_ATTRIBUTES, personTypeProperty, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
@@ -31,10 +32,10 @@ const properties: INodeProperties[] = [
 			},
 			{
 				name: 'Replace',
-				value: 'update',
+				value: 'replace',
 				description: 'Replace type and all attributes with the given ones',
 			},
-			{ name: 'Merge', value: 'patch', description: 'Add or update only the given attributes' },
+			{ name: 'Merge', value: 'merge', description: 'Add or update only the given attributes' },
 		],
 		default: 'error',
 		description:
@@ -82,17 +83,17 @@ export async function execute(
 			if (onExisting === 'skip')
 				return { ...sent, result: created.afterLostAnswer ? 'exists' : 'skipped', ...lost };
 			if (onExisting === 'error') return { ...sent, result: 'exists', ...lost };
-			const patch = onExisting === 'patch';
+			const merge = onExisting === 'merge';
 			await amlRequest.call(
 				this,
 				{
-					method: patch ? 'PATCH' : 'PUT',
+					method: merge ? 'PATCH' : 'PUT',
 					path: `/v2/persons/${idSegment(id)}`,
 					body: { type, attributes },
 				},
 				i,
 			);
-			return { ...sent, result: patch ? 'patched' : 'updated', ...lost };
+			return { ...sent, result: merge ? 'merged' : 'replaced', ...lost };
 		},
 	});
 }

@@ -10,7 +10,7 @@ import type { ItemValidator } from '../../validation';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Deletion is asynchronous: the person is queued for deletion and may still be returned for a short while. It works only if person deletion through the API is enabled for your organisation (otherwise the service answers 403).',
+			'The person is queued for deletion and may still be returned for a short while. Needs deletion enabled for your organisation.',
 		name: 'deleteNotice',
 		type: 'notice',
 		default: '',
@@ -43,15 +43,11 @@ export async function execute(
 				},
 				i,
 			);
-			// Version 1.1: n8n's `deleted: true`, and what the service did (it deletes asynchronously: queued).
-			// Version 1 keeps its `deleted: 'queued'`.
-			const answer =
-				this.getNode().typeVersion >= 1.1
-					? { deleted: true, deletion: 'queued' }
-					: { deleted: 'queued' };
+			// n8n's `deleted: true`, and what the service did (it deletes asynchronously: queued).
 			return {
 				id,
-				...answer,
+				deleted: true,
+				deletion: 'queued',
 				...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		},

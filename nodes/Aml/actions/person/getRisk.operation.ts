@@ -14,13 +14,6 @@ import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = [
-	{
-		displayName:
-			'Risk is recalculated by the service in the background (after a person or transaction change, a new alert or a status change), so a just-made change may not be reflected yet',
-		name: 'riskNotice',
-		type: 'notice',
-		default: '',
-	},
 	...personIdProperties,
 	simplifyProperty(
 		'Whether to return only the final risk level and score, the override level and each risk factor with its level, instead of the full answer',

@@ -8,11 +8,11 @@ import * as get from './get.operation';
 import * as getRisk from './getRisk.operation';
 import * as getStatusHistory from './getStatusHistory.operation';
 import * as hasUnresolvedAlerts from './hasUnresolvedAlerts.operation';
-import * as patch from './patch.operation';
 import * as runMonitoringCheck from './runMonitoringCheck.operation';
 import * as runScreeningCheck from './runScreeningCheck.operation';
 import * as search from './search.operation';
 import * as setStatus from './setStatus.operation';
+import * as replace from './replace.operation';
 import * as update from './update.operation';
 
 export const operations: Record<string, OperationModule> = {
@@ -23,7 +23,7 @@ export const operations: Record<string, OperationModule> = {
 	getRisk,
 	getStatusHistory,
 	hasUnresolvedAlerts,
-	patch,
+	replace,
 	runMonitoringCheck,
 	runScreeningCheck,
 	search,
@@ -43,59 +43,58 @@ export const description: INodeProperties[] = [
 				name: 'Add Note',
 				value: 'addNote',
 				description: 'Add a note to a person',
-				action: 'Add a note to a person',
+				action: 'Add note to person',
 			},
 			{
 				name: 'Create',
 				value: 'create',
 				description: 'Store a new person (customer or counterparty) with type and attributes',
-				action: 'Create a person',
+				action: 'Create person',
 			},
 			{
 				name: 'Delete',
 				value: 'delete',
 				description:
 					'Queue a person for deletion (asynchronous; must be enabled for your organisation)',
-				action: 'Delete a person',
+				action: 'Delete person',
 			},
-			{ name: 'Get', value: 'get', description: 'Get a person by ID', action: 'Get a person' },
+			{ name: 'Get', value: 'get', description: 'Get a person by ID', action: 'Get person' },
 			{
 				name: 'Get Risk',
 				value: 'getRisk',
 				description: 'Get the final risk level, score and risk factors of a person',
-				action: 'Get the risk of a person',
+				action: 'Get risk of person',
 			},
 			{
 				name: 'Get Status History',
 				value: 'getStatusHistory',
 				description: 'Get the past statuses of a person with start and end times',
-				action: 'Get the status history of a person',
+				action: 'Get status history of person',
 			},
 			{
 				name: 'Has Unresolved Alerts (Deprecated)',
 				value: 'hasUnresolvedAlerts',
 				description: 'Deprecated: whether a person has open alerts. Decision rules replace it.',
-				action: 'Check a person for unresolved alerts via the deprecated check',
+				action: 'Check person for unresolved alerts',
 			},
 			{
-				// value 'update' (PUT) as saved workflows have it; n8n calls a full replacement "Replace"
 				name: 'Replace',
-				value: 'update',
+				value: 'replace',
 				description:
 					'Replace the type and all attributes of a person; attributes not given are removed',
-				action: 'Replace a person with the given type and attributes',
+				action: 'Replace person',
 			},
 			{
 				name: 'Run Monitoring Check',
 				value: 'runMonitoringCheck',
 				description: 'Run the real-time (online) monitoring scenarios on a person',
-				action: 'Run a monitoring check on a person',
+				action: 'Run monitoring check on person',
 			},
 			{
 				name: 'Run Screening Check',
 				value: 'runScreeningCheck',
 				description: 'Screen a person against sanctions, PEP, adverse-media and custom lists',
-				action: 'Run a screening check on a person',
+				action: 'Run screening check on person',
 			},
 			{
 				name: 'Search',
@@ -108,14 +107,13 @@ export const description: INodeProperties[] = [
 				value: 'setStatus',
 				description:
 					'Set status, category or snoozes of a person through the deprecated v1 update (the only way the service offers)',
-				action: 'Set the status or category of a person via the deprecated update',
+				action: 'Set status or category of person',
 			},
 			{
-				// value 'patch' (PATCH) as saved workflows have it; in n8n "Update" changes only what is given
 				name: 'Update',
-				value: 'patch',
+				value: 'update',
 				description: 'Add or change only the given attributes of a person; all others stay',
-				action: 'Update the given attributes of a person',
+				action: 'Update person',
 			},
 		],
 		default: 'create',
@@ -127,7 +125,7 @@ export const description: INodeProperties[] = [
 	...getRisk.description,
 	...getStatusHistory.description,
 	...hasUnresolvedAlerts.description,
-	...patch.description,
+	...replace.description,
 	...runMonitoringCheck.description,
 	...runScreeningCheck.description,
 	...search.description,

@@ -8,17 +8,7 @@ import { amlApiRequest, idSegment } from '../../transport';
 import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = [
-	{
-		displayName:
-			'Screens the stored person (names, shareholders and the other fields configured in the AML web UI) against sanctions, PEP, adverse-media and custom lists. Matches create a screening alert.',
-		name: 'screeningNotice',
-		type: 'notice',
-		default: '',
-	},
-	...personIdProperties,
-	optionsCollection(),
-];
+const properties: INodeProperties[] = [...personIdProperties, optionsCollection()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['person'], operation: ['runScreeningCheck'] } },

@@ -57,7 +57,7 @@ const properties: INodeProperties[] = [
 			name: 'orderBy',
 			type: 'string',
 			default: '',
-			placeholder: 'last_name',
+			placeholder: 'e.g. last_name',
 			description: `Attribute or field to sort by, 1 to ${MAX_QUERY_LENGTH} characters`,
 		},
 		sortDirectionProperty,

@@ -2,28 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
-import { personIdLocator } from '../../helpers/locators';
-import { locatorByVersion } from '../../helpers/versions';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
-/** Person ID as plain text: the ID of a new person (Create), and of an existing one before node version 1.2. */
-export const personIdProperty: INodeProperties = {
-	displayName: 'Person ID',
-	name: 'personId',
-	type: 'string',
-	required: true,
-	default: '',
-	placeholder: 'cust-10023',
-	description:
-		'External, case-sensitive ID of the person. Allowed characters: a-z, A-Z, 0-9, - _ : .',
-};
-
-/** The Person ID of an existing person: a resource locator from node version 1.2 (From List, By ID). */
-export const personIdProperties: INodeProperties[] = locatorByVersion(
-	personIdProperty,
-	personIdLocator,
-);
+/** The Person ID of an existing person: a resource locator (From List, By ID). */
+export const personIdProperties: INodeProperties[] = [
+	locatorProperty(personIdProperty, personIdLocator),
+];
 
 export const personTypeProperty: INodeProperties = {
 	displayName: 'Type',
@@ -54,68 +40,68 @@ export const PERSON_ATTRIBUTES: KnownAttribute[] = [
 		name: 'first_name',
 		displayName: 'First Name',
 		description: 'Individual: first name (screened, usable for online monitoring)',
-		placeholder: 'Anna',
+		placeholder: 'e.g. Anna',
 	},
 	{
 		name: 'last_name',
 		displayName: 'Last Name',
 		description: 'Individual: last name (screened, usable for online monitoring)',
-		placeholder: 'Schmidt',
+		placeholder: 'e.g. Schmidt',
 	},
 	{
 		name: 'company_name',
 		displayName: 'Company Name',
 		description: 'Legal person: registered name (screened)',
-		placeholder: 'Acme Trading GmbH',
+		placeholder: 'e.g. Acme Trading GmbH',
 	},
 	{
 		name: 'dob',
 		displayName: 'Date of Birth',
 		description: 'ISO-8601 date',
-		placeholder: '1985-04-12',
+		placeholder: 'e.g. 1985-04-12',
 	},
 	{
 		name: 'email',
 		displayName: 'Email',
 		description: 'Contact email',
-		placeholder: 'name@email.com',
+		placeholder: 'e.g. name@email.com',
 	},
 	{
 		name: 'phone_number',
 		displayName: 'Phone Number',
 		description: 'Contact phone number',
-		placeholder: '+49301234567',
+		placeholder: 'e.g. +49301234567',
 	},
 	{
 		name: 'street_address',
 		displayName: 'Street Address',
 		description: 'Street and number',
-		placeholder: 'Hauptstr. 1',
+		placeholder: 'e.g. Hauptstr. 1',
 	},
 	{
 		name: 'city',
 		displayName: 'City',
 		description: 'City of residence or registration',
-		placeholder: 'Berlin',
+		placeholder: 'e.g. Berlin',
 	},
 	{
 		name: 'country',
 		displayName: 'Country',
 		description: 'ISO country code of residence or registration',
-		placeholder: 'DE',
+		placeholder: 'e.g. DE',
 	},
 	{
 		name: 'onboarding_date',
 		displayName: 'Onboarding Date',
 		description: 'ISO-8601 date the customer was onboarded',
-		placeholder: '2024-01-15',
+		placeholder: 'e.g. 2024-01-15',
 	},
 	{ name: 'id_document', displayName: 'ID Document', description: 'Identity document number' },
 	{
 		name: 'id_country',
 		displayName: 'ID Country',
 		description: 'Country that issued the identity document',
-		placeholder: 'DE',
+		placeholder: 'e.g. DE',
 	},
 	{ name: 'gender', displayName: 'Gender', description: 'Individual: gender' },
 	{ name: 'industry', displayName: 'Industry', description: 'Legal person: industry' },
@@ -128,14 +114,14 @@ export const PERSON_ATTRIBUTES: KnownAttribute[] = [
 		name: 'expected_monthly_turnover',
 		displayName: 'Expected Monthly Turnover',
 		description: 'Legal person: expected monthly turnover, as text',
-		placeholder: '50000.00',
+		placeholder: 'e.g. 50000.00',
 	},
 	{
 		name: 'shareholders',
 		displayName: 'Shareholders (JSON)',
 		description:
 			'Legal person: JSON array of shareholder objects, each with an "id" (screened as shareholders)',
-		placeholder: '[{"id":"sh-1","name":"Jane Doe"}]',
+		placeholder: 'e.g. [{"id":"sh-1","name":"Jane Doe"}]',
 	},
 ];
 

@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
 				value: 'search',
 				description:
 					'Check a name against sanctions, PEP, adverse media and custom lists without storing anything or creating an alert',
-				action: 'Search a name in screening lists',
+				action: 'Search name in screening lists',
 			},
 		],
 		default: 'search',

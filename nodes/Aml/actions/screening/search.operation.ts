@@ -18,22 +18,15 @@ import {
 	type ConfigurationInput,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
-import { byVersion, readSimplify, simplifyByVersion } from '../../helpers/versions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'A look-up only: nothing is stored in the AML service and no alert is created.',
-		name: 'searchNotice',
-		type: 'notice',
-		default: '',
-	},
 	{
 		displayName: 'Name',
 		name: 'name',
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'Viktor Drabenko',
+		placeholder: 'e.g. Viktor Drabenko',
 		description: `Name of a person or company to look up, at least ${MIN_SEARCH_NAME} characters. Fuzzy matching also finds spelling variants and transliterations.`,
 	},
 	{
@@ -53,7 +46,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Configurations',
 		name: 'configurations',
 		type: 'fixedCollection',
-		placeholder: 'Add Configuration',
+		placeholder: 'e.g. Add Configuration',
 		typeOptions: { multipleValues: true },
 		// A search needs at least one configuration; the default is a visible sanction search.
 		default: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH' }] },
@@ -70,7 +63,7 @@ const properties: INodeProperties[] = [
 						name: 'type',
 						type: 'string',
 						default: 'SANCTION',
-						placeholder: 'SANCTION',
+						placeholder: 'e.g. SANCTION',
 						description: 'Kind of screening, e.g. SANCTION',
 					},
 					{
@@ -78,7 +71,7 @@ const properties: INodeProperties[] = [
 						name: 'listId',
 						type: 'string',
 						default: '',
-						placeholder: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+						placeholder: 'e.g. 5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
 						description: 'UUID of a custom list to search. Leave empty to not send it.',
 					},
 					{
@@ -95,7 +88,7 @@ const properties: INodeProperties[] = [
 						name: 'matchType',
 						type: 'string',
 						default: 'FUZZY_MATCH',
-						placeholder: 'FUZZY_MATCH',
+						placeholder: 'e.g. FUZZY_MATCH',
 						description: 'How names are compared, e.g. FUZZY_MATCH',
 					},
 					{
@@ -119,7 +112,7 @@ const properties: INodeProperties[] = [
 						name: 'usableFieldId',
 						type: 'string',
 						default: '',
-						placeholder: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718',
+						placeholder: 'e.g. 9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718',
 						description:
 							'UUID of the custom list field to compare the name with (Custom List → Get Usable Fields lists them). Leave empty to not send it.',
 					},
@@ -127,38 +120,35 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	...byVersion(
-		{
-			displayName: 'Output',
-			name: 'output',
-			type: 'options',
-			options: [
-				{
-					name: 'One Item per Search',
-					value: 'perSearch',
-					description:
-						'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)',
-				},
-				{
-					name: 'One Item per Match',
-					value: 'perMatch',
-					description: 'One item per matching list record; a name without matches outputs no item',
-				},
-			],
-			default: 'perSearch',
-			description:
-				'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
-		},
-		{ v1: 'perMatch', v11: 'perSearch' },
-	),
-	...simplifyByVersion({
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		options: [
+			{
+				name: 'One Item per Search',
+				value: 'perSearch',
+				description:
+					'One item per searched name with `matched`, `matchCount` and its `matches` (an empty list when nothing matches)',
+			},
+			{
+				name: 'One Item per Match',
+				value: 'perMatch',
+				description: 'One item per matching list record; a name without matches outputs no item',
+			},
+		],
+		default: 'perSearch',
+		description:
+			'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
+	},
+	{
 		displayName: 'Simplify',
 		name: 'simplify',
 		type: 'boolean',
-		default: false,
+		default: true,
 		description:
 			'Whether to return only ID, name, score, list, screening type, record type and countries of each match instead of the full list record',
-	}),
+	},
 	optionsCollection(),
 ];
 
@@ -202,14 +192,8 @@ export async function execute(
 					recordEntityType: itemParameter(this, 'recordEntityType', i) as string,
 					configurations,
 				} as IDataObject,
-				simplify: readSimplify(this, i),
-				perSearch:
-					itemParameter(
-						this,
-						'output',
-						i,
-						this.getNode().typeVersion >= 1.1 ? 'perSearch' : 'perMatch',
-					) === 'perSearch',
+				simplify: itemParameter(this, 'simplify', i, true) === true,
+				perSearch: itemParameter(this, 'output', i, 'perSearch') === 'perSearch',
 			};
 		},
 		send: async ({ body, simplify, perSearch }, i) => {

@@ -27,7 +27,7 @@ import {
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
 	reservedInputFields: ['id', 'personId', 'transactionId'],
-	hint: 'Every transaction needs "amount" (decimal as text, e.g. "1250.00"); "type", "direction" and "timestamp" (ISO-8601, at most 6 fractional-second digits) are expected by typical scenarios. Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
+	hint: 'Needs "amount" (decimal as text, e.g. "1250.00"); most scenarios also expect "type", "direction" and "timestamp"',
 });
 
 const properties: INodeProperties[] = [

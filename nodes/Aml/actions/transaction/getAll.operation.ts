@@ -32,7 +32,7 @@ const properties: INodeProperties[] = [
 			name: 'query',
 			type: 'string',
 			default: '',
-			placeholder: 'wire_transfer',
+			placeholder: 'e.g. wire_transfer',
 			description: `Only transactions matching this text (1 to ${MAX_TEXT} characters). Leave empty for all.`,
 		},
 		{
@@ -40,7 +40,7 @@ const properties: INodeProperties[] = [
 			name: 'orderBy',
 			type: 'string',
 			default: '',
-			placeholder: 'timestamp',
+			placeholder: 'e.g. timestamp',
 			description: `Attribute to sort by, e.g. timestamp or amount (1 to ${MAX_TEXT} characters)`,
 		},
 		sortDirectionProperty,

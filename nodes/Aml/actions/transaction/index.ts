@@ -32,13 +32,13 @@ export const description: INodeProperties[] = [
 				value: 'create',
 				description:
 					'Store a transaction of a person (amount, type, direction, timestamp and more)',
-				action: 'Create a transaction',
+				action: 'Create transaction',
 			},
 			{
 				name: 'Get',
 				value: 'get',
 				description: 'Get a transaction of a person by ID',
-				action: 'Get a transaction',
+				action: 'Get transaction',
 			},
 			{
 				name: 'Get Many',
@@ -51,26 +51,26 @@ export const description: INodeProperties[] = [
 				value: 'hasUnresolvedAlerts',
 				description:
 					'Deprecated: whether a transaction has open alerts. Decision rules replace it.',
-				action: 'Check a transaction for unresolved alerts via the deprecated check',
+				action: 'Check transaction for unresolved alerts',
 			},
 			{
 				name: 'Run Monitoring Check',
 				value: 'runMonitoringCheck',
 				description:
 					'Run real-time monitoring scenarios on a transaction and route it to Clear or Block',
-				action: 'Run a monitoring check on a transaction',
+				action: 'Run monitoring check on transaction',
 			},
 			{
 				name: 'Run Screening Check',
 				value: 'runScreeningCheck',
 				description: 'Screen a transaction against screening lists and route it to Clear or Block',
-				action: 'Run a screening check on a transaction',
+				action: 'Run screening check on transaction',
 			},
 			{
 				name: 'Update',
 				value: 'update',
 				description: 'Add new attributes to a transaction or change its status',
-				action: 'Update a transaction',
+				action: 'Update transaction',
 			},
 		],
 		default: 'create',

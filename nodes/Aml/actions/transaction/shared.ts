@@ -2,9 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
-import { personIdLocator } from '../../helpers/locators';
-import { personIdProperty } from '../person/shared';
-import { locatorByVersion } from '../../helpers/versions';
+import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
+
 import { amountRule, invalid, timestampRule } from '../../validation';
 
 export const transactionIdProperty: INodeProperties = {
@@ -13,20 +12,22 @@ export const transactionIdProperty: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'tx-2024-000123',
+	placeholder: 'e.g. tx-2024-000123',
 	description:
 		'Your own, case-sensitive ID of the transaction. Allowed characters: a-z, A-Z, 0-9, - _ : .',
 };
 
-/** The person who made the transaction: a resource locator from node version 1.2 (From List, By ID). */
-export const transactionPersonIdProperties: INodeProperties[] = locatorByVersion(
-	{
-		...personIdProperty,
-		description:
-			'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
-	},
-	personIdLocator,
-);
+/** The person who made the transaction: a resource locator (From List, By ID). */
+export const transactionPersonIdProperties: INodeProperties[] = [
+	locatorProperty(
+		{
+			...personIdProperty,
+			description:
+				'ID of the person who made the transaction (case-sensitive). Allowed characters: a-z, A-Z, 0-9, - _ : .',
+		},
+		personIdLocator,
+	),
+];
 
 /** The four attributes every transaction is expected to have, offered as their own fields. */
 export const CORE_FIELDS: INodeProperties[] = [
@@ -36,7 +37,7 @@ export const CORE_FIELDS: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: '1250.00',
+		placeholder: 'e.g. 1250.00',
 		description:
 			'Amount as a decimal number written as text, e.g. 1250.00 (no currency sign or thousands separator)',
 	},
@@ -45,7 +46,7 @@ export const CORE_FIELDS: INodeProperties[] = [
 		name: 'transactionType',
 		type: 'string',
 		default: '',
-		placeholder: 'wire_transfer',
+		placeholder: 'e.g. wire_transfer',
 		description:
 			'Kind of transaction, e.g. wire_transfer, payment, deposit or mcc (card payment). Free text: use the values your scenarios expect.',
 	},
@@ -54,7 +55,7 @@ export const CORE_FIELDS: INodeProperties[] = [
 		name: 'direction',
 		type: 'string',
 		default: '',
-		placeholder: 'O',
+		placeholder: 'e.g. O',
 		description:
 			'I for incoming (money received) or O for outgoing (money sent). Free text: use the values your scenarios expect.',
 	},
@@ -63,7 +64,7 @@ export const CORE_FIELDS: INodeProperties[] = [
 		name: 'timestamp',
 		type: 'string',
 		default: '',
-		placeholder: '2024-05-01T12:30:00Z',
+		placeholder: 'e.g. 2024-05-01T12:30:00Z',
 		description:
 			'When the transaction happened, ISO-8601 with at most 6 fractional-second digits, e.g. 2024-05-01T12:30:00.123456Z',
 	},
@@ -83,37 +84,37 @@ export const TRANSACTION_ATTRIBUTES: KnownAttribute[] = [
 		name: 'reference',
 		displayName: 'Reference',
 		description: 'Payment reference or purpose text',
-		placeholder: 'Invoice 2024-117',
+		placeholder: 'e.g. Invoice 2024-117',
 	},
 	{
 		name: 'receiver_account',
 		displayName: 'Receiver Account',
 		description: 'Account (e.g. IBAN) the money went to',
-		placeholder: 'DE89370400440532013000',
+		placeholder: 'e.g. DE89370400440532013000',
 	},
 	{
 		name: 'receiver_name',
 		displayName: 'Receiver Name',
 		description: 'Name of the receiver (screened)',
-		placeholder: 'Acme Trading GmbH',
+		placeholder: 'e.g. Acme Trading GmbH',
 	},
 	{
 		name: 'sender_account',
 		displayName: 'Sender Account',
 		description: 'Account (e.g. IBAN) the money came from',
-		placeholder: 'FR1420041010050500013M02606',
+		placeholder: 'e.g. FR1420041010050500013M02606',
 	},
 	{
 		name: 'sender_name',
 		displayName: 'Sender Name',
 		description: 'Name of the sender (screened)',
-		placeholder: 'Anna Schmidt',
+		placeholder: 'e.g. Anna Schmidt',
 	},
 	{
 		name: 'status',
 		displayName: 'Status',
 		description: 'Your status of the transaction, e.g. completed or rejected',
-		placeholder: 'completed',
+		placeholder: 'e.g. completed',
 	},
 ];
 

@@ -16,19 +16,12 @@ import {
 } from './shared';
 
 const properties: INodeProperties[] = [
-	{
-		displayName:
-			'The service only adds attributes the transaction does not have yet and changes "status". Other attributes sent here (e.g. a new amount) are ignored by the service without an error.',
-		name: 'updateNotice',
-		type: 'notice',
-		default: '',
-	},
 	...transactionPersonIdProperties,
 	transactionIdProperty,
 	...attributeProperties({
 		known: TRANSACTION_ATTRIBUTES,
 		reservedInputFields: ['id', 'personId', 'transactionId'],
-		hint: 'Give new attribute keys, or "status". Values are text, arrays or objects, nested at most 2 levels; keys must not contain ".".',
+		hint: 'Only new attribute keys and "status" are applied: the service ignores other keys without an error',
 	}),
 	optionsCollection(),
 ];

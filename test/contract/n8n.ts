@@ -1,0 +1,37 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * The contract suite runs n8n's own implementation beside the package's seam (nodes/shared/n8n/), once per supported
+ * n8n: `AML_N8N_VERSION` selects the install (scripts/install-n8n.sh, cached in ~/.cache/n8n-nodes-aml), and its own
+ * n8n-workflow and n8n-core are loaded from there, not the package's devDependencies.
+ */
+export const N8N_VERSION = process.env.AML_N8N_VERSION ?? '2.41.1';
+
+const cache = process.env.AML_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'n8n-nodes-aml');
+const modules = path.join(cache, `n8n-${N8N_VERSION}`, 'node_modules');
+
+/** A package of the selected n8n install (resolved from n8n's own node_modules). */
+export function n8nPackage<T = any>(name: 'n8n-workflow' | 'n8n-core'): T {
+	return require(require.resolve(name, { paths: [modules] })) as T;
+}
+
+/** The version of a package in the selected n8n install. */
+export function n8nPackageVersion(name: 'n8n-workflow' | 'n8n-core'): string {
+	return (require(require.resolve(`${name}/package.json`, { paths: [modules] })) as { version: string }).version;
+}
+
+/**
+ * Loads a module of the package with `n8n-workflow` (and `n8n-core`) resolved to the selected n8n's own copies, as n8n
+ * does when it loads a community package.
+ */
+export function withN8n<T>(load: () => T): T {
+	let loaded: T | undefined;
+	jest.isolateModules(() => {
+		// A copy of its exports, marked with the version, so a test can see which n8n-workflow the package received.
+		const workflow = { ...n8nPackage<object>('n8n-workflow'), contractN8nVersion: N8N_VERSION };
+		jest.doMock('n8n-workflow', () => workflow);
+		loaded = load();
+	});
+	return loaded as T;
+}
