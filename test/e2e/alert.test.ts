@@ -55,7 +55,7 @@ describe('Alert resource in real n8n', () => {
 
 	test('Get Monitoring Alert returns the alert the scenario raised; Simplify keeps the essentials', async () => {
 		const run = await runAml(
-			{ resource: 'alert', operation: 'getMonitoringAlert', alertId: '={{ $json.alertId }}' },
+			{ resource: 'alert', operation: 'getMonitoringAlert', alertId: '={{ $json.alertId }}', simplify: false },
 			[{ alertId: monitoringAlertId }, { alertId: String(monitoringAlertId) }],
 		);
 		expect(run.status).toBe('success');
@@ -129,7 +129,7 @@ describe('Alert resource in real n8n', () => {
 		const stored = (await control.get<any[]>('/screening-alerts')).find((a) => a.id === screeningAlertId);
 		expect(stored.hits.length).toBeGreaterThanOrEqual(1);
 
-		const all = await runAml({ resource: 'alert', operation: 'getScreeningHits', screeningAlertId: String(screeningAlertId), returnAll: true });
+		const all = await runAml({ resource: 'alert', operation: 'getScreeningHits', screeningAlertId: String(screeningAlertId), returnAll: true, simplify: false });
 		expect(all.status).toBe('success');
 		expect(all.outputs[0].map((h) => h.id)).toEqual(stored.hits.map((h: any) => h.id));
 		expect(all.outputs[0][0].attributes.name).toBe('Viktor Drabenko');

@@ -23,8 +23,9 @@ const AML_NODE = 'n8n-nodes-aml.aml';
 const AML_TRIGGER = 'n8n-nodes-aml.amlTrigger';
 /** Where n8n serves a community package's icons: /icons/<package>/<path of the file in the package>. */
 const ICONS = {
-	[AML_NODE]: { light: '/icons/n8n-nodes-aml/dist/nodes/Aml/aml.svg', dark: '/icons/n8n-nodes-aml/dist/nodes/Aml/aml.dark.svg' },
-	[AML_TRIGGER]: { light: '/icons/n8n-nodes-aml/dist/nodes/AmlTrigger/aml.svg', dark: '/icons/n8n-nodes-aml/dist/nodes/AmlTrigger/aml.dark.svg' },
+	// one copy of each icon (icons/), shared by both nodes and the credentials
+	[AML_NODE]: { light: '/icons/n8n-nodes-aml/dist/icons/aml.svg', dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg' },
+	[AML_TRIGGER]: { light: '/icons/n8n-nodes-aml/dist/icons/aml.svg', dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg' },
 };
 const LONG = { timeout: 60_000 };
 
@@ -156,7 +157,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			const response = await page.request.get(`${context().n8n.baseUrl}${ICONS[AML_NODE].light}`);
 			expect(response.status()).toBe(200);
 			expect(response.headers()['content-type']).toMatch(/^image\/svg\+xml/);
-			expect(await response.text()).toBe(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'aml.svg'), 'utf8'));
+			expect(await response.text()).toBe(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'icons', 'aml.svg'), 'utf8'));
 
 			await screenshot(page, 'workflow-transaction-gate.png');
 		} finally {

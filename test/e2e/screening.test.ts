@@ -27,6 +27,8 @@ describe('Screening resource in real n8n', () => {
 				operation: 'search',
 				name: '={{ $json.name }}',
 				recordEntityType: 'PERSON',
+				output: 'perMatch',
+				simplify: false,
 				configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', selectorGroupCodes: ['SANCTIONS'] }] },
 			},
 			[{ name: 'Wiktor Drabenko' }, { name: 'Viktr Drabenko' }],
@@ -73,6 +75,7 @@ describe('Screening resource in real n8n', () => {
 			operation: 'search',
 			name: 'Viktor Drabenko',
 			recordEntityType: 'ALL',
+			output: 'perMatch',
 			simplify: true,
 			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
 		});
