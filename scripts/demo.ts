@@ -1,7 +1,11 @@
 /**
  * `npm run demo` (through scripts/demo.sh, which installs and builds first): the AML sandbox (its CLI), a real n8n
  * with this package installed as a community node, an owner login, an AML credential pointing at the sandbox
- * and the example workflows of examples/. Prints the editor URL and the login; Ctrl-C stops everything.
+ * and the example workflows of examples/. The examples whose credentials the demo fills are published (the transaction
+ * gate, the Slack alert examples: n8n's requests to slack.com go to a Slack stand-in whose messages the demo prints),
+ * their AML Triggers registered at the sandbox, and ready `curl` commands printed: a payment through the gate and a
+ * signed alert delivery to each published trigger. Prints the editor URL and the login; Ctrl-C or SIGTERM stops
+ * everything.
  *
  *   AML_DEMO_DIR           n8n user folder, kept between runs (default <repo>/.n8n-demo)
  *   AML_DEMO_PORT          n8n port (default 5678, a free one when taken)
@@ -13,10 +17,13 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 
-import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/harness/client';
-import { importExamples } from '../test/harness/examples';
+import axios from 'axios';
+
+import { N8nClient, sandboxCredentialData, type CredentialRef, type Json } from '../test/harness/client';
+import { importExamples, readExample } from '../test/harness/examples';
 import { DEFAULT_OWNER, REPO_ROOT, freePort, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
+import { startSlackStandIn, type SlackCall, type SlackStandIn } from '../test/harness/slack';
 
 interface DemoState {
 	apiKey?: string;
@@ -75,10 +82,35 @@ function stopGroup(child: ChildProcess | undefined): void {
 	}
 }
 
+/** One line per Slack message the examples post (to the stand-in), with the button of a send-and-wait message. */
+function printSlackCall(call: SlackCall): void {
+	if (call.method !== 'chat.postMessage') return;
+	const blocks = (call.body.blocks ?? []) as Json[];
+	const text = String(call.body.text ?? blocks.map((b) => b.text?.text ?? '').filter((t: string) => t.trim()).join(' | '));
+	console.log(`[slack ${call.body.channel}] ${text.replace(/\s*\n\s*/g, ' / ')}`);
+	for (const button of blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements as Json[])) {
+		if (button.url) console.log(`[slack ${call.body.channel}]   button "${button.text?.text}": open ${button.url}`);
+	}
+}
+
+/** A monitoring alert in the sandbox (a transaction over the scenario threshold), for the printed signed delivery. */
+async function demoAlert(sandbox: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string; controlUrl: string }): Promise<Json> {
+	const token = (await axios.post(sandbox.tokenUrl, 'grant_type=client_credentials', { auth: { username: sandbox.clientId, password: sandbox.clientSecret } })).data.access_token;
+	const api = axios.create({ baseURL: `${sandbox.baseUrl}/api`, headers: { Authorization: `Bearer ${token}` } });
+	await api.post('/v1/persons/cust-1001/transactions', { id: 'demo-tx-1', attributes: { amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: new Date().toISOString() } });
+	await api.post('/v1/transactions/demo-tx-1/monitoring-checks');
+	const events = (await axios.get(`${sandbox.controlUrl}/events`)).data as Json[];
+	return events.filter((e) => e.action === 'ALERT_CREATED').pop()!.metadata;
+}
+
+/** Single-quoted for bash. */
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
 async function main(): Promise<void> {
 	fs.mkdirSync(demoDir, { recursive: true });
 	const state: DemoState = fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : {};
 	let sandbox: Awaited<ReturnType<typeof startSandboxCli>> | undefined;
+	let slack: SlackStandIn | undefined;
 	let n8n: N8nInstance | undefined;
 	// `npm run demo -- --queue`: n8n's queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes), fresh each time
 	const queueMode = process.argv.includes('--queue');
@@ -91,6 +123,7 @@ async function main(): Promise<void> {
 		if (cluster) await cluster.stop().catch(() => undefined);
 		else await n8n?.stop().catch(() => undefined);
 		stopGroup(sandbox?.child);
+		await slack?.close().catch(() => undefined);
 		process.exit(code);
 	};
 	process.on('SIGINT', () => void shutdown(0));
@@ -103,11 +136,14 @@ async function main(): Promise<void> {
 		const sandboxChild = sandbox.child;
 		process.on('exit', () => stopGroup(sandboxChild));
 		console.log(`sandbox:  ${sandbox.baseUrl}  (token ${sandbox.tokenUrl}, control ${sandbox.controlUrl})`);
+		// n8n's requests to slack.com go to this stand-in (HTTPS_PROXY; see test/harness/slack.ts); its messages are printed
+		slack = await startSlackStandIn(demoDir, printSlackCall);
+		console.log(`Slack stand-in: ${slack.url} (n8n's requests to slack.com; messages printed as [slack #channel])`);
 
 		const started = Date.now();
 		if (queueMode) {
 			console.log('starting n8n in queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes) …');
-			cluster = await startQueueCluster({ workers: 2, webhooks: 2 });
+			cluster = await startQueueCluster({ workers: 2, webhooks: 2, env: slack.env });
 			n8n = cluster.main;
 			state.apiKey = undefined;
 			state.credentialId = undefined;
@@ -140,7 +176,8 @@ async function main(): Promise<void> {
 				owner: DEFAULT_OWNER,
 				apiKey: state.apiKey,
 				apiKeyLabel: 'demo',
-				...(devMode ? { linkPackage: false, env: { N8N_DEV_RELOAD: 'true' } } : {}),
+				...(devMode ? { linkPackage: false } : {}),
+				env: { ...slack.env, ...(devMode ? { N8N_DEV_RELOAD: 'true' } : {}) },
 			});
 		}
 		console.log(`n8n ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -159,14 +196,15 @@ async function main(): Promise<void> {
 		console.log(`credential "AML sandbox" (${credential.id}) → ${sandbox.baseUrl}: test ${test.status}${test.message ? ` (${test.message})` : ''}`);
 
 		// The examples are imported as shipped; then the demo chooses credentials as a user would after import: the AML
-		// credential, and stand-ins for the gate's header auth and the trigger's HMAC secret (printed below). Slack and
-		// Jira credentials are left to choose in the editor.
+		// credential, and stand-ins for the gate's header auth, the trigger's HMAC secret and Slack (the token reaches
+		// only the Slack stand-in). Jira credentials are left to choose in the editor.
 		const gateKey = { name: 'X-Core-Banking-Key', value: 'aml-demo-gate-key' };
 		const signing = { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'aml-demo-signing-secret' };
 		const extra: Record<string, CredentialRef> = {};
 		for (const [type, name, data] of [
 			['httpHeaderAuth', 'Core banking header auth (demo)', gateKey],
 			['amlWebhookApi', 'AML webhook secret (demo)', signing],
+			['slackApi', 'Slack (demo stand-in)', { accessToken: 'xoxb-aml-demo-slack-stand-in' }],
 		] as const) {
 			const known = state.credentials?.[type];
 			let ref = known ? await client.updateCredential(known, data, name).catch(() => undefined) : undefined;
@@ -180,8 +218,38 @@ async function main(): Promise<void> {
 		for (const w of imported) {
 			console.log(`example ${w.updated ? 'updated' : 'imported'}: ${w.name}  ${n8n.baseUrl}/workflow/${w.id}${w.toChoose.length ? `  (choose in the editor: ${w.toChoose.join(', ')})` : ''}`);
 		}
-		console.log(`transaction gate: header ${gateKey.name}: ${gateKey.value}; AML Trigger HMAC secret: ${signing.hmacSecret} (header ${signing.hmacHeaderName})`);
 		if (!imported.length) console.log('no example workflows in examples/');
+
+		// Publish what can run: examples started by a call (Webhook, AML Trigger) with every credential chosen. The AML
+		// Triggers are registered at the sandbox as a user registers them in the AML web UI (HMAC with the demo's secret).
+		const alert = await demoAlert(sandbox); // raised before the registration: the printed delivery brings it
+		const tryIt: string[] = [];
+		for (const w of imported) {
+			const nodes = readExample(w.file).nodes as Json[];
+			const gate = nodes.find((n) => n.type === 'n8n-nodes-base.webhook');
+			const trigger = nodes.find((n) => n.type === 'n8n-nodes-aml.amlTrigger');
+			if (w.toChoose.length || (!gate && !trigger)) continue;
+			await client.activate(w.id);
+			console.log(`published: ${w.name}`);
+			if (gate) {
+				const url = `${n8n.baseUrl}/webhook/${gate.parameters.path}`;
+				const payment = (amount: string) =>
+					`curl -s -X POST ${url} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"pay-'$(date +%s)$RANDOM'","personId":"cust-1001","amount":"${amount}","type":"wire_transfer","direction":"O","timestamp":"'$(date -u +%FT%TZ)'"}'`;
+				tryIt.push(`# a payment through the gate (${w.name}): answers {"decision":"process"}`, payment('120.00'));
+				tryIt.push('# one over the monitoring threshold: answers block, raises an alert (the alert examples then post to Slack)', payment('25000.00'));
+			}
+			if (trigger) {
+				const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/aml`;
+				await axios.post(`${sandbox.controlUrl}/webhooks`, { url, events: trigger.parameters.events, verification: { mode: 'hmac', secret: signing.hmacSecret } });
+				const body = `'{"action":"ALERT_CREATED","createdTime":"'$(date -u +%FT%TZ)'","metadata":${JSON.stringify(alert).replace(/'/g, '\\u0027')}}'`;
+				tryIt.push(
+					`# a signed alert delivery to the AML Trigger of ${w.name} (HMAC-SHA256 of the body; alert ${alert.alertId} exists in the sandbox)`,
+					`BODY=${body}; curl -s -X POST ${url} -H 'content-type: application/json' -H "${signing.hmacHeaderName}: $(printf %s "$BODY" | openssl dgst -sha256 -hmac ${shellQuote(signing.hmacSecret)} -r | cut -d' ' -f1)" --data-binary "$BODY" -w '%{http_code}\\n'`,
+				);
+			}
+		}
+		console.log(`transaction gate: header ${gateKey.name}: ${gateKey.value}; AML Trigger HMAC secret: ${signing.hmacSecret} (header ${signing.hmacHeaderName})`);
+		if (tryIt.length) console.log(['', 'Try it (bash):', ...tryIt].join('\n'));
 
 		console.log('');
 		console.log(`n8n editor:  ${n8n.baseUrl}`);
@@ -191,7 +259,7 @@ async function main(): Promise<void> {
 			for (const w of cluster.webhooks) console.log(`webhook process: ${w.url}/webhook/…  (log ${w.logFile})`);
 			for (const w of cluster.workers) console.log(`worker:          ${w.name}  (log ${w.logFile})`);
 		}
-		console.log('Ctrl-C stops n8n and the sandbox.');
+		console.log('Ctrl-C (or SIGTERM) stops n8n, the sandbox and the Slack stand-in.');
 		await new Promise(() => undefined);
 	} catch (error) {
 		console.error(`demo failed: ${(error as Error).message}`);

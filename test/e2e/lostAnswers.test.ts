@@ -56,13 +56,13 @@ describe('lost answers in real n8n', () => {
 		expect(await control.get<any>(`/persons/${second}`)).toMatchObject({ id: second });
 	});
 
-	test('Custom List Upsert Record: a lost create answer still sends the update, so the record holds what was sent', async () => {
+	test('Custom List Create or Update: a lost create answer still sends the update, so the record holds what was sent, and the item says the answer was lost (it may have been created by this run)', async () => {
 		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `lost ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
 		await loseNextAnswer('POST', `^/api/v1/custom-lists/${listId}/records$`);
 		const mark = await control.mark();
 		const run = await runAml({ resource: 'customList', operation: 'upsert', customListId: listId, recordId: 'r-1', attributesMode: 'json', attributesJson: '{"name":"Sent Name"}' });
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toMatchObject({ id: 'r-1', result: 'updated' });
+		expect(run.outputs[0][0]).toMatchObject({ id: 'r-1', result: 'updated', afterLostAnswer: true });
 		expect((await requestsTo(mark, `/api/v1/custom-lists/${listId}/records/r-1`)).map((r) => r.method)).toEqual(['PUT']);
 		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.attributes)).toEqual([{ name: 'Sent Name' }]);
 	});

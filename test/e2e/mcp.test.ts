@@ -71,6 +71,15 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		expect(textOf(clear)).toContain('"decision":"clear"');
 	});
 
+	test('a check that fails (an unknown transaction: 404) comes back to the agent as decision "block" with the reason, never without a decision', async () => {
+		const unknown = await client.callTool({ name: 'check_transaction', arguments: { transactionId: `${personId}-unknown` } });
+		const text = textOf(unknown);
+		console.log(`[mcp] failed check call: ${text.slice(0, 300)}`);
+		const answer = JSON.parse(text);
+		expect(answer).toEqual([expect.objectContaining({ transactionId: `${personId}-unknown`, decision: 'block', httpCode: '404' })]);
+		expect(answer[0].reason).toMatch(/^check failed: Not found/);
+	});
+
 	test('a bad ID from the agent comes back as an error naming the field and rule; the service receives no request', async () => {
 		const mark = await control.mark();
 		const bad = await client.callTool({ name: 'get_person', arguments: { personId: 'bad/id' } });

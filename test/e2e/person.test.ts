@@ -330,7 +330,7 @@ describe('Person resource in real n8n', () => {
 		expect(simple.outputs[0][0].riskFactors).toContainEqual(expect.objectContaining({ factor: expect.stringMatching(/COUNTRY/), level: 'HIGH' }));
 
 		const unresolved = await runAml({ resource: 'person', operation: 'hasUnresolvedAlerts', personId });
-		expect(unresolved.outputs[0][0]).toEqual({ personId, hasUnresolvedAlerts: true });
+		expect(unresolved.outputs[0][0]).toEqual({ personId, decision: 'block', reason: 'unresolved alerts', hasUnresolvedAlerts: true });
 	});
 
 	test('Add Note stores the note (with and without own id and time); bad note input sends nothing', async () => {
@@ -372,9 +372,9 @@ describe('Person resource in real n8n', () => {
 		const run = await runAml({ resource: 'person', operation: 'runMonitoringCheck', personId: '={{ $json.id }}', allResults: true }, [{ id: risky }, { id: clean }]);
 		expect(run.status).toBe('success');
 		const [hit, none] = run.outputs[0];
-		expect(hit).toMatchObject({ personId: risky, alertCreated: true });
+		expect(hit).toMatchObject({ personId: risky, decision: 'block', alertCreated: true });
 		expect(hit.results[0]).toMatchObject({ reason: 'High-risk country', scenarioType: 'ONLINE' });
-		expect(none).toEqual({ personId: clean, alertCreated: false, alertIds: [], results: [] });
+		expect(none).toEqual({ personId: clean, decision: 'clear', alertCreated: false, alertIds: [], results: [] });
 		const alerts = await control.get<any[]>('/alerts');
 		expect(alerts.filter((a) => a.personId === risky && a.scenarioType === 'ONLINE').map((a) => a.id)).toEqual(hit.alertIds);
 		const calls = (await apiRequestsSince(mark)).filter((r) => r.path.endsWith('/monitoring-checks'));
@@ -391,9 +391,9 @@ describe('Person resource in real n8n', () => {
 		const run = await runAml({ resource: 'person', operation: 'runScreeningCheck', personId: '={{ $json.id }}' }, [{ id: listed }, { id: clean }]);
 		expect(run.status).toBe('success');
 		const [hit, none] = run.outputs[0];
-		expect(hit).toMatchObject({ personId: listed, matched: true });
+		expect(hit).toMatchObject({ personId: listed, decision: 'block', matched: true });
 		expect(hit.matches[0]).toMatchObject({ inputData: 'Viktor Drabenko', checkType: 'SANCTION' });
-		expect(none).toEqual({ personId: clean, matched: false, alertIds: [], matches: [] });
+		expect(none).toEqual({ personId: clean, decision: 'clear', matched: false, alertIds: [], matches: [] });
 		const screening = await control.get<any[]>('/screening-alerts');
 		expect(screening.filter((a) => a.personId === listed).map((a) => a.id)).toEqual(hit.alertIds);
 	});

@@ -217,8 +217,8 @@ describe('Transaction resource in real n8n', () => {
 
 		const unresolved = await runAml(check('hasUnresolvedAlerts'), [{ id: large }, { id: small }]);
 		expect(unresolved.outputs[0]).toEqual([
-			{ transactionId: large, hasUnresolvedAlerts: true },
-			{ transactionId: small, hasUnresolvedAlerts: false },
+			{ transactionId: large, decision: 'block', reason: 'unresolved alerts', hasUnresolvedAlerts: true },
+			{ transactionId: small, decision: 'clear', hasUnresolvedAlerts: false },
 		]);
 	});
 

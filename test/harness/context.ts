@@ -12,6 +12,8 @@ export interface E2EContext {
 	n8n: { baseUrl: string; apiKey: string; logFile: string; userFolder: string; owner?: { email: string; password: string } };
 	sandbox: { baseUrl: string; tokenUrl: string; controlUrl: string; clientId: string; clientSecret: string };
 	credential: { id: string; name: string };
+	/** The Slack stand-in (test/harness/slack.ts): `GET <url>/calls` lists the Slack calls n8n made. */
+	slack: { url: string };
 }
 
 /** Connection facts written by the global set-up (test/harness/global-setup.ts). */

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { startSandbox } from '../sandbox';
 import { N8nClient, sandboxCredentialData } from './client';
 import { REPO_ROOT, ensureN8nInstalled, startN8n } from './n8n';
+import { startSlackStandIn } from './slack';
 
 /**
  * jest global set-up of the e2e project: build, n8n installed (cached), sandbox in-process, real n8n with the
@@ -15,6 +16,9 @@ import { REPO_ROOT, ensureN8nInstalled, startN8n } from './n8n';
  *
  *   AML_E2E_SKIP_BUILD=1  do not run `npm run build` (scripts/test.sh builds once before the suites)
  *   AML_KEEP_N8N=1        keep n8n's user folder (database, log) after the run
+ *
+ * n8n's requests to slack.com go to a Slack stand-in (test/harness/slack.ts, through HTTPS_PROXY), so the Slack nodes
+ * of the example workflows post for real and the tests read what they posted.
  *
  * The faults project loads n8n with bursts of deliveries: its n8n runs with the README's setting for webhook
  * intake, N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true. With n8n's default (an expression isolate built for every
@@ -28,16 +32,18 @@ export default async function globalSetup(_global: Config.GlobalConfig, project:
 	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'Aml.node.js'))) throw new Error('dist/ is missing: run npm run build');
 	ensureN8nInstalled();
 	const sandbox = await startSandbox({ quiet: true, webhookRetryScale: 0.001 });
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-e2e-'));
+	const slack = await startSlackStandIn(dir);
 	let instance;
 	try {
-		instance = await startN8n(project?.displayName?.name === 'faults' ? { env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } } : {});
+		instance = await startN8n({ env: { ...slack.env, ...(project?.displayName?.name === 'faults' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}) } });
 	} catch (error) {
 		await sandbox.close();
+		await slack.close();
 		throw error;
 	}
 	const client = new N8nClient(instance.baseUrl, instance.apiKey);
 	const credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', sandboxCredentialData(sandbox));
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-e2e-'));
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
 		file,
@@ -46,12 +52,13 @@ export default async function globalSetup(_global: Config.GlobalConfig, project:
 				n8n: { baseUrl: instance.baseUrl, apiKey: instance.apiKey, logFile: instance.logFile, userFolder: instance.userFolder, owner: instance.owner },
 				sandbox: { baseUrl: sandbox.baseUrl, tokenUrl: sandbox.tokenUrl, controlUrl: sandbox.controlUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret },
 				credential,
+				slack: { url: slack.url },
 			},
 			null,
 			2,
 		),
 	);
 	process.env.AML_E2E_CONTEXT = file;
-	(globalThis as Record<string, unknown>).__AML_E2E__ = { sandbox, instance, dir };
+	(globalThis as Record<string, unknown>).__AML_E2E__ = { sandbox, instance, dir, slack };
 	console.log(`\n[e2e] sandbox ${sandbox.baseUrl}, n8n ${instance.baseUrl} (started in ${instance.startMs} ms), ready in ${Date.now() - started} ms; n8n log ${instance.logFile}`);
 }

@@ -12,6 +12,8 @@ export interface UploadRun {
 	status: string;
 	executionId: string;
 	output: Json[];
+	/** Items of every output of the AML node (with "Continue (using error output)" the last one is n8n's error output). */
+	outputs: Json[][];
 	error?: Json;
 	binaryFields: string[];
 }
@@ -26,7 +28,7 @@ function sourceNodes(source: Source): Json[] {
 	];
 }
 
-export async function upload(source: Source, parameters: Json, opts: { continueOnFail?: boolean } = {}): Promise<UploadRun> {
+export async function upload(source: Source, parameters: Json, opts: { continueOnFail?: boolean; onError?: 'continueRegularOutput' | 'continueErrorOutput' } = {}): Promise<UploadRun> {
 	const client = n8n();
 	const webhookPath = `upload-${randomUUID()}`;
 	const nodes = sourceNodes(source);
@@ -47,6 +49,7 @@ export async function upload(source: Source, parameters: Json, opts: { continueO
 				parameters: { resource: 'dataUpload', operation: 'upload', ...parameters },
 				credentials: { amlOAuth2Api: context().credential },
 				...(opts.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+				...(opts.onError ? { onError: opts.onError } : {}),
 			},
 		],
 		connections,
@@ -62,6 +65,7 @@ export async function upload(source: Source, parameters: Json, opts: { continueO
 			status: execution.status,
 			executionId: String(execution.id),
 			output: (run?.data?.main?.[0] ?? []).map((item: Json) => item.json),
+			outputs: (run?.data?.main ?? []).map((branch: Json[] | null) => (branch ?? []).map((item: Json) => item.json)),
 			error: run?.error,
 			binaryFields: Object.keys(sourceItem?.binary ?? {}),
 		};

@@ -5,7 +5,8 @@
  * 429 (cumulative rates, in that order); `latencyMs` delays every matching request; `times` limits the rule to the
  * first N matching requests; `when: 'after'` lets the request do its work (a write is stored) before the 5xx, drop
  * or hang replaces the answer. `answer` replaces the answer of every matching request with exactly that status, body
- * text and content type (an odd answer: an empty 200, an HTML page, JSON without the expected field).
+ * text, content type and headers (an odd answer: an empty 200, an HTML page, JSON without the expected field; at the
+ * token endpoint a 429 with an OAuth body and Retry-After, or `invalid_client`).
  */
 export interface FaultRule {
 	method?: string;
@@ -19,7 +20,7 @@ export interface FaultRule {
 	hangRate?: number;
 	times?: number;
 	when?: 'before' | 'after';
-	answer?: { status: number; body: string; contentType?: string };
+	answer?: { status: number; body: string; contentType?: string; headers?: Record<string, string> };
 }
 
 export type FaultAction =
@@ -27,7 +28,7 @@ export type FaultAction =
 	| { kind: 'hang' }
 	| { kind: 'error'; status: number }
 	| { kind: '429'; retryAfter: boolean }
-	| { kind: 'answer'; status: number; body: string; contentType?: string };
+	| { kind: 'answer'; status: number; body: string; contentType?: string; headers?: Record<string, string> };
 
 export interface FaultDecision {
 	latencyMs: number;

@@ -279,7 +279,7 @@ export class SandboxServer {
 			return action.status;
 		}
 		if (action.kind === 'answer') {
-			const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(action.body)) };
+			const headers: Record<string, string> = { ...(action.headers ?? {}), 'content-length': String(Buffer.byteLength(action.body)) };
 			if (action.contentType) headers['content-type'] = action.contentType;
 			res.writeHead(action.status, headers);
 			res.end(action.body);

@@ -8,7 +8,7 @@ import * as path from 'node:path';
  * and the bearer header are stubbed here; token handling itself is tested in real n8n (e2e).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { httpRequest } = require(path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'));
+export const { httpRequest } = require(path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'));
 
 export const FAKE_TOKEN = 'tok-SECRET-123456';
 export const FAKE_SECRET = 'client-SECRET-abcdef';
@@ -44,6 +44,8 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 			accessTokenUrl: `${baseUrl}/oauth/token`,
 			clientId: 'client',
 			clientSecret: FAKE_SECRET,
+			// the token the stand-in signs with, stored as n8n stores it
+			oauthTokenData: { access_token: FAKE_TOKEN, token_type: 'Bearer' },
 		}),
 		getNodeParameter: (name: string, _i: number, fallback?: unknown) => (name in parameters ? parameters[name] : fallback),
 		getInputData: () => [{ json: {} }],

@@ -1,9 +1,10 @@
+import { ClientOAuth2 } from '@n8n/client-oauth2';
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, OperationalError } from 'n8n-workflow';
 
-import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
+import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, isTokenEndpointBusy, isTokenRefusal, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
 import { insecureUrlProblem, isLoopbackHost } from '../../nodes/Aml/transport/secureUrl';
-import { context, FAKE_SECRET, FAKE_TOKEN, scriptedServer, tokenContext } from './realHttpContext';
+import { context, FAKE_SECRET, FAKE_TOKEN, httpRequest, scriptedServer, tokenContext } from './realHttpContext';
 
 const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
 
@@ -332,18 +333,79 @@ describe('transport: authentication through n8n (every request signed by httpReq
 	});
 });
 
-describe('classify: what n8n 1.x leaves of a failed request (its NodeApiError keeps no cause)', () => {
-	// The shape n8n-workflow 1.123's NodeApiError has for an axios error: the mapped message, the original one among
-	// `messages`, the code as `httpCode`, no `cause`.
+describe('classify: n8n\'s errors read by their whole chain of causes (table; every row a real error of n8n\'s OAuth2 client)', () => {
+	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
+	// What the token endpoint does, and what n8n's OAuth2 client (the one n8n uses) throws for it.
+	const endpoint: Record<string, (res: import('node:http').ServerResponse, req: import('node:http').IncomingMessage) => void> = {
+		drop: (_res, req) => req.socket.destroy(),
+		'429 OAuth body': (res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"error":"too_many_requests","error_description":"rate limit: 5 a minute"}'),
+		'429 plain': (res) => res.writeHead(429, { 'retry-after': '3' }).end('slow down'),
+		'503': (res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":503}'),
+		invalid_client: (res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
+	};
+	async function tokenError(kind: string): Promise<Error> {
+		const server = await scriptedServer((req, _body, res) => endpoint[kind](res, req));
+		try {
+			const client = new ClientOAuth2({ clientId: 'c', clientSecret: FAKE_SECRET, accessTokenUri: `${server.baseUrl}/oauth/token` });
+			const error = await client.credentials.getToken().then(
+				() => new Error('token endpoint answered a token'),
+				(thrown: Error) => thrown,
+			);
+			return Object.assign(error, { tokenUrl: `${server.baseUrl}/oauth/token` });
+		} finally {
+			await server.close();
+		}
+	}
+	// How each n8n hands that error to the node (see nodes/Aml/transport/n8nErrors.ts).
+	const wrappers: Record<string, (error: Error) => unknown> = {
+		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
+			new NodeApiError(node, new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, { cause: error }) as unknown as JsonObject),
+		// n8n-workflow 1.x and 2.0.x declare `cause` as a class field, which wipes the cause the constructor set
+		'1.123.81 / 2.0.3 first fetch (NodeApiError, its cause wiped)': (error) => Object.assign(new NodeApiError(node, error as unknown as JsonObject), { cause: undefined }),
+		'renewal (refreshOAuth2Token throws the client\'s error)': (error) => error,
+	};
+	const expected: Record<string, object> = {
+		drop: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true },
+		'429 OAuth body': { kind: 'http', status: 429, fromTokenEndpoint: true },
+		'429 plain': { kind: 'http', status: 429, fromTokenEndpoint: true },
+		'503': { kind: 'http', status: 503, fromTokenEndpoint: true },
+		invalid_client: { kind: 'http', status: 401, fromTokenEndpoint: true },
+	};
+	const rows = Object.keys(endpoint).flatMap((kind) => Object.keys(wrappers).map((wrapper) => [kind, wrapper] as const));
+	test.each(rows)('token endpoint %s, %s: at the token endpoint, never the service', async (kind, wrapper) => {
+		const error = await tokenError(kind);
+		const outcome = classify(wrappers[wrapper](error), (error as Error & { tokenUrl: string }).tokenUrl);
+		if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
+			// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
+			expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+			return;
+		}
+		expect(outcome).toMatchObject(expected[kind]);
+		expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
+		expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
+	});
+
+	test('a service request that got no answer, as n8n 2.x wraps it, is the service\'s (it may have been applied)', async () => {
+		const server = await scriptedServer((req) => req.socket.destroy());
+		try {
+			const error = await httpRequest({ url: `${server.baseUrl}/api/v1/x`, method: 'POST' }).catch((e: Error) => e);
+			expect(classify(new NodeApiError(node, error as JsonObject), `${server.baseUrl}/oauth/token`)).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+		} finally {
+			await server.close();
+		}
+	});
+
+	// n8n 1.x's NodeApiError keeps no cause: the mapped message, the original one among `messages`, the code as
+	// `httpCode`. Where it happened is then read from the credential (auth.ts: no token stored → the token fetch failed).
 	const wrapped = (httpCode: string, original: string, mapped: string) => Object.assign(new Error(mapped), { httpCode, messages: [original] });
 	test.each([
 		['ECONNABORTED', 'timeout of 1000ms exceeded', 'The connection was aborted, perhaps the server is offline', 'ETIMEDOUT'],
 		['ECONNRESET', 'socket hang up', 'The connection to the server was closed unexpectedly, perhaps it is offline.', 'ECONNRESET'],
 		['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9', 'The service refused the connection - perhaps it is offline', 'ECONNREFUSED'],
-	])('%s (%s) is a network failure: %s', (httpCode, original, mapped, code) => {
-		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({ kind: 'network', code });
+	])('n8n 1.x: %s (%s) is a network failure: %s', (httpCode, original, mapped, code) => {
+		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({ kind: 'network', code, fromTokenEndpoint: false });
 	});
-	test('a status without an answer is the token endpoint\'s (the API\'s statuses come back as answers)', () => {
+	test('n8n 1.x: a status without an answer is the token endpoint\'s (the API\'s statuses come back as answers)', () => {
 		expect(classify(wrapped('429', 'too many', 'The service is receiving too many requests from you'), 'http://t/oauth/token')).toMatchObject({ kind: 'http', status: 429, fromTokenEndpoint: true });
 	});
 });

@@ -10,6 +10,9 @@ import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
 import { itemId } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
 import { amlApiRequest, idSegment } from '../transport';
+import { unreadableAnswer } from '../helpers/answers';
+import { checkFailures, decisionFields, shortAnswer } from '../helpers/checks';
+import { runsAsTool } from './outputs';
 import type { ItemValidator } from '../validation';
 import type { OperationModule } from './types';
 
@@ -47,16 +50,34 @@ export function unresolvedAlertsOperation(options: {
 			return await runItems(this, items, validate, {
 				prepare: (i) => itemId(this, options.idProperties[0].name, i, options.idLabel),
 				send: async (id, i) => {
-					const answer = (await amlApiRequest.call(
+					const answer = await amlApiRequest.call(
 						this,
 						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
 						i,
-					)) as IDataObject | undefined;
+					);
+					const has = (answer as IDataObject | undefined)?.hasUnresolvedAlerts;
+					if (typeof has !== 'boolean') {
+						// `null` would read as "no alerts" downstream: an answer without the flag concludes nothing.
+						throw unreadableAnswer(this, i, {
+							message: "The AML service's unresolved-alerts answer could not be read",
+							reason: `the service answered ${shortAnswer(answer)} without a "hasUnresolvedAlerts" flag`,
+							retry: "run it again or ask the service's operator",
+						});
+					}
 					return {
 						[options.outputKey]: id,
-						hasUnresolvedAlerts: answer?.hasUnresolvedAlerts ?? null,
+						...decisionFields({
+							decision: has ? 'block' : 'clear',
+							reason: has ? 'unresolved alerts' : undefined,
+						}),
+						hasUnresolvedAlerts: has,
 					};
 				},
+				...checkFailures<string>({
+					idKey: options.outputKey,
+					idOf: (id) => id,
+					asTool: runsAsTool(this),
+				}),
 			});
 		},
 	};

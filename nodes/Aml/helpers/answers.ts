@@ -15,6 +15,15 @@ export function answerOrSent(answer: unknown, sent: IDataObject): IDataObject {
 }
 
 /**
+ * `{ afterLostAnswer: true }` when the answer is a repeat's after an attempt whose answer was lost (see
+ * AmlResponse.afterLostAnswer: a 422 then means "stored, by the lost attempt or before it"), else no field. Every
+ * operation that outputs such an answer carries it, so that a result is never read as what this run alone did.
+ */
+export function lostAnswerFields(response: { afterLostAnswer?: boolean }): IDataObject {
+	return response.afterLostAnswer ? { afterLostAnswer: true } : {};
+}
+
+/**
  * The error of an item whose answer could not be read (no list where one was due): nothing is concluded from it,
  * least of all "no match". `reason` says what came instead, `retry` what the user can do.
  */

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { isTransientFailure } from '../transport';
 import { unreadableAnswer } from './answers';
+import type { ItemOperation } from './items';
 
 /**
  * Pieces shared by the check operations of persons and transactions (monitoring checks, screening
@@ -32,10 +33,7 @@ export function checkOutcome(answer: unknown, key: 'results' | 'matches'): Check
 			? (answer as IDataObject)[key]
 			: undefined;
 	if (!Array.isArray(value)) {
-		const shown =
-			answer === undefined || answer === null || answer === ''
-				? 'an empty answer'
-				: `"${shortText(answer)}"`;
+		const shown = shortAnswer(answer);
 		return {
 			decision: 'block',
 			reason: `check answer not understood: the service answered ${shown} without a "${key}" list`,
@@ -51,6 +49,20 @@ export function checkOutcome(answer: unknown, key: 'results' | 'matches'): Check
 			? `${list.length} monitoring scenario(s) triggered`
 			: `${list.length} screening match(es)`;
 	return { decision: 'block', reason, list, alertIds: alertIdsOf(list), malformed: false };
+}
+
+/** An answer as quoted in a reason: "an empty answer", or its first 120 characters in quotes. */
+export function shortAnswer(answer: unknown): string {
+	return answer === undefined || answer === null || answer === ''
+		? 'an empty answer'
+		: `"${shortText(answer)}"`;
+}
+
+/** The decision fields of an item: `decision`, and `reason` when it blocks. */
+export function decisionFields(outcome: { decision: Decision; reason?: string }): IDataObject {
+	return outcome.reason
+		? { decision: outcome.decision, reason: outcome.reason }
+		: { decision: outcome.decision };
 }
 
 function shortText(answer: unknown): string {
@@ -93,10 +105,16 @@ export function alertIdsOf(list: IDataObject[]): number[] {
 	return [...new Set(ids)];
 }
 
+/** Why a check that could not be completed blocks: the error's message (never a secret: errors are built clean). */
+function failedReason(error: unknown): string {
+	return `check failed: ${(error as { message?: string }).message ?? 'no answer'}`;
+}
+
 /**
  * Fail-closed: when the check itself could not be completed (5xx, 429 after retries, timeout, dropped
- * connection) the transaction's safety is unknown, so the decision is "block" with the reason. Other
- * errors (400, 403, 404, bad input) are returned as undefined: the caller throws them.
+ * connection, a busy or unreachable token endpoint) the transaction's safety is unknown, so the decision is "block"
+ * with the reason. Other errors (400, 403, 404, a refused credential, bad input) are returned as undefined: the caller
+ * throws them, and `checkFailures` gives their items the same decision.
  */
 export function failClosed(
 	error: unknown,
@@ -104,11 +122,11 @@ export function failClosed(
 	transactionId: string,
 ): IDataObject | undefined {
 	if (!isTransientFailure(error)) return undefined;
-	const apiError = error as { message?: string; httpCode?: string; description?: string | null };
+	const apiError = error as { httpCode?: string; description?: string | null };
 	const json: IDataObject = {
 		transactionId,
 		decision: 'block',
-		reason: `check failed: ${apiError.message ?? 'no answer'}`,
+		reason: failedReason(error),
 		[key]: [],
 		alertIds: [],
 	};
@@ -126,4 +144,31 @@ export function failClosedOrThrow(
 	const blocked = failClosed(error, key, transactionId);
 	if (blocked) return blocked;
 	throw error;
+}
+
+/**
+ * How every check operation (monitoring and screening checks, Has Unresolved Alerts) outputs an item that failed: it
+ * carries `decision: "block"` and the reason wherever it goes, so that a downstream test of `decision` never lets it
+ * through. With Continue On Fail it goes to `errorOutput` (Block when routed), with "Continue (using error output)" to
+ * n8n's error output, and as an AI tool it is answered instead of failing the call (the agent must read the block).
+ */
+export function checkFailures<P>(options: {
+	/** The output field of the checked ID and how to read it from the prepared item. */
+	idKey: string;
+	idOf: (prepared: P) => string;
+	/** The list a check answers (empty on a failure), if any. */
+	listKey?: 'results' | 'matches';
+	errorOutput?: number;
+	asTool: boolean;
+}): Pick<ItemOperation<P>, 'failed' | 'errorOutput' | 'answerFailures'> {
+	return {
+		failed: (error, _itemIndex, prepared) => ({
+			...(prepared === undefined ? {} : { [options.idKey]: options.idOf(prepared) }),
+			decision: 'block',
+			reason: failedReason(error),
+			...(options.listKey ? { [options.listKey]: [], alertIds: [] } : {}),
+		}),
+		errorOutput: options.errorOutput,
+		answerFailures: options.asTool,
+	};
 }

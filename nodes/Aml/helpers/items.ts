@@ -15,8 +15,15 @@ export interface ItemOperation<P> {
 	/** Number of outputs (default 1) and which one a result goes to. */
 	outputs?: number;
 	route?: (json: IDataObject) => number;
-	/** Output that continue-on-fail error items go to (checks: Block, fail-closed). */
+	/** Output that continue-on-fail error items go to (routed checks: Block, fail-closed). */
 	errorOutput?: number;
+	/**
+	 * Fields every failed item carries wherever it is output (checks: `decision: "block"` and the reason), also an item
+	 * that failed before any request (`prepared` then undefined).
+	 */
+	failed?: (error: Error, itemIndex: number, prepared?: P) => IDataObject;
+	/** Failed items are output, never thrown, even without Continue On Fail (a check run as an AI tool). */
+	answerFailures?: boolean;
 	/** Parallel Requests when the option is not set (default 8; uploads of large files use 1). */
 	defaultParallel?: number;
 }
@@ -54,8 +61,17 @@ function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
+/** Facts an error carries into its item (an upload's ID and status), beside the error's message. */
+const itemFacts = new WeakMap<object, IDataObject>();
+
+/** Attaches `facts` to the error: an item that failed with it (Continue On Fail, error output) carries them. */
+export function withItemFacts<E extends Error>(error: E, facts: IDataObject): E {
+	itemFacts.set(error, { ...(itemFacts.get(error) ?? {}), ...facts });
+	return error;
+}
+
 export function errorJson(error: Error, itemIndex: number): IDataObject {
-	const json: IDataObject = { error: error.message, itemIndex };
+	const json: IDataObject = { ...(itemFacts.get(error) ?? {}), error: error.message, itemIndex };
 	const description = (error as NodeApiError).description;
 	if (description) json.description = description;
 	const httpCode = (error as NodeApiError).httpCode;
@@ -86,6 +102,8 @@ export async function runItems<P>(
 	operation: ItemOperation<P>,
 ): Promise<INodeExecutionData[][]> {
 	const continueOnFail = ctx.continueOnFail();
+	// Failed items are output instead of stopping the run.
+	const keepGoing = continueOnFail || operation.answerFailures === true;
 	const outputCount = operation.outputs ?? 1;
 
 	const prepared: Array<Prepared<P>> = [];
@@ -95,7 +113,7 @@ export async function runItems<P>(
 			prepared.push({ ok: true, value: await operation.prepare(i) });
 		} catch (error) {
 			const itemError = asItemError(ctx, error, i);
-			if (!continueOnFail) throw itemError;
+			if (!keepGoing) throw itemError;
 			prepared.push({ ok: false, error: itemError });
 		}
 	}
@@ -114,7 +132,7 @@ export async function runItems<P>(
 			results[i] = { json: await operation.send(entry.value, i) };
 		} catch (error) {
 			results[i] = { error: asItemError(ctx, error, i) };
-			if (!continueOnFail && (firstFailure === undefined || i < firstFailure)) firstFailure = i;
+			if (!keepGoing && (firstFailure === undefined || i < firstFailure)) firstFailure = i;
 		}
 	};
 
@@ -143,19 +161,18 @@ export async function runItems<P>(
 	for (let i = 0; i < items.length; i++) {
 		const result = results[i];
 		if (result.error) {
+			const entry = prepared[i];
+			const json: IDataObject = {
+				...(operation.failed?.(result.error, i, entry.ok ? entry.value : undefined) ?? {}),
+				...errorJson(result.error, i),
+			};
 			// With "On Error: Continue (using error output)" the error itself rides along, so that n8n moves the item to the
-			// error output (it looks at `item.error`, and then keeps only the message in the item, as for its own nodes).
-			// Not for operations that route a failure themselves: a check's failure stays on Block (fail-closed).
-			const toErrorOutput =
-				operation.errorOutput === undefined && ctx.getNode().onError === 'continueErrorOutput';
+			// error output (it looks at `item.error`, and keeps the item's json merged onto its input item's).
+			const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput' && continueOnFail;
 			const error = toErrorOutput
 				? { error: result.error as NodeApiError | NodeOperationError }
 				: {};
-			outputs[operation.errorOutput ?? 0].push({
-				json: errorJson(result.error, i),
-				...error,
-				pairedItem: { item: i },
-			});
+			outputs[operation.errorOutput ?? 0].push({ json, ...error, pairedItem: { item: i } });
 			continue;
 		}
 		const list = Array.isArray(result.json) ? result.json : [result.json as IDataObject];

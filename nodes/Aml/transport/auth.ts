@@ -9,7 +9,8 @@ import type {
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
-import { classify, tokenEndpointBusy } from './classify';
+import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
+import { tokenStored } from './n8nErrors';
 import { insecureUrlProblem } from './secureUrl';
 
 /**
@@ -68,7 +69,7 @@ interface Gate {
 	inFlight?: Promise<unknown>;
 	pausedUntil: number;
 	failures: number;
-	lastError?: unknown;
+	lastError?: { error: unknown; outcome: Classified };
 }
 const gates = new Map<string, Gate>();
 
@@ -131,8 +132,20 @@ export function runState(ctx: AmlContext): RunState {
 /** A wait for the token endpoint that ran out (TOKEN_WAIT_MS) or a renewal the endpoint refused for good. */
 interface RenewalFailure {
 	error: unknown;
+	outcome: Classified;
 	/** It already waited and asked again: the request is not repeated on top. */
 	waited: boolean;
+}
+
+/** A pause whose error was not kept (cannot happen: a pause starts with an error). */
+function busyWithoutError(): { error: unknown; outcome: Classified } {
+	const error = new Error('token endpoint busy');
+	return { error, outcome: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true } };
+}
+
+/** A renewal's failure without an HTTP answer or with one happened at the token endpoint (nothing else is asked). */
+function atTokenEndpoint(outcome: Classified): Classified {
+	return outcome.kind === 'other' ? outcome : { ...outcome, fromTokenEndpoint: true };
 }
 
 function cancelSignal(ctx: AmlContext): AbortSignal | undefined {
@@ -140,11 +153,10 @@ function cancelSignal(ctx: AmlContext): AbortSignal | undefined {
 }
 
 /** The token endpoint refused or failed: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(gate: Gate, error: unknown, tokenUrl: string): void {
-	const outcome = classify(error, tokenUrl);
+function pause(gate: Gate, error: unknown, outcome: Classified): void {
 	const retryAfter =
 		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
-	gate.lastError = error;
+	gate.lastError = { error, outcome };
 	// Requests refused together (n8n's renewal shared by several) are one refusal: the pause is not lengthened for each.
 	if (gate.pausedUntil > Date.now()) return;
 	gate.failures++;
@@ -169,7 +181,7 @@ async function waitOutPause(
 			Date.now() - started + Math.min(waitMs, PROBE_MS) > TOKEN_WAIT_MS ||
 			cancelSignal(ctx)?.aborted
 		)
-			return { error: gate.lastError ?? new Error('token endpoint busy'), waited: true };
+			return { ...(gate.lastError ?? busyWithoutError()), waited: true };
 		const probe = !gate.probing;
 		if (probe) gate.probing = true;
 		try {
@@ -213,9 +225,10 @@ async function renewToken(
 			gate.pausedUntil = 0;
 			return undefined;
 		} catch (error) {
-			if (!tokenEndpointBusy(error, tokenUrl))
-				return { error, waited: Date.now() - started > PROBE_MS };
-			pause(gate, error, tokenUrl);
+			const outcome = atTokenEndpoint(classify(error, tokenUrl));
+			if (!isTokenEndpointBusy(outcome))
+				return { error, outcome, waited: Date.now() - started > PROBE_MS };
+			pause(gate, error, outcome);
 		} finally {
 			if (gate.inFlight === renewal) gate.inFlight = undefined;
 		}
@@ -247,10 +260,13 @@ export interface FullResponse<T> {
 	headers: IDataObject;
 }
 
-/** What one send gave: an answer (a 401 only when renewing did not help), or the error to classify. */
+/**
+ * What one send gave: an answer (a 401 only when renewing did not help), or the error and what it was. `final`: the
+ * token endpoint was already waited for or refused the credential, so the request is not repeated on top.
+ */
 export type Sent<T> =
 	| { response: FullResponse<T>; error?: undefined }
-	| { response?: undefined; error: unknown; final?: boolean };
+	| { response?: undefined; error: unknown; outcome: Classified; final?: boolean };
 
 /**
  * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
@@ -279,18 +295,21 @@ export async function send<T>(
 				skipSslCertificateValidation: ignoreSslIssues,
 			})) as FullResponse<T>;
 		} catch (error) {
-			const outcome = classify(error, tokenUrl);
-			if (outcome.kind !== 'http') return { error };
-			if (outcome.status === 401 && !outcome.fromTokenEndpoint) {
-				// An n8n that threw the 401 renewed the token itself, and the renewed one was refused too.
-				refusedFresh(state, { error });
-				return { error };
+			const outcome = await whereItFailed(ctx, error, tokenUrl);
+			if (outcome.kind === 'other' || !outcome.fromTokenEndpoint) {
+				if (outcome.kind === 'http' && outcome.status === 401) {
+					// An n8n that threw the 401 renewed the token itself, and the renewed one was refused too.
+					refusedFresh(state, { error, outcome });
+				}
+				return { error, outcome };
 			}
-			// n8n's own token fetch or renewal met a busy token endpoint: wait with every run of the process, send again.
-			if (!outcome.fromTokenEndpoint || !tokenEndpointBusy(error, tokenUrl)) return { error };
-			pause(gate, error, tokenUrl);
+			// n8n's own token fetch (a credential without a token) or renewal failed at the token endpoint.
+			if (isTokenRefusal(outcome)) return refusedByTokenEndpoint(state, error, outcome);
+			if (!isTokenEndpointBusy(outcome)) return { error, outcome };
+			// Busy, failing or unreachable: wait with every run of the process, send again.
+			pause(gate, error, outcome);
 			const failure = await waitOutPause(ctx, gate, seen, started);
-			if (failure) return { error: failure.error, final: true };
+			if (failure) return { ...failure, final: true };
 			continue;
 		}
 		if (response.statusCode !== 401) {
@@ -308,9 +327,42 @@ export async function send<T>(
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
 		const failure = await renewToken(ctx, gate, tokenUrl, seen, started);
-		if (failure) return { error: failure.error, final: failure.waited };
+		if (failure) {
+			if (isTokenRefusal(failure.outcome))
+				return refusedByTokenEndpoint(state, failure.error, failure.outcome);
+			return { error: failure.error, outcome: failure.outcome, final: failure.waited };
+		}
 		renewedSinceSent = gate.renewals !== renewalsSeen;
 	}
+}
+
+/**
+ * What a thrown send was. A failure without an answer that the error does not place (n8n 1.x keeps no cause) happened
+ * at the token endpoint when the credential still holds no token: n8n stores the first token before it sends.
+ */
+async function whereItFailed(
+	ctx: AmlContext,
+	error: unknown,
+	tokenUrl: string,
+): Promise<Classified> {
+	const outcome = classify(error, tokenUrl);
+	if (outcome.kind !== 'network' || outcome.fromTokenEndpoint) return outcome;
+	const stored = await ctx.getCredentials(CREDENTIAL_TYPE).then(
+		(credentials) => tokenStored(credentials),
+		() => true,
+	);
+	return stored ? outcome : { ...outcome, fromTokenEndpoint: true };
+}
+
+/**
+ * The token endpoint refused the credential (invalid_client: a rotated secret, a revoked client): counted like refused
+ * fresh tokens, at once up to the limit, so the rest of the run asks for no token and sends nothing.
+ */
+function refusedByTokenEndpoint(state: RunState, error: unknown, outcome: Classified): Sent<never> {
+	const refusal: Sent<never> = { error, outcome, final: true };
+	state.lastRefusal = refusal;
+	state.refusedFresh = MAX_REFUSED_FRESH;
+	return refusal;
 }
 
 /**

@@ -1,6 +1,23 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+/**
+ * Errors of failures that say nothing about the request's subject (5xx, 429 after retries, no answer, a busy or
+ * unreachable token endpoint): a check turns them into a fail-closed Block, an upload's status poll keeps waiting.
+ * Marked where they are made, so that no message text is read again.
+ */
+const unavailable = new WeakSet<object>();
+
+function markUnavailable<E extends object>(error: E): E {
+	unavailable.add(error);
+	return error;
+}
+
+/** Whether the error says only that the service (or its token endpoint) could not answer: see `unavailable`. */
+export function isTransientFailure(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unavailable.has(error);
+}
+
 /** What the interface says each status means and what the user should do. */
 export const STATUS_MEANING: Record<number, string> = {
 	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',
@@ -96,12 +113,13 @@ export function serviceError(
 		.filter(Boolean)
 		.join('. ');
 	const response: JsonObject = { httpCode: String(failure.status), message, description };
-	return new NodeApiError(node, response, {
+	const error = new NodeApiError(node, response, {
 		message,
 		description,
 		httpCode: String(failure.status),
 		itemIndex,
 	});
+	return failure.status >= 500 || failure.status === 429 ? markUnavailable(error) : error;
 }
 
 const NETWORK_WORDS: Record<string, string> = {
@@ -130,17 +148,75 @@ export function networkError(
 	if (mayHaveApplied) {
 		const message = `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`;
 		const description = `${method} ${path} was sent and got no HTTP answer (${code.toLowerCase()}).`;
-		return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
-			message,
-			description,
-			itemIndex,
-		});
+		return markUnavailable(
+			new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
+				message,
+				description,
+				itemIndex,
+			}),
+		);
 	}
 	const message = `The AML service could not be reached (${words})`;
 	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). Check the API base URL in the credential and that the service is reachable.`;
-	return new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
-		message,
-		description,
-		itemIndex,
-	});
+	return markUnavailable(
+		new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
+			message,
+			description,
+			itemIndex,
+		}),
+	);
+}
+
+const NOTHING_SENT = 'No request was sent to the AML service';
+
+/** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
+export type TokenEndpointFailure =
+	| { kind: 'network'; code: string }
+	| { kind: 'http'; status: number; body?: unknown };
+
+/**
+ * The token endpoint failed, stayed busy or refused the credential. Never "may have been applied" (nothing reached the
+ * service), and never taken for the service's own answer: a refusal names the credential, a 429 the token endpoint.
+ */
+export function tokenEndpointError(
+	node: INode,
+	failure: TokenEndpointFailure,
+	waitedMs: number,
+	itemIndex?: number,
+): NodeApiError {
+	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
+	const check =
+		'Check the Client ID, Client Secret and Access Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused)';
+	let message: string;
+	let description: string;
+	let httpCode: string | undefined;
+	let transient = true;
+	if (failure.kind === 'network') {
+		const words = NETWORK_WORDS[failure.code] ?? 'no answer';
+		message = `The AML token endpoint could not be reached (${words})${waited}. ${NOTHING_SENT}`;
+		description = `POST token endpoint got no HTTP answer (${failure.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`;
+	} else {
+		httpCode = String(failure.status);
+		const said = bodyMessage(failure.body);
+		const quoted = said ? ` — it said: ${said}` : '';
+		if (failure.status === 429) {
+			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${NOTHING_SENT}`;
+			description =
+				'The token endpoint allows a few token requests a minute per IP address; the node waited with every run of this n8n process before giving up.';
+		} else if (failure.status >= 500) {
+			message = `The AML token endpoint failed (HTTP ${failure.status})${waited}${quoted}. ${NOTHING_SENT}`;
+			description = 'The token endpoint failed; the node waited and asked again before giving up.';
+		} else if (failure.status >= 400) {
+			transient = false;
+			message = `The AML token endpoint refused the credential (HTTP ${failure.status}${quoted}). ${NOTHING_SENT}, and this run asks for no further token`;
+			description = `${check}.`;
+		} else {
+			transient = false;
+			message = `The AML token endpoint answered HTTP ${failure.status}${quoted}. ${NOTHING_SENT}`;
+			description = 'Check the Access Token URL of the AML credential.';
+		}
+	}
+	const response = { message, description, ...(httpCode ? { httpCode } : {}) } as JsonObject;
+	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+	return transient ? markUnavailable(error) : error;
 }

@@ -9,8 +9,8 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, DEFAULT_BACKOFF, parseRetryAfter, type BackoffPolicy } from './backoff';
-import { classify, NEVER_SENT, tokenBody, type Classified } from './classify';
-import { networkError, serviceError } from './errors';
+import { NEVER_SENT, tokenBody, type Classified } from './classify';
+import { networkError, serviceError, tokenEndpointError } from './errors';
 import { renewIfExpiring, runState, send, type AmlContext } from './auth';
 
 /**
@@ -79,7 +79,7 @@ export async function amlRequest<T = unknown>(
 	policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): Promise<AmlResponse<T>> {
 	const state = runState(this);
-	const { baseUrl, tokenUrl } = await state.info;
+	const { baseUrl } = await state.info;
 	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 	const isJson = !Buffer.isBuffer(request.body) && !(request.body instanceof FormData);
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
@@ -101,6 +101,7 @@ export async function amlRequest<T = unknown>(
 		abortSignal: signal,
 	};
 
+	const started = Date.now();
 	let attempt = 0;
 	let sentOnce = false;
 	let repeated401 = false;
@@ -144,7 +145,7 @@ export async function amlRequest<T = unknown>(
 		} else {
 			outcome = signal?.aborted
 				? { kind: 'other', error: new Error('The execution was cancelled') }
-				: classify(sent.error, tokenUrl);
+				: sent.outcome;
 		}
 
 		if (outcome.kind === 'other') {
@@ -156,16 +157,18 @@ export async function amlRequest<T = unknown>(
 
 		let retryable = false;
 		let retryAfterMs: number | undefined;
-		if (sent.error !== undefined && sent.final) {
-			// The token renewal already waited for the token endpoint (up to TOKEN_WAIT_MS): not repeated.
+		if (outcome.fromTokenEndpoint) {
+			// n8n's token fetch or renewal failed: nothing was sent to the service. auth.ts already waited for a busy
+			// token endpoint (or stopped the run on a refusal); anything else is not repeated either.
+			retryable = false;
 		} else if (outcome.kind === 'http') {
 			if (outcome.status === 429) {
 				retryable = true;
 				retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
 			} else if (outcome.status >= 500) {
-				retryable = outcome.fromTokenEndpoint || retry !== 'none';
-				if (!outcome.fromTokenEndpoint) sentOnce = true;
-			} else if (outcome.status === 401 && !outcome.fromTokenEndpoint && !repeated401) {
+				retryable = retry !== 'none';
+				sentOnce = true;
+			} else if (outcome.status === 401 && !repeated401) {
 				// The token was renewed and the repeat still got 401: another execution's renewal or a forced expiry
 				// may have invalidated it meanwhile. One more attempt starts from the credential's current token
 				// (renewed again only within the run's limit, see RunState.refusedFresh). A 401 did nothing, so any
@@ -180,6 +183,16 @@ export async function amlRequest<T = unknown>(
 		}
 
 		if (!retryable || attempt >= policy.maxAttempts) {
+			if (outcome.fromTokenEndpoint) {
+				throw tokenEndpointError(
+					this.getNode(),
+					outcome.kind === 'network'
+						? outcome
+						: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
+					Date.now() - started,
+					itemIndex,
+				);
+			}
 			// A request that reached the service and was not repeated (retry none) may have been applied.
 			const mayHaveApplied =
 				retry === 'none' && sentOnce ? { checkHint: request.checkHint ?? '' } : undefined;
@@ -198,11 +211,11 @@ export async function amlRequest<T = unknown>(
 				this.getNode(),
 				{
 					status: outcome.status,
-					body: outcome.fromTokenEndpoint ? tokenBody(outcome.body) : outcome.body,
-					method: outcome.fromTokenEndpoint ? 'POST' : request.method,
-					path: outcome.fromTokenEndpoint ? 'token endpoint' : request.path,
+					body: outcome.body,
+					method: request.method,
+					path: request.path,
 					attempts: attempt,
-					mayHaveApplied: outcome.fromTokenEndpoint ? undefined : mayHaveApplied,
+					mayHaveApplied,
 				},
 				itemIndex,
 			);

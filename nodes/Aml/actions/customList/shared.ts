@@ -8,6 +8,7 @@ import {
 	readAttributes,
 	type KnownAttribute,
 } from '../../helpers/attributes';
+import { lostAnswerFields } from '../../helpers/answers';
 import { optionsCollection } from '../../helpers/descriptions';
 import { itemId, itemLocatorValue } from '../../helpers/itemParameter';
 import { customListIdLocator, locatorProperty } from '../../helpers/locators';
@@ -230,7 +231,7 @@ export async function upsertRecord(
 	return {
 		result: 'updated',
 		body: await updateRecord(ctx, customListId, id, attributes, itemIndex),
-		...(created.afterLostAnswer ? { afterLostAnswer: true } : {}),
+		...lostAnswerFields(created),
 	};
 }
 

@@ -12,7 +12,8 @@ const MAX_CONSECUTIVE_FAILURES = 20;
 export interface ChangeResult {
 	id: string;
 	change: ChangeKind;
-	status: 'done' | 'failed' | 'planned';
+	/** `skipped`: nothing was done, because the service answered that it was already so (an archive of a record gone). */
+	status: 'done' | 'failed' | 'planned' | 'skipped';
 	itemIndex?: number;
 	error?: string;
 	note?: string;
@@ -61,11 +62,15 @@ async function applyChange(
 		passStatuses: [404, 409],
 	});
 	if (response.status === 404 || response.status === 409) {
-		return {
-			...base,
-			status: 'done',
-			note: `already gone: ${bodyMessage(response.body) || `HTTP ${response.status}`}`,
-		};
+		const said = bodyMessage(response.body) || `HTTP ${response.status}`;
+		// After a lost answer the lost attempt archived it; otherwise it was archived or gone before: not counted.
+		return response.afterLostAnswer
+			? {
+					...base,
+					status: 'done',
+					note: `the archive got no answer and its repeat found it done: ${said}`,
+				}
+			: { ...base, status: 'skipped', note: `already archived or gone: ${said}` };
 	}
 	return { ...base, status: 'done' };
 }
@@ -117,6 +122,8 @@ export interface SyncSummary extends IDataObject {
 	created: number;
 	updated: number;
 	archived: number;
+	/** Planned archives the service answered as already archived or gone (404/409): not archived by this run. */
+	alreadyArchived: number;
 	unchanged: number;
 	failures: Array<{ id: string; operation: ChangeKind; error: string }>;
 }
@@ -132,8 +139,14 @@ export function syncSummary(run: {
 	const { results, plan } = run;
 	const pick = (change: ChangeKind) =>
 		results
-			.filter((result) => result.change === change && result.status !== 'failed')
+			.filter(
+				(result) =>
+					result.change === change && (result.status === 'done' || result.status === 'planned'),
+			)
 			.map((result) => result.id);
+	const alreadyArchivedIds = results
+		.filter((result) => result.change === 'archive' && result.status === 'skipped')
+		.map((result) => result.id);
 	const failures = results
 		.filter((result) => result.status === 'failed')
 		.map(({ id, change, error }) => ({ id, operation: change, error: error ?? 'failed' }));
@@ -146,6 +159,7 @@ export function syncSummary(run: {
 		created: createdIds.length,
 		updated: updatedIds.length,
 		archived: archivedIds.length,
+		alreadyArchived: alreadyArchivedIds.length,
 		unchanged: plan.unchanged.length,
 		failed: failures.length,
 		recordsInInput: run.recordsInInput,
@@ -153,6 +167,7 @@ export function syncSummary(run: {
 		createdIds,
 		updatedIds,
 		archivedIds,
+		alreadyArchivedIds,
 		failures,
 	};
 }

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { readRecordWrite, recordWriteProperties, upsertRecord } from './shared';
 import type { ItemValidator } from '../../validation';
@@ -25,11 +26,12 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
 		send: async ({ customListId, id, attributes }, i) => {
-			const { result, body } = await upsertRecord(this, customListId, id, attributes, i);
+			const upserted = await upsertRecord(this, customListId, id, attributes, i);
 			return {
 				customListId,
-				...(body ?? { id, attributes }),
-				result,
+				...(upserted.body ?? { id, attributes }),
+				result: upserted.result,
+				...lostAnswerFields(upserted),
 			} as IDataObject;
 		},
 	});

@@ -84,6 +84,29 @@ export async function waitForFinalState(
 	}
 }
 
+/**
+ * The wait for an accepted upload failed (a status read refused for good, a credential that stopped working, the
+ * execution cancelled): the service holds the file, so the error names the upload ID and says not to upload again.
+ */
+export function pollFailedAfterAccepted(
+	ctx: IExecuteFunctions,
+	upload: IDataObject,
+	error: unknown,
+	itemIndex: number,
+): NodeOperationError {
+	const label = `Upload ${upload.uploadId}${upload.fileName ? ` (${upload.fileName})` : ''}`;
+	const cause = (error as { message?: string }).message ?? 'unknown error';
+	const detail = (error as { description?: string | null }).description;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${label} was accepted by the service, but waiting for its result failed: ${cause}`,
+		{
+			itemIndex,
+			description: `The service accepted the file (202) and processes it. Do not upload it again: use Data Upload → Get Status with upload id ${upload.uploadId}.${detail ? ` ${detail}` : ''}`,
+		},
+	);
+}
+
 /** FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. */
 export function unsuccessfulUpload(
 	ctx: IExecuteFunctions,

@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { runItems } from '../../helpers/items';
+import { runItems, withItemFacts } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, confirmToken } from '../../transport';
 import {
@@ -28,7 +28,7 @@ import {
 	UPLOAD_TYPES,
 	type UploadType,
 } from './csv';
-import { unsuccessfulUpload, waitForFinalState } from './shared';
+import { pollFailedAfterAccepted, unsuccessfulUpload, waitForFinalState } from './shared';
 import { uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -315,9 +315,18 @@ export async function execute(
 					note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
 				};
 			}
+			// From here on the service holds the file: every failure names the upload ID, so that nobody uploads it again.
 			const final: IDataObject = {
 				...base,
-				...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i)),
+				...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i).catch(
+					(error: unknown) => {
+						throw withItemFacts(pollFailedAfterAccepted(this, base, error, i), {
+							...base,
+							status: 'UNKNOWN',
+							success: false,
+						});
+					},
+				)),
 			};
 			if (final.success === true) return final;
 			// FAILED stores none of the rows: the first id not saved is the file's first.
@@ -327,9 +336,8 @@ export async function execute(
 					{ lastSavedId: null },
 					upload.firstId ? { firstIdNotSaved: upload.firstId } : {},
 				);
-			const error = unsuccessfulUpload(this, final, i);
-			if (this.continueOnFail()) return { ...final, error: error.message };
-			throw error;
+			// Never a success item: with Continue On Fail an error item carrying the status, on the error output when set.
+			throw withItemFacts(unsuccessfulUpload(this, final, i), final);
 		},
 	});
 }

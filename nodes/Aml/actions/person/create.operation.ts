@@ -8,6 +8,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { amlRequest, idSegment } from '../../transport';
@@ -78,7 +79,7 @@ export async function execute(
 			const sent: IDataObject = { id, type, attributes };
 			// "created" only when the create itself answered 2xx. A 422 after a lost answer: stored by the lost attempt
 			// or before it; an upsert still sends its update (idempotent), so the person holds what was sent.
-			const lost = created.afterLostAnswer ? { afterLostAnswer: true } : {};
+			const lost = lostAnswerFields(created);
 			if (created.status !== 422) return { ...sent, result: 'created' };
 			if (onExisting === 'skip')
 				return { ...sent, result: created.afterLostAnswer ? 'exists' : 'skipped', ...lost };

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
+import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { amlRequest, idSegment } from '../../transport';
 import { personIdProperties, readPersonId } from './shared';
@@ -48,7 +49,7 @@ export async function execute(
 				id,
 				deleted: true,
 				deletion: 'queued',
-				...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
+				...lostAnswerFields(response),
 			};
 		},
 	});

@@ -1,10 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkListOrThrow } from '../../helpers/checks';
+import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, idSegment } from '../../transport';
+import { runsAsTool } from '../outputs';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
@@ -38,7 +40,7 @@ export async function execute(
 			allResults: itemParameter(this, 'allResults', i, false) as boolean,
 		}),
 		send: async ({ personId, allResults }, i) => {
-			const answer = await amlApiRequest.call(
+			const response = await amlRequest.call(
 				this,
 				{
 					method: 'POST',
@@ -49,8 +51,22 @@ export async function execute(
 				},
 				i,
 			);
-			const { list: results, alertIds } = checkListOrThrow(this, answer, 'results', i);
-			return { personId, alertCreated: alertIds.length > 0, alertIds, results };
+			const outcome = checkListOrThrow(this, response.body, 'results', i);
+			const { list: results, alertIds } = outcome;
+			return {
+				personId,
+				...decisionFields(outcome),
+				alertCreated: alertIds.length > 0,
+				alertIds,
+				results,
+				...lostAnswerFields(response),
+			};
 		},
+		...checkFailures<{ personId: string }>({
+			idKey: 'personId',
+			idOf: ({ personId }) => personId,
+			listKey: 'results',
+			asTool: runsAsTool(this),
+		}),
 	});
 }

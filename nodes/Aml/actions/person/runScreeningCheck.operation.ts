@@ -1,10 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkListOrThrow } from '../../helpers/checks';
+import { checkFailures, checkListOrThrow, decisionFields } from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, idSegment } from '../../transport';
+import { runsAsTool } from '../outputs';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
@@ -23,7 +25,7 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
 		send: async (personId, i) => {
-			const answer = await amlApiRequest.call(
+			const response = await amlRequest.call(
 				this,
 				{
 					method: 'POST',
@@ -32,8 +34,22 @@ export async function execute(
 				},
 				i,
 			);
-			const { list: matches, alertIds } = checkListOrThrow(this, answer, 'matches', i);
-			return { personId, matched: matches.length > 0, alertIds, matches };
+			const outcome = checkListOrThrow(this, response.body, 'matches', i);
+			const { list: matches, alertIds } = outcome;
+			return {
+				personId,
+				...decisionFields(outcome),
+				matched: matches.length > 0,
+				alertIds,
+				matches,
+				...lostAnswerFields(response),
+			};
 		},
+		...checkFailures<string>({
+			idKey: 'personId',
+			idOf: (personId) => personId,
+			listKey: 'matches',
+			asTool: runsAsTool(this),
+		}),
 	});
 }

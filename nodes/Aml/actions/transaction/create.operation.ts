@@ -12,7 +12,7 @@ import { runItems } from '../../helpers/items';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment } from '../../transport';
 import { invalid, type ItemValidator } from '../../validation';
-import { answerOrSent } from '../../helpers/answers';
+import { answerOrSent, lostAnswerFields } from '../../helpers/answers';
 import {
 	validTransactionAttributes,
 	CORE_ATTRIBUTE,
@@ -125,7 +125,7 @@ export async function execute(
 				return {
 					...sent,
 					result: response.afterLostAnswer ? 'exists' : 'skipped',
-					...(response.afterLostAnswer ? { afterLostAnswer: true } : {}),
+					...lostAnswerFields(response),
 				};
 			return { ...answerOrSent(response.body, sent), result: 'created' };
 		},

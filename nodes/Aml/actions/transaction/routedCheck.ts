@@ -1,15 +1,16 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOutcome, failClosedOrThrow } from '../../helpers/checks';
+import {
+	checkFailures,
+	checkOutcome,
+	decisionFields,
+	failClosedOrThrow,
+} from '../../helpers/checks';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlApiRequest, idSegment } from '../../transport';
+import { amlRequest, idSegment } from '../../transport';
+import { lostAnswerFields } from '../../helpers/answers';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty } from './shared';
@@ -56,12 +57,13 @@ export function routedCheckOperation(options: {
 			validate: ItemValidator,
 		): Promise<INodeExecutionData[][]> {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
-			const routed = !runsAsTool(this) && itemParameter(this, 'routeOutputs', 0, true) !== false;
+			const asTool = runsAsTool(this);
+			const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, validate, {
 				prepare: (i) => readTransactionId(this, i),
 				send: async (transactionId, i) => {
 					try {
-						const answer = await amlApiRequest.call(
+						const response = await amlRequest.call(
 							this,
 							// Checks may be repeated after a timeout or 5xx.
 							{
@@ -71,12 +73,15 @@ export function routedCheckOperation(options: {
 							},
 							i,
 						);
-						const { decision, reason, list, alertIds } = checkOutcome(answer, options.key);
-						const json: IDataObject = { transactionId, decision };
-						if (reason) json.reason = reason;
-						json[options.key] = list;
-						json.alertIds = alertIds;
-						return json;
+						const outcome = checkOutcome(response.body, options.key);
+						return {
+							transactionId,
+							...decisionFields(outcome),
+							[options.key]: outcome.list,
+							alertIds: outcome.alertIds,
+							// repeated after a lost answer: the service may have raised its alert twice (README)
+							...lostAnswerFields(response),
+						};
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
 					}
@@ -85,8 +90,14 @@ export function routedCheckOperation(options: {
 				route: routed
 					? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT)
 					: undefined,
-				// Continue-on-fail error items are never cleared.
-				errorOutput: routed ? BLOCK_OUTPUT : 0,
+				// Failed items say block, and with Continue On Fail leave on Block: never cleared.
+				...checkFailures<string>({
+					idKey: 'transactionId',
+					idOf: (transactionId) => transactionId,
+					listKey: options.key,
+					errorOutput: routed ? BLOCK_OUTPUT : 0,
+					asTool,
+				}),
 			});
 		},
 	};
