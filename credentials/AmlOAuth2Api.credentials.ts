@@ -77,6 +77,62 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'hidden',
 			default: 'header',
 		},
+		// Declared here (n8n adds the same two fields to every OAuth2 credential, defaulting to All): with "Specific
+		// Domains" and the API Base URL's host as the default, n8n's HTTP Request node sends this credential's token to
+		// the AML host only, even for a user who may only use the credential. The AML node itself is not affected.
+		{
+			displayName: 'Allowed HTTP Request Domains',
+			name: 'allowedHttpRequestDomains',
+			type: 'options',
+			options: [
+				{
+					name: 'All',
+					value: 'all',
+					description:
+						'The HTTP Request node may send this credential to any host (anyone who can use it can read its token)',
+				},
+				{
+					name: 'Specific Domains',
+					value: 'domains',
+					description: 'Only to the domains listed (by default the API Base URL host)',
+				},
+				{
+					name: 'None',
+					value: 'none',
+					description: 'The HTTP Request node may not use this credential at all',
+				},
+			],
+			default: 'domains',
+			description:
+				"Where n8n's HTTP Request node may send this credential's access token. The AML nodes always use the API Base URL only.",
+		},
+		{
+			displayName: 'Allowed Domains',
+			name: 'allowedDomains',
+			type: 'string',
+			default:
+				'={{$self["baseUrl"].replace(/^[a-z][a-z0-9+.-]*:\\/\\//i, "").replace(/^[^@\\/]*@/, "").replace(/^(\\[[^\\]]*\\]|[^:\\/?#]*).*$/, "$1")}}',
+			placeholder: 'app.example.com',
+			description:
+				'Comma-separated hosts (a leading *. allows subdomains) the HTTP Request node may send the token to. By default the API Base URL host.',
+			displayOptions: { show: { allowedHttpRequestDomains: ['domains'] } },
+		},
+		{
+			displayName: 'Allow Plain HTTP (Insecure)',
+			name: 'allowInsecureHttp',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether the node may send the client secret and the access token over http:// to another machine. Off: an http:// API Base URL or Token URL is refused before anything is sent, unless it points at this machine (localhost, 127.0.0.1, ::1).',
+		},
+		{
+			displayName:
+				'<b>Plain HTTP allowed</b>: the client secret and every access token can be read by anyone on the network path. Use this only for a test service on a network you trust.',
+			name: 'allowInsecureHttpNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: { allowInsecureHttp: [true] } },
+		},
 	];
 
 	test: ICredentialTestRequest = {

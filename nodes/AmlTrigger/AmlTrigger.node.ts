@@ -29,8 +29,16 @@ import {
 	triggerKeyId,
 } from './dedup';
 import { EVENT_ACTIONS } from './events';
+import { staleness } from './freshness';
 import { rejection, splitList } from './filters';
-import { payloadOf, rawBodyOf, redactedHeaders, reply } from './request';
+import {
+	MAX_EVENT_DEPTH,
+	nestedDeeperThan,
+	payloadOf,
+	rawBodyOf,
+	redactedHeaders,
+	reply,
+} from './request';
 import {
 	missingSetting,
 	secretHeaderNames,
@@ -252,6 +260,11 @@ export class AmlTrigger implements INodeType {
 		const payload = payloadOf(this.getBodyData(), rawBody);
 		if (!payload)
 			return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
+		if (nestedDeeperThan(payload, MAX_EVENT_DEPTH))
+			return reply(res, 400, `Not an AML event: nested deeper than ${MAX_EVENT_DEPTH} levels`);
+		// A verified delivery dated outside the service's retry span is a replayed capture: refused, nothing started.
+		const stale = settings && staleness(payload.createdTime, Date.now());
+		if (stale) return reply(res, 400, stale);
 		const action = String(payload.action);
 		const metadata = (
 			payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {}
@@ -305,6 +318,8 @@ export class AmlTrigger implements INodeType {
 		};
 		if (options.includeHeaders)
 			json.headers = redactedHeaders(headers, secretHeaderNames(settings));
+		// The key field is the trigger's own: a body that carries one cannot choose the key or pass it on.
+		delete json[KEY_FIELD];
 		if (key) json[KEY_FIELD] = key;
 		return { workflowData: [[{ json }]] };
 	}

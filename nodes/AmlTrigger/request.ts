@@ -47,6 +47,26 @@ export function payloadOf(body: unknown, rawBody: Buffer | undefined): IDataObje
 	return payload;
 }
 
+/** Deepest nesting of objects and lists an event may have (the service's events have 3 or 4 levels). */
+export const MAX_EVENT_DEPTH = 32;
+
+/**
+ * Whether `value` nests objects or lists deeper than `maxDepth`. Iterative (a hostile body nested 100,000 deep
+ * must not overflow the stack here), and it stops at the first branch too deep. A payload that passes is also safe
+ * for n8n to store and show: a deeply nested execution makes n8n's execution API fail.
+ */
+export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+	const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+	while (stack.length) {
+		const { value: current, depth } = stack.pop()!;
+		if (!current || typeof current !== 'object') continue;
+		if (depth >= maxDepth) return true;
+		for (const child of Object.values(current as object))
+			stack.push({ value: child, depth: depth + 1 });
+	}
+	return false;
+}
+
 /** Request headers for the output, with the values of secret-bearing headers replaced. */
 export function redactedHeaders(headers: Headers, secretNames: string[]): IDataObject {
 	const out: IDataObject = {};

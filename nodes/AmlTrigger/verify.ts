@@ -53,7 +53,8 @@ export function signatureBytes(value: string): Buffer | undefined {
 
 /** Names of the headers that carry a secret under these settings (lower case), to keep them out of the output. */
 export function secretHeaderNames(settings?: VerificationSettings): string[] {
-	const names = ['authorization'];
+	// Credentials of any kind a caller or a proxy in between may send, whatever the verification method.
+	const names = ['authorization', 'proxy-authorization', 'cookie'];
 	if (settings?.method === 'header')
 		names.push((settings.headerName || DEFAULT_SECRET_HEADER).trim().toLowerCase());
 	if (settings?.method === 'hmac')
@@ -63,13 +64,15 @@ export function secretHeaderNames(settings?: VerificationSettings): string[] {
 
 /**
  * Whether a delivery passes the configured verification. HMAC is computed over the raw body bytes as received,
- * never over re-serialised JSON; a missing raw body fails. Incomplete settings fail (never "accept all").
+ * never over re-serialised JSON; a missing raw body fails. Incomplete settings fail (never "accept all"): the
+ * same check as the credential test (`missingSetting`), so it does not rest on n8n's form refusing an empty field.
  */
 export function verifyDelivery(
 	settings: VerificationSettings,
 	headers: Headers,
 	rawBody: Buffer | undefined,
 ): boolean {
+	if (missingSetting(settings) !== undefined) return false;
 	switch (settings.method) {
 		case 'header': {
 			const expected = settings.headerSecret ?? '';
@@ -85,7 +88,7 @@ export function verifyDelivery(
 			// Both comparisons always run, so a wrong user and a wrong password take the same time.
 			const userOk = safeEqual(user, settings.user ?? '');
 			const passwordOk = safeEqual(password, settings.password ?? '');
-			return userOk && passwordOk && colon >= 0 && !!settings.user;
+			return userOk && passwordOk && colon >= 0;
 		}
 		case 'hmac': {
 			const secret = settings.hmacSecret ?? '';

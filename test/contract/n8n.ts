@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -14,6 +15,24 @@ const modules = path.join(cache, `n8n-${N8N_VERSION}`, 'node_modules');
 /** A package of the selected n8n install (resolved from n8n's own node_modules). */
 export function n8nPackage<T = any>(name: 'n8n-workflow' | 'n8n-core'): T {
 	return require(require.resolve(name, { paths: [modules] })) as T;
+}
+
+/** A dependency of the selected n8n's n8n-core, as n8n-core resolves it (e.g. its OAuth2 client). */
+export function n8nCoreDependency<T = any>(name: string): T {
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	return require(require.resolve(name, { paths: [core] })) as T;
+}
+
+/** Whether a text occurs in the compiled n8n-core of the selected n8n (how a behaviour is recognised there). */
+export function n8nCoreContains(text: string, pkg: 'n8n-core' | 'n8n' = 'n8n-core'): boolean {
+	const core = path.dirname(require.resolve(`${pkg}/package.json`, { paths: [modules] }));
+	const walk = (dir: string): boolean =>
+		fs.readdirSync(dir, { withFileTypes: true }).some((entry) => {
+			const full = path.join(dir, entry.name);
+			if (entry.isDirectory()) return walk(full);
+			return entry.name.endsWith('.js') && fs.readFileSync(full, 'utf8').includes(text);
+		});
+	return walk(path.join(core, 'dist'));
 }
 
 /** The version of a package in the selected n8n install. */

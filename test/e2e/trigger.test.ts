@@ -199,7 +199,9 @@ describe('AML Trigger verification', () => {
 		expect(await n8n().testCredential(cred.id)).toMatchObject({ status: 'OK' });
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
 		// Key order, spacing, a unicode escape and a trailing newline: JSON.stringify(JSON.parse(raw)) differs from raw.
-		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"2026-11-22T10:00:00.123456Z" }\n`;
+		// Dated an hour ago with 6 fractional digits (a signed event older than 15 days would be refused as a replay).
+		const createdTime = new Date(Date.now() - 3_600_000).toISOString().replace('Z', '456Z');
+		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"${createdTime}" }\n`;
 		expect(JSON.stringify(JSON.parse(raw))).not.toBe(raw);
 		const sign = (body: string, secret = 'raw-secret') => createHmac('sha256', secret).update(body).digest('hex');
 		const post = (headers: Json, body = raw) => axios.post(wf.url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b });
@@ -213,7 +215,7 @@ describe('AML Trigger verification', () => {
 		const other = raw.replace('cust-\\u00e9', 'cust-\\u00e8');
 		expect((await post({ 'content-type': 'application/octet-stream', 'X-Sig': sign(other) }, other)).status).toBe(200);
 		const out = await settled(wf.id, 2);
-		const event = (personId: string) => ({ action: 'MANUAL_ALERT_CREATED', createdTime: '2026-11-22T10:00:00.123456Z', metadata: { personId, amount: 1.5 } });
+		const event = (personId: string) => ({ action: 'MANUAL_ALERT_CREATED', createdTime, metadata: { personId, amount: 1.5 } });
 		expect(out).toEqual(expect.arrayContaining([event('cust-é'), event('cust-è')]));
 		expect(out).toHaveLength(2);
 	});

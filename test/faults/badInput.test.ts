@@ -63,6 +63,11 @@ const cases: Case[] = [
 	personCase('array inside an array', { a: { list: [['x']] } }, 'attributes.list[0]', /nested at most 2 levels deep/),
 	personCase('null attribute value', { a: { first_name: null } }, 'attributes.first_name', /values must be text, arrays or objects \(got null\)/),
 	personCase('attributes an array', { a: [{ first_name: 'x' }] }, 'attributes', /must be an object of key\/value pairs/),
+	// Keys JavaScript treats specially: refused by name in every attribute mode (an assigned "__proto__" was dropped silently)
+	one('custom attribute "__proto__"', { ...personJson, attributesMode: 'fields', customAttributes: { attribute: [{ key: 'first_name', value: 'P' }, { key: '__proto__', value: '{"polluted":"yes"}' }] } }, 'attributes.__proto__', /a key must not be "__proto__"/, [{ id: 'bi-proto-1' }]),
+	one('custom attribute "constructor"', { ...personJson, attributesMode: 'fields', customAttributes: { attribute: [{ key: 'constructor', value: 'x' }] } }, 'attributes.constructor', /a key must not be "constructor"/, [{ id: 'bi-proto-2' }]),
+	one('JSON attribute "__proto__"', { ...personJson, attributesJson: '{"first_name":"P","__proto__":{"x":"1"}}' }, 'attributes.__proto__', /a key must not be "__proto__"/, [{ id: 'bi-proto-3' }]),
+	personCase('nested attribute "prototype"', { a: { address: { prototype: 'x' } } }, 'attributes.address.prototype', /a key must not be "prototype"/),
 	one('attributes not valid JSON', { ...personJson, attributesJson: '{"first_name": "x"' }, 'attributes (JSON)', /is not valid JSON/, [{ id: 'bi-json' }]),
 	// Timestamps: ISO-8601, at most 6 fractional digits
 	txCase('non-ISO timestamp', { timestamp: '05/03/2026 10:15' }, 'attributes.timestamp', /must be an ISO-8601 timestamp/),

@@ -1,23 +1,30 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 
 import type { Json } from '../harness/client';
-import { amlCredentialData, context, control, n8n, runAml } from '../harness/context';
+import axios from 'axios';
+
+import { amlCredentialData, context, control, n8n, runAml, runNode } from '../harness/context';
+import { publish } from '../harness/trigger';
 import { report } from './helpers';
 
 /**
- * Secrets: the client secret (also inside an HTTP Basic header) and every access token the sandbox issued appear in
- * no output item, error message, error description or n8n log line of any run of this suite. This file runs last
- * (test/harness/sequencer.js): it first provokes the paths where secrets leak most easily (wrong secret, token
- * endpoint 5xx and 429, API 401 after a renewal, with and without Continue On Fail), then searches the full data
- * of every execution n8n holds and n8n's log.
+ * Secrets: the client secret (also inside an HTTP Basic header), every access token the sandbox issued and the
+ * webhook secrets and request credentials of the trigger's deliveries appear in no output item, error message, error
+ * description or n8n log line of any run of this suite. This file runs last (test/harness/sequencer.js): it first
+ * provokes the paths where secrets leak most easily (wrong secret, token endpoint 5xx and 429, API 401 after a
+ * renewal, with and without Continue On Fail; an http:// URL refused; n8n's HTTP Request node asked to send the
+ * token to another host; trigger deliveries with wrong and right secrets, cookies and proxy credentials, Include
+ * Headers on), then searches the full data of every execution n8n holds and n8n's log.
  */
 const wrongSecret = `wrong-secret-${randomUUID()}`;
+const hookSecrets = { hmac: `hook-hmac-${randomUUID()}`, header: `hook-header-${randomUUID()}`, password: `hook-pw-${randomUUID()}`, cookie: `sid-${randomUUID()}`, proxy: `proxy-pw-${randomUUID()}` };
 const made: string[] = [];
+const madeHooks: string[] = [];
 
 afterAll(async () => {
 	await control.del('/faults').catch(() => undefined);
-	for (const id of made) await n8n().deleteCredential(id).catch(() => undefined);
+	for (const id of [...made, ...madeHooks]) await n8n().deleteCredential(id).catch(() => undefined);
 });
 
 async function credential(data: Json = {}): Promise<{ id: string; name: string }> {
@@ -62,6 +69,42 @@ test('errors of the token endpoint and of 401s carry no secret; no execution and
 	expect(a401.status).toBe('error');
 	expect(a401.error?.message).toMatch(/Authentication failed/);
 
+	// E. an http:// API Base URL on another machine (0.0.0.0 reaches this one but is not a loopback name): refused
+	// before n8n fetches a token, the error names the field only
+	const plain = await runWith(await credential({ baseUrl: context().sandbox.baseUrl.replace('127.0.0.1', '0.0.0.0'), accessTokenUrl: context().sandbox.tokenUrl.replace('127.0.0.1', '0.0.0.0') }), true);
+	outcomes.plainHttp = plain.outputs[0]?.[0]?.error ?? plain.error?.message;
+	expect(String(outcomes.plainHttp)).toMatch(/uses plain http/);
+
+	// F. n8n's HTTP Request node with the AML credential, pointed at another host: refused, no token sent
+	const stolen = await runNode(
+		{ type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, name: 'HTTP', parameters: { url: 'http://localhost:9/steal', authentication: 'predefinedCredentialType', nodeCredentialType: 'amlOAuth2Api', options: {} } },
+		[{}],
+	);
+	outcomes.httpRequestElsewhere = stolen.error?.message;
+	expect(stolen.status).toBe('error');
+
+	// G. trigger deliveries: wrong and right secrets of each method, with a cookie and proxy credentials, Include Headers on
+	const hookOutcomes: string[] = [];
+	for (const [method, data, right, wrong] of [
+		['hmac', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: hookSecrets.hmac }, (b: string) => ({ 'X-AML-Signature': createHmac('sha256', hookSecrets.hmac).update(b).digest('hex') }), (b: string) => ({ 'X-AML-Signature': createHmac('sha256', wrongSecret).update(b).digest('hex') })],
+		['header', { method: 'header', headerName: 'X-Hook-Token', headerSecret: hookSecrets.header }, () => ({ 'X-Hook-Token': hookSecrets.header }), () => ({ 'X-Hook-Token': wrongSecret })],
+		['basicAuth', { method: 'basicAuth', user: 'aml', password: hookSecrets.password }, () => ({ Authorization: `Basic ${Buffer.from(`aml:${hookSecrets.password}`).toString('base64')}` }), () => ({ Authorization: `Basic ${Buffer.from(`aml:${wrongSecret}`).toString('base64')}` })],
+	] as const) {
+		const hook = await n8n().createCredential(`faults secrets hook ${method} ${randomUUID().slice(0, 8)}`, 'amlWebhookApi', data);
+		madeHooks.push(hook.id);
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } }, hook);
+		const body = JSON.stringify({ action: 'MANUAL_ALERT_CREATED', createdTime: new Date().toISOString(), metadata: { alertId: 990_001, method } });
+		const extra = { Cookie: hookSecrets.cookie, 'Proxy-Authorization': `Basic ${Buffer.from(`proxy:${hookSecrets.proxy}`).toString('base64')}`, 'content-type': 'application/json' };
+		for (const headers of [wrong(body), right(body)]) {
+			const r = await axios.post(wf.url, body, { headers: { ...extra, ...headers }, validateStatus: () => true, transformRequest: (b) => b });
+			hookOutcomes.push(`${method} ${r.status}`);
+		}
+	}
+	outcomes.webhooks = hookOutcomes;
+	expect(hookOutcomes).toEqual(['hmac 401', 'hmac 200', 'header 401', 'header 200', 'basicAuth 401', 'basicAuth 200']);
+	// The accepted deliveries' executions are finished before the search below.
+	await new Promise((resolve) => setTimeout(resolve, 3000));
+
 	// The search: every execution (full data) and n8n's log.
 	const { clientId, clientSecret } = context().sandbox;
 	const secrets: Array<[string, string]> = [
@@ -70,6 +113,9 @@ test('errors of the token endpoint and of 401s carry no secret; no execution and
 		['basic header', Buffer.from(`${clientId}:${clientSecret}`).toString('base64')],
 		['basic header (wrong)', Buffer.from(`${clientId}:${wrongSecret}`).toString('base64')],
 	];
+	for (const [what, secret] of Object.entries(hookSecrets)) secrets.push([`webhook ${what}`, secret]);
+	secrets.push(['webhook basic header', Buffer.from(`aml:${hookSecrets.password}`).toString('base64')]);
+	secrets.push(['proxy basic header', Buffer.from(`proxy:${hookSecrets.proxy}`).toString('base64')]);
 	const issued = (await control.get<{ issued: string[] }>('/tokens')).issued;
 	for (const token of issued) secrets.push(['access token', token]);
 	expect(issued.length).toBeGreaterThan(0);

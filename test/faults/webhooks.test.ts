@@ -1,5 +1,6 @@
 import axios from 'axios';
 import { createHmac, randomUUID } from 'node:crypto';
+import * as zlib from 'node:zlib';
 
 import { dbNotReady, type Json } from '../harness/client';
 import { control, n8n } from '../harness/context';
@@ -23,6 +24,23 @@ const BAD = size('BAD_DELIVERIES', 40, 200);
 const SIGNED = 20;
 const SECRET = `hook-${randomUUID()}`;
 const HEADER = 'X-AML-Signature';
+/** What each hostile body gets (n8n 2.41.1; n8n inflates gzip and deflate before the trigger sees the bytes, so a signature covers the JSON inside). */
+const EXPECTED_HOSTILE: Json = {
+	'deep unsigned': '401 Webhook verification failed',
+	'deep signed': '400 Not an AML event: nested deeper than 32 levels',
+	'__proto__ unsigned': '401 Webhook verification failed',
+	'__proto__ signed': '200',
+	'form unsigned': '401 Webhook verification failed',
+	'XML unsigned': '401 Webhook verification failed',
+	'XML signed': '400 Not an AML event: expected a JSON object with a text "action"',
+	'gzip unsigned': '401 Webhook verification failed',
+	'gzip signed (compressed bytes)': '401 Webhook verification failed',
+	'gzip signed (JSON inside)': '200',
+	// n8n reads the body before the trigger runs and refuses it itself (2.41.1: 500 "There was a problem executing the workflow")
+	'over 16 MiB unsigned': expect.stringMatching(/^(413|500) /),
+};
+/** The deliveries that run: the signed __proto__ body, the signed gzip body and the normal one sent last. */
+const EXPECTED_HOSTILE_RUNS = [400002, 400005, 400099];
 
 const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
 /** POSTs raw bytes; repeats (as the service would) while n8n answers 503 "Database is not ready!" (a loaded machine). */
@@ -127,3 +145,46 @@ test(`a burst of ${BURST} deliveries within ${BURST_SECONDS} s loses none: one e
 	// Accepted exactly once per event: no attempt after the first 2xx of an event.
 	expect(log.filter((d) => d.accepted)).toHaveLength(BURST);
 }, 30 * 60_000);
+
+test('hostile bodies with HMAC verification on: deeply nested, __proto__ keys, oversized, form-encoded, XML, gzip: no crash, nothing runs unverified, each gets a clear answer', async () => {
+	const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, credential);
+	const now = () => new Date().toISOString();
+	const DEPTH = 100_000;
+	const deep = `{"action":"MANUAL_ALERT_CREATED","createdTime":"${now()}","metadata":{"alertId":400001,"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}}`;
+	const proto = `{"__proto__":{"polluted":"yes"},"action":"MANUAL_ALERT_CREATED","createdTime":"${now()}","metadata":{"alertId":400002,"constructor":{"prototype":{"polluted":"yes"}}}}`;
+	const form = `action=MANUAL_ALERT_CREATED&createdTime=${encodeURIComponent(now())}&metadata=x`;
+	const xml = `<?xml version="1.0"?><event><action>MANUAL_ALERT_CREATED</action><createdTime>${now()}</createdTime></event>`;
+	const json = `{"action":"MANUAL_ALERT_CREATED","createdTime":"${now()}","metadata":{"alertId":400005}}`;
+	const gzip = zlib.gzipSync(Buffer.from(json));
+	const big = `{"action":"MANUAL_ALERT_CREATED","createdTime":"${now()}","metadata":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`;
+	const cases: Array<{ kind: string; body: string | Buffer; headers: Json }> = [
+		{ kind: 'deep unsigned', body: deep, headers: {} },
+		{ kind: 'deep signed', body: deep, headers: { [HEADER]: sign(deep) } },
+		{ kind: '__proto__ unsigned', body: proto, headers: {} },
+		{ kind: '__proto__ signed', body: proto, headers: { [HEADER]: sign(proto) } },
+		{ kind: 'form unsigned', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+		{ kind: 'XML unsigned', body: xml, headers: { 'content-type': 'application/xml' } },
+		{ kind: 'XML signed', body: xml, headers: { 'content-type': 'application/xml', [HEADER]: sign(xml) } },
+		{ kind: 'gzip unsigned', body: gzip, headers: { 'content-encoding': 'gzip' } },
+		{ kind: 'gzip signed (compressed bytes)', body: gzip, headers: { 'content-encoding': 'gzip', [HEADER]: createHmac('sha256', SECRET).update(gzip).digest('hex') } },
+		{ kind: 'gzip signed (JSON inside)', body: gzip, headers: { 'content-encoding': 'gzip', [HEADER]: sign(json) } },
+		{ kind: 'over 16 MiB unsigned', body: big, headers: {} },
+	];
+	const answers: Json = {};
+	for (const c of cases) {
+		const r = await post(wf.url, c.body as string, c.headers);
+		answers[c.kind] = `${r.status} ${typeof r.data === 'object' ? (r.data?.message ?? JSON.stringify(r.data)) : String(r.data).slice(0, 80)}`.trim();
+	}
+	report('webhooks-hostile-bodies', { answers });
+	expect(answers).toEqual(EXPECTED_HOSTILE);
+	// n8n is still up and a normal delivery still runs.
+	const normal = `{"action":"MANUAL_ALERT_CREATED","createdTime":"${now()}","metadata":{"alertId":400099}}`;
+	expect((await post(wf.url, normal, { [HEADER]: sign(normal) })).status).toBe(200);
+	const out = await settled(wf.id, EXPECTED_HOSTILE_RUNS.length, 3000);
+	report('webhooks-hostile-bodies-runs', { executions: out.length, alertIds: out.map((o) => o.metadata?.alertId) });
+	expect(out.map((o) => o.metadata?.alertId).sort((a, b) => a - b)).toEqual(EXPECTED_HOSTILE_RUNS);
+	// A __proto__ key is data, never a prototype: no later item inherits "polluted".
+	const last = out.find((o) => o.metadata?.alertId === 400099);
+	expect(last?.polluted).toBeUndefined();
+	expect(last?.metadata?.polluted).toBeUndefined();
+}, 10 * 60_000);

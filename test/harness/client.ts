@@ -2,7 +2,16 @@ import type { AxiosInstance } from 'axios';
 import axios from 'axios';
 import { createHash, randomUUID } from 'node:crypto';
 
+import { AmlOAuth2Api } from '../../credentials/AmlOAuth2Api.credentials';
+import { AmlWebhookApi } from '../../credentials/AmlWebhookApi.credentials';
+
 export type Json = Record<string, any>;
+
+/** This package's credential fields and their defaults (what the editor fills in for a field the caller leaves out). */
+const declaredFields = new Map([new AmlOAuth2Api(), new AmlWebhookApi()].map((c) => [c.name, c.properties]));
+function declaredDefault(type: string, field: string): unknown {
+	return declaredFields.get(type)?.find((p) => p.name === field)?.default;
+}
 export type CredentialRef = { id: string; name: string };
 
 export interface NodeSpec {
@@ -167,7 +176,7 @@ export class N8nClient {
 		const required = [...String(response.data?.message ?? '').matchAll(/requires property \\?"(\w+)\\?"/g)].map((m) => m[1]);
 		if (response.status === 400 && required.length) {
 			const defaults: Json = {};
-			for (const field of required) if (!(field in data)) defaults[field] = field.startsWith('send') ? false : '';
+			for (const field of required) if (!(field in data)) defaults[field] = declaredDefault(type, field) ?? (field.startsWith('send') ? false : '');
 			response = await this.api.post('/credentials', { name, type, data: { ...defaults, ...data } });
 		}
 		if (response.status === 400 && this.restFallback && /request\.body\.data/.test(String(response.data?.message))) {

@@ -201,7 +201,9 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	const duplicates = Math.round(DELIVERIES / 10);
 	const distinct = DELIVERIES - duplicates;
 	const base = 900_000_000 + Math.floor(Math.random() * 1_000_000);
-	const event = (n: number) => JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date(Date.UTC(2026, 10, 25, 8, 0, 0, n)).toISOString(), metadata: { alertId: base + n, personId: `p${n}`, transactionId: `t${n}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
+	// Dated now: the trigger refuses signed events older than 15 days (a replay).
+	const sentFrom = Date.now() - 60_000;
+	const event = (n: number) => JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date(sentFrom + n).toISOString(), metadata: { alertId: base + n, personId: `p${n}`, transactionId: `t${n}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
 	// half of the duplicated events: both copies at once, one to each webhook process; the other half: both copies
 	// at once to the same process
 	const jobs: Array<() => Promise<unknown>> = [];

@@ -81,6 +81,28 @@ describe('status reason', () => {
 		expect(statusJson(3, { status: 'PROCESSING', reason: null })).toEqual({ uploadId: 3, status: 'PROCESSING', reason: null, success: false });
 		expect(statusJson(3, { status: 'COMPLETED' })).toMatchObject({ success: true, reason: null });
 	});
+
+	test('"is"/"was" with a colon is a connector, not the id', () => {
+		expect(parseReason('entity with id was: pp-3; last saved id was: pp-999; first id not saved is: pp-1000')).toEqual({
+			offendingId: 'pp-3',
+			lastSavedId: 'pp-999',
+			firstIdNotSaved: 'pp-1000',
+		});
+	});
+
+	test('a hostile reason costs linear time: 40,000 spaces after each phrase and no id are parsed in well under 100 ms; only the first 4096 characters are searched', () => {
+		for (const phrase of ['last saved id', 'first id not saved', 'with id', 'id']) {
+			const reason = `${phrase}${' '.repeat(40_000)}`;
+			const started = performance.now();
+			expect(parseReason(reason)).toEqual({});
+			expect(performance.now() - started).toBeLessThan(100);
+		}
+		const many = `${'id '.repeat(20_000)}x`;
+		const started = performance.now();
+		parseReason(many);
+		expect(performance.now() - started).toBeLessThan(100);
+		expect(parseReason(`${' '.repeat(5000)}last saved id: pp-1`)).toEqual({});
+	});
 });
 
 /** Parses a multipart body as a server would (busboy) and returns the file part. */

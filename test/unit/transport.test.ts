@@ -3,6 +3,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, OperationalError } from 'n8n-workflow';
 
 import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, deadlineIn, isBudgetSpent, isTokenEndpointBusy, nextStep, isTokenRefusal, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
+import { insecureUrlProblem, isLoopbackHost } from '../../nodes/Aml/transport/secureUrl';
 import { context, FAKE_SECRET, FAKE_TOKEN, httpRequest, scriptedServer, tokenContext } from './realHttpContext';
 
 const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
@@ -355,7 +356,7 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 			await server.close();
 		}
 	}
-	// How each n8n hands that error to the node (see nodes/Aml/transport/n8nErrors.ts).
+	// How each n8n hands that error to the node (see nodes/shared/n8n/errors.ts).
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
 			new NodeApiError(node, new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, { cause: error }) as unknown as JsonObject),
@@ -506,5 +507,24 @@ describe('walkPages: the service cap is reported in both modes', () => {
 		const walk = await walkPages(pagesOf(12_500), { returnAll: true });
 		expect(walk.items).toHaveLength(10_000);
 		expect(walk.capped).toBe(true);
+	});
+});
+
+describe('transport: secrets only over https or loopback', () => {
+	test('loopback is localhost, 127.0.0.0/8 and ::1; nothing else', () => {
+		for (const host of ['localhost', 'LOCALHOST', 'api.localhost', '127.0.0.1', '127.255.0.9', '::1', '[::1]']) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true });
+		for (const host of ['0.0.0.0', '[::ffff:7f00:1]', '10.0.0.1', '128.0.0.1', '127.0.0.1.example.com', 'localhost.example.com', 'app.example.com']) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
+	});
+
+	test('https passes; http passes only on loopback or when allowed; the message names field, scheme and host but no user or password', () => {
+		expect(insecureUrlProblem('https://app.example.com', 'API Base URL', false)).toBeUndefined();
+		expect(insecureUrlProblem('http://127.0.0.1:8080', 'API Base URL', false)).toBeUndefined();
+		expect(insecureUrlProblem('http://[::1]:8080/oauth/token', 'Token URL', false)).toBeUndefined();
+		expect(insecureUrlProblem('http://app.example.com', 'API Base URL', true)).toBeUndefined();
+		const refused = insecureUrlProblem('http://user:pa55word@app.example.com/oauth/token?x=1', 'Token URL', false);
+		expect(refused).toMatch(/^The credential's Token URL \(http:\/\/app\.example\.com\) uses plain http: .*Allow Plain HTTP \(Insecure\).*Nothing was sent$/);
+		expect(refused).not.toMatch(/pa55word|user/);
+		expect(insecureUrlProblem('ftp://app.example.com', 'API Base URL', true)).toMatch(/must start with https:\/\//);
+		expect(insecureUrlProblem('app.example.com', 'API Base URL', false)).toMatch(/is not a valid URL/);
 	});
 });

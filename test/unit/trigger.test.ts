@@ -11,6 +11,7 @@ import {
 	triggerKeyId,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
+import { eventTimeMs, MAX_CLOCK_SKEW_MS, MAX_DELIVERY_AGE_MS, staleness } from '../../nodes/AmlTrigger/freshness';
 import { entityTypeOf, rejection, splitList, type EventFilter } from '../../nodes/AmlTrigger/filters';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
@@ -81,6 +82,15 @@ describe('AML Trigger verification', () => {
 		expect(verifyDelivery({ method: 'basicAuth', user: '', password: '' }, basic(':'), body)).toBe(false);
 	});
 
+	test('every incomplete setting fails closed: an empty or missing password, user, header value or signing secret lets nothing in', () => {
+		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
+		expect(verifyDelivery({ method: 'basicAuth', user: 'aml', password: '' }, basic('aml:'), body)).toBe(false);
+		expect(verifyDelivery({ method: 'basicAuth', user: 'aml' }, basic('aml:'), body)).toBe(false);
+		expect(verifyDelivery({ method: 'basicAuth', user: '', password: 'pw' }, basic(':pw'), body)).toBe(false);
+		expect(verifyDelivery({ method: 'header', headerName: 'X-H' }, { 'x-h': '' }, body)).toBe(false);
+		expect(verifyDelivery({ method: 'hmac' }, { 'x-aml-signature': hmacHex('', body) }, body)).toBe(false);
+	});
+
 	test('unknown method fails closed', () => {
 		expect(verifyDelivery({ method: 'nope' } as unknown as VerificationSettings, {}, body)).toBe(false);
 	});
@@ -99,9 +109,15 @@ describe('AML Trigger verification', () => {
 	});
 
 	test('secret headers per method', () => {
-		expect(secretHeaderNames(undefined)).toEqual(['authorization']);
-		expect(secretHeaderNames({ method: 'header', headerName: 'X-Hook-Token' })).toEqual(['authorization', 'x-hook-token']);
-		expect(secretHeaderNames({ method: 'hmac' })).toEqual(['authorization', 'x-aml-signature']);
+		const always = ['authorization', 'proxy-authorization', 'cookie'];
+		expect(secretHeaderNames(undefined)).toEqual(always);
+		expect(secretHeaderNames({ method: 'header', headerName: 'X-Hook-Token' })).toEqual([...always, 'x-hook-token']);
+		expect(secretHeaderNames({ method: 'hmac' })).toEqual([...always, 'x-aml-signature']);
+		expect(redactedHeaders({ Cookie: 'sid=1', 'Proxy-Authorization': 'Basic eDp5', host: 'n8n' }, secretHeaderNames(undefined))).toEqual({
+			Cookie: '[redacted]',
+			'Proxy-Authorization': '[redacted]',
+			host: 'n8n',
+		});
 	});
 
 	test('credential completeness', () => {
@@ -252,5 +268,30 @@ describe('AML Trigger payload, headers and samples', () => {
 		expect(Object.keys(SAMPLE_PAYLOADS.ALERT_CREATED.metadata as object).sort()).toEqual(
 			['alertId', 'entityType', 'hits', 'personId', 'scenarioType', 'transactionId'].sort(),
 		);
+	});
+});
+
+describe('AML Trigger replay window (createdTime)', () => {
+	const now = Date.UTC(2026, 10, 26, 12, 0, 0);
+	const iso = (ms: number) => new Date(ms).toISOString();
+
+	test('dates with a zone are read to the millisecond; without a zone or malformed they are not dates', () => {
+		expect(eventTimeMs('2026-11-22T10:00:00.123456Z')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
+		expect(eventTimeMs('2026-11-22T12:00:00+02:00')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0));
+		expect(eventTimeMs('2026-11-22T12:00:00+0200')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0));
+		for (const bad of ['2026-11-22T10:00:00', '2026-11-22', '2026-13-40T10:00:00Z', 'yesterday', 1700000000000, null, undefined, `2026-11-22T10:00:00.${'1'.repeat(50)}Z`])
+			expect(eventTimeMs(bad)).toBeUndefined();
+	});
+
+	test('within 15 days back and 5 minutes ahead a delivery is fresh; beyond either it is refused, saying why', () => {
+		expect(MAX_DELIVERY_AGE_MS).toBe(15 * 86_400_000);
+		expect(MAX_CLOCK_SKEW_MS).toBe(300_000);
+		expect(staleness(iso(now), now)).toBeUndefined();
+		expect(staleness(iso(now - 14 * 86_400_000), now)).toBeUndefined();
+		expect(staleness(iso(now - MAX_DELIVERY_AGE_MS + 1000), now)).toBeUndefined();
+		expect(staleness(iso(now + MAX_CLOCK_SKEW_MS - 1000), now)).toBeUndefined();
+		expect(staleness(iso(now - MAX_DELIVERY_AGE_MS - 1000), now)).toMatch(/15 days old.*replayed/);
+		expect(staleness(iso(now + 10 * 60_000), now)).toMatch(/10 minutes in the future/);
+		expect(staleness(undefined, now)).toMatch(/createdTime" is missing/);
 	});
 });

@@ -179,22 +179,26 @@ export function readAttributes(
 		const named = (itemParameter(ctx, 'attributeFields', itemIndex, {}) ?? {}) as IDataObject;
 		const custom = (itemParameter(ctx, 'customAttributes.attribute', itemIndex, []) ??
 			[]) as Array<{ key: string; value: string }>;
-		const result: IDataObject = {};
+		// Collected as entries: an assignment `result[key]` with the key "__proto__" would set the prototype and drop the
+		// attribute without a word; as an own key it reaches the attribute rules, which refuse it by name.
+		const entries = new Map<string, unknown>();
 		for (const [key, value] of Object.entries(named)) {
 			if (value !== '' && value !== undefined && value !== null) {
 				// Objects and lists (from an expression) stay as they are, as in Custom Attributes; the attribute rules check them.
-				result[key] =
+				entries.set(
+					key,
 					typeof value === 'string'
-						? (parseMaybeJson(value) as IDataObject)
+						? parseMaybeJson(value)
 						: typeof value === 'object'
 							? value
-							: String(value);
+							: String(value),
+				);
 			}
 		}
 		for (const { key, value } of custom) {
-			result[key] = typeof value === 'string' ? (parseMaybeJson(value) as IDataObject) : value;
+			entries.set(key, typeof value === 'string' ? parseMaybeJson(value) : value);
 		}
-		attributes = result;
+		attributes = Object.fromEntries(entries);
 	}
 	return validAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
 }

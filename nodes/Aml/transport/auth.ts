@@ -6,11 +6,12 @@ import type {
 	ILoadOptionsFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
-import { tokenStored } from './n8nErrors';
+import { tokenExpiresAt, tokenStored } from '../../shared/n8n/oauthToken';
+import { insecureUrlProblem } from './secureUrl';
 
 /**
  * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which reads the OAuth2
@@ -105,6 +106,12 @@ export function runState(ctx: AmlContext): RunState {
 				const prefix =
 					prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
 				const tokenUrl = String(credentials.accessTokenUrl ?? '');
+				// Before any request, and so before n8n fetches a token with the client secret.
+				const allowPlainHttp = credentials.allowInsecureHttp === true;
+				const insecure =
+					insecureUrlProblem(base, 'API Base URL', allowPlainHttp) ??
+					insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
+				if (insecure) throw new NodeOperationError(ctx.getNode(), insecure);
 				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
 				let gate = gates.get(key);
 				if (!gate)
@@ -236,10 +243,8 @@ async function renewToken(
 export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000): Promise<void> {
 	try {
 		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-		const expiresAt = Number(
-			(credentials.oauthTokenData as IDataObject | undefined)?.n8n_expires_at,
-		);
-		if (!Number.isFinite(expiresAt) || expiresAt - Date.now() > marginMs) return;
+		const expiresAt = tokenExpiresAt(credentials);
+		if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return;
 		const { gate, tokenUrl } = await runState(ctx).info;
 		await renewToken(ctx, gate, tokenUrl, gate.generation, Date.now());
 	} catch {

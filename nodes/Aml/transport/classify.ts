@@ -1,13 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Classified } from './n8nErrors';
+import type { Classified } from '../../shared/n8n/errors';
 
 /**
- * The package's readings of a classified failure (n8nErrors.ts reads n8n's error shapes): whether the token
+ * The package's readings of a classified failure (nodes/shared/n8n/errors.ts reads n8n's error shapes): whether the token
  * endpoint is busy (wait and ask again) or refuses the credential (stop asking), and which of the package's own item
  * errors a check turns into a fail-closed decision.
  */
-export { classify, NETWORK_CODES, NEVER_SENT, type Classified } from './n8nErrors';
+export { classify, NETWORK_CODES, NEVER_SENT, type Classified } from '../../shared/n8n/errors';
 
 /** The token endpoint is throttling, failing or unreachable: a fetch or renewal may wait and ask again. */
 export function isTokenEndpointBusy(outcome: Classified): boolean {

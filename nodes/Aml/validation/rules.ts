@@ -156,6 +156,13 @@ export function enumRule(value: unknown, allowed: readonly string[]): string | u
 
 export const MAX_ATTRIBUTE_DEPTH = 2;
 
+/** Keys that JavaScript objects treat specially (prototype pollution): refused at every level. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([
+	'__proto__',
+	'constructor',
+	'prototype',
+]);
+
 /**
  * Attribute rules: an object; keys without "." and not whitespace-only; values string, array or
  * object; nesting depth at most 2 (the attributes object's values are depth 1).
@@ -184,6 +191,11 @@ function levelProblem(
 		if (key.trim() === '')
 			return { path: JSON.stringify(key), rule: 'a key must not be empty or only whitespace' };
 		if (key.includes('.')) return { path, rule: 'a key must not contain "."' };
+		if (RESERVED_KEYS.has(key))
+			return {
+				path,
+				rule: `a key must not be "${key}" (reserved by JavaScript: it cannot be sent safely)`,
+			};
 		const result = valueProblem(child, path, depth, prefix === '');
 		if (result) return result;
 	}

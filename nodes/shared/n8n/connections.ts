@@ -1,9 +1,13 @@
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 /**
- * The oldest n8n the package supports, and what an older one gets instead of a half-working node: n8n before 1.83
- * lacks `NodeConnectionTypes`, so both nodes fail to load with this message (n8n shows it in its log and its
+ * Seam with n8n: the oldest n8n the package supports, and what an older one gets instead of a half-working node.
+ *
+ * Relies on: n8n-workflow's `NodeConnectionTypes` (from n8n 1.83; before it, connection types were plain strings).
+ * n8n before 1.83 lacks it, so both nodes fail to load with this message (n8n shows it in its log and its
  * community-nodes list) instead of a TypeError.
+ * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (the nodes load: test/e2e, test/compat); an n8n-workflow without it
+ * (test/unit/n8nSupport.test.ts).
  */
 export const SUPPORTED_N8N = 'n8n 1.123 or later (1.x), or 2.0 or later';
 

@@ -165,30 +165,72 @@ export interface ReasonIds {
 	firstIdNotSaved?: string;
 }
 
-// An id as the interface allows it; a trailing ":" or "." is read as punctuation of the sentence.
-const ID = '["\'`]?([A-Za-z0-9\\-_:.]*[A-Za-z0-9\\-_])["\'`]?';
+/** At most this much of a `reason` is searched for ids (the text itself is kept whole); service reasons are short. */
+export const MAX_REASON_PARSED = 4096;
+
+// An id as the interface allows it; a trailing ":" or "." is read as punctuation of the sentence. Sticky: matched
+// exactly where the connector ends. Neither quantifier can give back what the other takes, so matching is linear.
+const ID = /["'`]?([A-Za-z0-9\-_:.]*[A-Za-z0-9\-_])["'`]?/y;
+const SPACES = /\s*/y;
+const CONNECTOR_WORD = /(?:is|was)\b/iy;
+const CONNECTOR_SIGN = /[:=]/y;
+
+/** Matches `sticky` at `from`; returns where it ends, or -1. */
+function stickyEnd(sticky: RegExp, text: string, from: number): number {
+	sticky.lastIndex = from;
+	return sticky.test(text) ? sticky.lastIndex : -1;
+}
+
+/**
+ * The id that follows a phrase ending at `from`: spaces, an optional "is"/"was", spaces, an optional ":" or "=",
+ * spaces, then the id. Each step is a sticky match that starts where the one before ended (no backtracking across
+ * steps: a reason of many spaces costs one pass).
+ */
+function idAfter(text: string, from: number): string | undefined {
+	let at = stickyEnd(SPACES, text, from);
+	const word = stickyEnd(CONNECTOR_WORD, text, at);
+	if (word !== -1) at = stickyEnd(SPACES, text, word);
+	const sign = stickyEnd(CONNECTOR_SIGN, text, at);
+	if (sign !== -1) at = stickyEnd(SPACES, text, sign);
+	ID.lastIndex = at;
+	const match = ID.exec(text);
+	return match ? match[1] : undefined;
+}
+
+/** The id after the first occurrence of `phrase` (a global regex) that is followed by one. */
+function idAfterPhrase(text: string, phrase: RegExp): string | undefined {
+	phrase.lastIndex = 0;
+	for (let match = phrase.exec(text); match; match = phrase.exec(text)) {
+		const id = idAfter(text, match.index + match[0].length);
+		if (id !== undefined) return id;
+		if (match[0] === '') phrase.lastIndex++;
+	}
+	return undefined;
+}
+
+const LAST_SAVED = /last\s+saved\s+id\b/gi;
+const FIRST_NOT_SAVED = /first\s+id\s+not\s+saved\b/gi;
+const OFFENDING = /\b(?:offending\s+id|with\s+id|duplicate\s+id|id)\b/gi;
 
 /**
  * Picks the ids out of a PARTIALLY_COMPLETED reason ("… id X … last saved id: Y … first id not
- * saved: Z"). Only the ids it recognises are returned; the reason text itself is always kept.
+ * saved: Z"). Only the ids it recognises are returned; the reason text itself is always kept. Only the first
+ * MAX_REASON_PARSED characters are searched, and every pattern runs in time linear in that text.
  */
 export function parseReason(reason: unknown): ReasonIds {
 	if (typeof reason !== 'string' || reason === '') return {};
+	const text = reason.slice(0, MAX_REASON_PARSED);
 	const found: ReasonIds = {};
-	const last = new RegExp(`last\\s+saved\\s+id\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(reason);
-	if (last) found.lastSavedId = /^(none|null|n\/a|-)$/i.test(last[1]) ? null : last[1];
-	const first = new RegExp(`first\\s+id\\s+not\\s+saved\\s*(?:is|was|[:=])?\\s*${ID}`, 'i').exec(
-		reason,
-	);
-	if (first) found.firstIdNotSaved = first[1];
+	const last = idAfterPhrase(text, LAST_SAVED);
+	if (last !== undefined) found.lastSavedId = /^(none|null|n\/a|-)$/i.test(last) ? null : last;
+	const first = idAfterPhrase(text, FIRST_NOT_SAVED);
+	if (first !== undefined) found.firstIdNotSaved = first;
 	// The offending id: named before the other two ("entity with id X", "offending id: X", "duplicate id X").
-	const withoutOthers = reason
-		.replace(/last\s+saved\s+id.*$/is, '')
-		.replace(/first\s+id\s+not\s+saved.*$/is, '');
-	const offending = new RegExp(
-		`\\b(?:offending\\s+id|with\\s+id|duplicate\\s+id|id)\\b\\s*(?:is|was|[:=])?\\s*${ID}`,
-		'i',
-	).exec(withoutOthers);
-	if (offending) found.offendingId = offending[1];
+	const ends = [LAST_SAVED, FIRST_NOT_SAVED].map((phrase) => {
+		phrase.lastIndex = 0;
+		return phrase.exec(text)?.index ?? text.length;
+	});
+	const offending = idAfterPhrase(text.slice(0, Math.min(...ends)), OFFENDING);
+	if (offending !== undefined) found.offendingId = offending;
 	return found;
 }

@@ -1,11 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * n8n's error shapes: the one place that reads what n8n throws from `httpRequestWithAuthentication` and
+ * Seam with n8n: n8n's error shapes, the one place that reads what n8n throws from `httpRequestWithAuthentication` and
  * `refreshOAuth2Token` (not part of n8n's documented node API; an n8n upgrade can change it without a compile error).
  * Everything else in the package asks `classify` here and decides on its answer.
  *
- * Relied on, measured on n8n 2.41.1 (n8n-core, @n8n/client-oauth2), 2.0.3 and 1.123.81:
+ * Measured on: n8n 2.41.1 (n8n-core, @n8n/client-oauth2), 2.0.3 and 1.123.81 (test/unit/transport.test.ts with
+ * n8n's real OAuth2 client; test/e2e/failClosed.test.ts in real n8n). Relies on:
  * - A request the service answered comes back as an answer (`ignoreHttpStatusErrors: true`, every status, 401 too).
  *   When it fails without an answer, n8n throws a NodeApiError; on 2.x its `cause` is the HTTP client's error
  *   (an AxiosError with `code` and `config.url`); on 1.x it keeps no `cause`, only `httpCode` (the original error's
@@ -14,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
  *   2.41.1 wraps that fetch's failure twice: NodeApiError → OperationalError ("Failed to acquire OAuth2 access token:
  *   …") → the OAuth2 client's error. 1.123.81 and 2.0.3 throw the OAuth2 client's error into the NodeApiError directly
  *   (1.x: no `cause`). The token is stored with the credential before the service request is sent, so a credential
- *   that still holds no token after a failure never sent the service request (`tokenStored`).
+ *   that still holds no token after a failure never sent the service request (`tokenStored`, oauthToken.ts).
  * - A renewal (`refreshOAuth2Token`) throws the OAuth2 client's error itself.
  * - The OAuth2 client's errors: a token endpoint answer with an OAuth error body (`{"error": …}`) becomes an AuthError
  *   (`code: 'EAUTH'`, `body`, no status, no headers); another 4xx/3xx a ResponseError (`status`, `body`, code
@@ -201,15 +202,4 @@ export function classify(error: unknown, tokenUrl: string): Classified {
 		};
 	}
 	return { kind: 'other', error: error as Error };
-}
-
-/**
- * Whether the credential (as `getCredentials` returns it) holds an access token. n8n stores the first token of a
- * credential before it sends the request the token is for, so a failure after which the credential still holds none
- * happened at the token endpoint: the service request was never sent. Used where the error itself does not say
- * (n8n 1.x keeps no cause).
- */
-export function tokenStored(credentials: IDataObject | undefined): boolean {
-	const data = credentials?.oauthTokenData as IDataObject | undefined;
-	return typeof data?.access_token === 'string' && data.access_token !== '';
 }
