@@ -93,13 +93,17 @@ export async function runs(workflowId: string): Promise<Json[]> {
 	return list
 		.filter((e) => e.finished || e.status === 'success' || e.status === 'error')
 		.sort((a, b) => Number(a.id) - Number(b.id))
-		.map((e) => {
+		.flatMap((e) => {
 			const items = nodeOutput(e, NODE);
 			// The execution's error, when there is one, is in the failure message.
 			const error = e.data?.resultData?.error;
 			expect({ id: e.id, status: e.status, error: error ? `${error.message ?? ''} ${error.description ?? ''}`.trim() : undefined }).toEqual({ id: e.id, status: 'success', error: undefined });
+			// A redelivered copy (the service retries a delivery answered late, e.g. under load) whose key n8n's
+			// deduplication store already holds starts an execution that stops at the trigger without output, by design:
+			// it ran nothing, so it is not a run of the workflow.
+			if (items.length === 0) return [];
 			expect(items).toHaveLength(1);
-			return items[0];
+			return [items[0]];
 		});
 }
 
