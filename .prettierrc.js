@@ -1,4 +1,5 @@
-// The n8n node starter's formatting (tabs, width 100); `npm run lint` checks nodes/ and credentials/ with it.
+// The n8n node starter's formatting (tabs, width 100); `npm run lint` checks nodes/, credentials/, test/, bench/ and
+// scripts/ with it.
 module.exports = {
 	semi: true,
 	trailingComma: 'all',

@@ -30,12 +30,22 @@ let tokenPathDist: string | undefined;
 function distOfTokenPath(): string {
 	if (tokenPathDist) return tokenPathDist;
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-token-path-'));
-	const archive = execFileSync('git', ['archive', TOKEN_PATH_COMMIT, 'nodes', 'credentials', 'tsconfig.json'], { cwd: REPO_ROOT });
+	const archive = execFileSync(
+		'git',
+		['archive', TOKEN_PATH_COMMIT, 'nodes', 'credentials', 'tsconfig.json'],
+		{ cwd: REPO_ROOT },
+	);
 	execFileSync('tar', ['-x', '-C', dir], { input: archive });
 	fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-	execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: dir, stdio: 'inherit' });
+	execFileSync(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], {
+		cwd: dir,
+		stdio: 'inherit',
+	});
 	for (const folder of ['nodes', 'credentials']) {
-		fs.cpSync(path.join(dir, folder), path.join(dir, 'dist', folder), { recursive: true, filter: (src) => fs.statSync(src).isDirectory() || /\.(svg|json)$/.test(src) });
+		fs.cpSync(path.join(dir, folder), path.join(dir, 'dist', folder), {
+			recursive: true,
+			filter: (src) => fs.statSync(src).isDirectory() || /\.(svg|json)$/.test(src),
+		});
 	}
 	return (tokenPathDist = path.join(dir, 'dist'));
 }
@@ -46,9 +56,20 @@ function userFolderWith(mode: 'token' | 'helper'): string {
 	const nodes = path.join(folder, '.n8n', 'nodes');
 	const target = path.join(nodes, 'node_modules', PACKAGE_NAME);
 	fs.mkdirSync(target, { recursive: true });
-	fs.writeFileSync(path.join(nodes, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: '*' } }));
+	fs.writeFileSync(
+		path.join(nodes, 'package.json'),
+		JSON.stringify({
+			name: 'installed-nodes',
+			private: true,
+			dependencies: { [PACKAGE_NAME]: '*' },
+		}),
+	);
 	fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
-	fs.cpSync(mode === 'helper' ? path.join(REPO_ROOT, 'dist') : distOfTokenPath(), path.join(target, 'dist'), { recursive: true });
+	fs.cpSync(
+		mode === 'helper' ? path.join(REPO_ROOT, 'dist') : distOfTokenPath(),
+		path.join(target, 'dist'),
+		{ recursive: true },
+	);
 	return folder;
 }
 
@@ -62,7 +83,11 @@ void (async () => {
 			const n8n = await startN8n({ userFolder, linkPackage: false });
 			try {
 				const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
-				const credential = await client.createCredential('bench', 'amlOAuth2Api', sandboxCredentialData(sb));
+				const credential = await client.createCredential(
+					'bench',
+					'amlOAuth2Api',
+					sandboxCredentialData(sb),
+				);
 				const node = {
 					parameters: {
 						resource: 'transaction',
@@ -75,13 +100,39 @@ void (async () => {
 					},
 				};
 				const opts = { credentials: { amlOAuth2Api: credential }, timeoutMs: 900_000 };
-				await client.runNode(node, [{ id: `warm-${mode}`, amount: '1.00', type: 'payment', direction: 'O', timestamp: '2026-11-22T10:00:00Z' }], opts);
-				const items = Array.from({ length: COUNT }, (_, i) => ({ id: `${mode}-${i}`, amount: '10.00', type: 'payment', direction: 'O', timestamp: '2026-11-22T10:00:00Z' }));
+				await client.runNode(
+					node,
+					[
+						{
+							id: `warm-${mode}`,
+							amount: '1.00',
+							type: 'payment',
+							direction: 'O',
+							timestamp: '2026-11-22T10:00:00Z',
+						},
+					],
+					opts,
+				);
+				const items = Array.from({ length: COUNT }, (_, i) => ({
+					id: `${mode}-${i}`,
+					amount: '10.00',
+					type: 'payment',
+					direction: 'O',
+					timestamp: '2026-11-22T10:00:00Z',
+				}));
 				const started = Date.now();
 				const run = await client.runNode(node, items, opts);
 				const ms = executionMs(run.execution, Date.now() - started);
 				const ok = (run.outputs[0] ?? []).length;
-				rows.push({ n8n: version, path: mode, items: COUNT, ok, status: run.status, ms, perSecond: Math.round((COUNT / ms) * 1000) });
+				rows.push({
+					n8n: version,
+					path: mode,
+					items: COUNT,
+					ok,
+					status: run.status,
+					ms,
+					perSecond: Math.round((COUNT / ms) * 1000),
+				});
 				console.log(JSON.stringify(rows[rows.length - 1]));
 			} finally {
 				await n8n.stop();
@@ -94,12 +145,32 @@ void (async () => {
 	const ratios = versions.map((v) => {
 		const token = rows.find((r) => r.n8n === v && r.path === 'token');
 		const helper = rows.find((r) => r.n8n === v && r.path === 'helper');
-		return { n8n: v, helperOverToken: token && helper ? Math.round(((helper.ms as number) / (token.ms as number)) * 100) / 100 : undefined };
+		return {
+			n8n: v,
+			helperOverToken:
+				token && helper
+					? Math.round(((helper.ms as number) / (token.ms as number)) * 100) / 100
+					: undefined,
+		};
 	});
 	const file = path.join(REPO_ROOT, 'bench', 'results', `auth-path${quick ? '.quick' : ''}.json`);
-	fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), cores: os.cpus().length, loadAverage: os.loadavg()[0], rows, ratios }, null, 2));
+	fs.writeFileSync(
+		file,
+		JSON.stringify(
+			{
+				date: new Date().toISOString(),
+				cores: os.cpus().length,
+				loadAverage: os.loadavg()[0],
+				rows,
+				ratios,
+			},
+			null,
+			2,
+		),
+	);
 	console.log('\n| n8n | path | items | ok | ms | per s |\n|---|---|---|---|---|---|');
-	for (const r of rows) console.log(`| ${r.n8n} | ${r.path} | ${r.items} | ${r.ok} | ${r.ms} | ${r.perSecond} |`);
+	for (const r of rows)
+		console.log(`| ${r.n8n} | ${r.path} | ${r.items} | ${r.ok} | ${r.ms} | ${r.perSecond} |`);
 	console.log(JSON.stringify(ratios));
 	console.log(`written to ${path.relative(REPO_ROOT, file)}`);
 })().catch((error) => {

@@ -18,7 +18,14 @@ export interface BenchEnv {
 	credentials: { amlOAuth2Api: CredentialRef };
 }
 
-export type Result = { name: string; figures: Record<string, number | string>; ratio?: number; baseline?: string; goal?: string; met?: boolean };
+export type Result = {
+	name: string;
+	figures: Record<string, number | string>;
+	ratio?: number;
+	baseline?: string;
+	goal?: string;
+	met?: boolean;
+};
 
 export function rssOf(pid: number): number {
 	try {
@@ -30,7 +37,10 @@ export function rssOf(pid: number): number {
 }
 
 /** Resident memory of a process sampled every 20 ms while `work` runs: idle (before) and peak. */
-export async function peakDuring<T>(pid: number, work: () => Promise<T>): Promise<{ value: T; peak: number; idle: number }> {
+export async function peakDuring<T>(
+	pid: number,
+	work: () => Promise<T>,
+): Promise<{ value: T; peak: number; idle: number }> {
 	const idle = rssOf(pid);
 	let peak = idle;
 	const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 20);
@@ -44,7 +54,10 @@ export async function peakDuring<T>(pid: number, work: () => Promise<T>): Promis
 }
 
 /** Time n8n spent on the execution itself (workflow creation and the HTTP call around it excluded). */
-export function executionMs(execution: { startedAt?: string; stoppedAt?: string } | undefined, fallback: number): number {
+export function executionMs(
+	execution: { startedAt?: string; stoppedAt?: string } | undefined,
+	fallback: number,
+): number {
 	const ms = Date.parse(execution?.stoppedAt ?? '') - Date.parse(execution?.startedAt ?? '');
 	return Number.isFinite(ms) && ms > 0 ? ms : fallback;
 }
@@ -64,14 +77,19 @@ export const mb = (bytes: number) => Math.round(bytes / 1e6);
  * loaded; it posts its answer with `parentPort.postMessage`.
  */
 export async function inWorker(code: string, workerData: Record<string, unknown>): Promise<number> {
-	const prelude = "const { parentPort, workerData: d } = require('node:worker_threads'); const http = require('node:http'); const axios = require(d.axiosPath);";
-	const worker = new Worker(`${prelude}\n${code}`, { eval: true, workerData: { axiosPath: require.resolve('axios'), ...workerData } });
+	const prelude =
+		"const { parentPort, workerData: d } = require('node:worker_threads'); const http = require('node:http'); const axios = require(d.axiosPath);";
+	const worker = new Worker(`${prelude}\n${code}`, {
+		eval: true,
+		workerData: { axiosPath: require.resolve('axios'), ...workerData },
+	});
 	try {
 		const answer = await new Promise<{ ms?: number; error?: string }>((resolve, reject) => {
 			worker.once('message', resolve);
 			worker.once('error', reject);
 		});
-		if (answer.error !== undefined || answer.ms === undefined) throw new Error(`raw client failed: ${answer.error}`);
+		if (answer.error !== undefined || answer.ms === undefined)
+			throw new Error(`raw client failed: ${answer.error}`);
 		return answer.ms;
 	} finally {
 		await worker.terminate();
@@ -81,17 +99,28 @@ export async function inWorker(code: string, workerData: Record<string, unknown>
 /** An OAuth2 token straight from the sandbox (raw baselines). */
 export async function rawToken(env: BenchEnv): Promise<string> {
 	const { sb } = env;
-	return (await axios.post(sb.tokenUrl, 'grant_type=client_credentials', { auth: { username: sb.clientId, password: sb.clientSecret } })).data.access_token as string;
+	return (
+		await axios.post(sb.tokenUrl, 'grant_type=client_credentials', {
+			auth: { username: sb.clientId, password: sb.clientSecret },
+		})
+	).data.access_token as string;
 }
 
 /** Counts a workflow's executions through n8n's public API (all pages). */
-export async function countExecutions(env: BenchEnv, workflowId: string): Promise<{ total: number; success: number }> {
-	const api = axios.create({ baseURL: `${env.n8n.baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': env.n8n.apiKey } });
+export async function countExecutions(
+	env: BenchEnv,
+	workflowId: string,
+): Promise<{ total: number; success: number }> {
+	const api = axios.create({
+		baseURL: `${env.n8n.baseUrl}/api/v1`,
+		headers: { 'X-N8N-API-KEY': env.n8n.apiKey },
+	});
 	let cursor: string | undefined;
 	let total = 0;
 	let success = 0;
 	do {
-		const page = (await api.get('/executions', { params: { workflowId, limit: 250, cursor } })).data as { data: Array<{ status: string }>; nextCursor?: string | null };
+		const page = (await api.get('/executions', { params: { workflowId, limit: 250, cursor } }))
+			.data as { data: Array<{ status: string }>; nextCursor?: string | null };
 		total += page.data.length;
 		success += page.data.filter((e) => e.status === 'success').length;
 		cursor = page.nextCursor ?? undefined;

@@ -47,7 +47,8 @@ function treeCpu(root: number): number {
 		}
 	}
 	const inTree = (pid: number): boolean => {
-		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++) if (p === root) return true;
+		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++)
+			if (p === root) return true;
 		return false;
 	};
 	let sum = 0;
@@ -57,18 +58,26 @@ function treeCpu(root: number): number {
 
 type Groups = Record<string, number[]>;
 function cpuOf(groups: Groups): Record<string, number> {
-	const out: Record<string, number> = { 'sandbox+load': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 };
-	for (const [name, pgids] of Object.entries(groups)) out[name] = pgids.reduce((sum, p) => sum + treeCpu(p), 0);
+	const out: Record<string, number> = {
+		'sandbox+load': process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+	};
+	for (const [name, pgids] of Object.entries(groups))
+		out[name] = pgids.reduce((sum, p) => sum + treeCpu(p), 0);
 	return out;
 }
 
-async function measure<T>(groups: Groups, run: () => Promise<T>): Promise<{ seconds: number; cpu: Record<string, number>; value: T }> {
+async function measure<T>(
+	groups: Groups,
+	run: () => Promise<T>,
+): Promise<{ seconds: number; cpu: Record<string, number>; value: T }> {
 	const before = cpuOf(groups);
 	const started = Date.now();
 	const value = await run();
 	const seconds = (Date.now() - started) / 1000;
 	const after = cpuOf(groups);
-	const cpu = Object.fromEntries(Object.keys(after).map((k) => [k, Math.round((after[k] - (before[k] ?? 0)) * 100) / 100]));
+	const cpu = Object.fromEntries(
+		Object.keys(after).map((k) => [k, Math.round((after[k] - (before[k] ?? 0)) * 100) / 100]),
+	);
 	return { seconds: Math.round(seconds * 100) / 100, cpu, value };
 }
 
@@ -79,12 +88,29 @@ async function credentialFor(client: N8nClient, sb: Sandbox): Promise<Credential
 /** 20 executions × ITEMS creates, all at once, through `client` (its webhook URLs). */
 async function creates(client: N8nClient, credential: CredentialRef, label: string): Promise<void> {
 	const webhookPath = `bench-${randomUUID()}`;
-	const node = { parameters: { resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' } };
-	const workflow = await client.createWorkflow(client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath));
+	const node = {
+		parameters: {
+			resource: 'person',
+			operation: 'create',
+			personId: '={{ $json.id }}',
+			attributesMode: 'input',
+			excludeInputFields: 'id',
+		},
+	};
+	const workflow = await client.createWorkflow(
+		client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath),
+	);
 	await client.activate(workflow.id);
 	await client.callWebhook(webhookPath, { items: [{ id: `${label}-warm` }] });
 	const answers = await Promise.all(
-		Array.from({ length: EXECUTIONS }, (_, e) => client.callWebhook(webhookPath, { items: Array.from({ length: ITEMS }, (_, i) => ({ id: `${label}-${e}-${i}`, first_name: 'B' })) })),
+		Array.from({ length: EXECUTIONS }, (_, e) =>
+			client.callWebhook(webhookPath, {
+				items: Array.from({ length: ITEMS }, (_, i) => ({
+					id: `${label}-${e}-${i}`,
+					first_name: 'B',
+				})),
+			}),
+		),
 	);
 	const bad = answers.filter((a) => a.status !== 200);
 	if (bad.length) throw new Error(`${label}: ${bad.length} executions answered ${bad[0].status}`);
@@ -93,19 +119,52 @@ async function creates(client: N8nClient, credential: CredentialRef, label: stri
 /** DELIVERIES distinct deliveries to an AML Trigger, 16 at a time, over `bases` in turn. */
 async function intake(client: N8nClient, bases: string[], label: string): Promise<void> {
 	const secret = randomUUID();
-	const credential = await client.createCredential(`bench webhook ${label}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret });
+	const credential = await client.createCredential(`bench webhook ${label}`, 'amlWebhookApi', {
+		method: 'hmac',
+		hmacHeaderName: 'X-AML-Signature',
+		hmacSecret: secret,
+	});
 	const webhookId = randomUUID();
 	const workflow = await client.createWorkflow({
 		name: `bench trigger ${label}`,
-		nodes: [{ id: randomUUID(), name: 'AML Trigger', type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.2, position: [0, 0], webhookId, parameters: { authentication: 'amlWebhookApi', events: ['*'] }, credentials: { amlWebhookApi: credential } }],
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'AML Trigger',
+				type: 'n8n-nodes-aml.amlTrigger',
+				typeVersion: 1.2,
+				position: [0, 0],
+				webhookId,
+				parameters: { authentication: 'amlWebhookApi', events: ['*'] },
+				credentials: { amlWebhookApi: credential },
+			},
+		],
 		connections: {},
 	});
 	await client.activate(workflow.id);
 	await pool(DELIVERIES, 16, async (n) => {
-		const body = JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date().toISOString(), metadata: { alertId: n, personId: `${label}-${n}`, transactionId: `t${n}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
-		const headers = { 'Content-Type': 'application/json', 'X-AML-Signature': createHmac('sha256', secret).update(body).digest('hex') };
+		const body = JSON.stringify({
+			action: 'ALERT_CREATED',
+			createdTime: new Date().toISOString(),
+			metadata: {
+				alertId: n,
+				personId: `${label}-${n}`,
+				transactionId: `t${n}`,
+				entityType: 'TRANSACTION',
+				scenarioType: 'OFFLINE',
+				hits: [],
+			},
+		});
+		const headers = {
+			'Content-Type': 'application/json',
+			'X-AML-Signature': createHmac('sha256', secret).update(body).digest('hex'),
+		};
 		for (let attempt = 0; attempt < 20; attempt++) {
-			const r = await axios.post(`${bases[n % bases.length]}/webhook/${webhookId}/aml`, body, { headers, validateStatus: () => true, transformRequest: (d) => d });
+			const r = await axios.post(`${bases[n % bases.length]}/webhook/${webhookId}/aml`, body, {
+				headers,
+				validateStatus: () => true,
+				transformRequest: (d) => d,
+			});
 			if (r.status < 300) return;
 			await new Promise((res) => setTimeout(res, 200));
 		}
@@ -124,8 +183,12 @@ void (async () => {
 		const sc = new N8nClient(single.baseUrl, single.apiKey);
 		const scCred = await credentialFor(sc, sb);
 		const singleGroups: Groups = { n8n: [single.pid] };
-		results.createsSingle = await measure(singleGroups, () => creates(sc, scCred, `s-${Date.now()}`));
-		results.intakeSingle = await measure(singleGroups, () => intake(sc, [single!.baseUrl], `s-${Date.now()}`));
+		results.createsSingle = await measure(singleGroups, () =>
+			creates(sc, scCred, `s-${Date.now()}`),
+		);
+		results.intakeSingle = await measure(singleGroups, () =>
+			intake(sc, [single!.baseUrl], `s-${Date.now()}`),
+		);
 		await single.stop();
 		single = undefined;
 
@@ -134,11 +197,23 @@ void (async () => {
 		const qc = new N8nClient(cluster.main.baseUrl, cluster.main.apiKey);
 		qc.webhookBaseUrls = cluster.webhooks.map((w) => w.url);
 		const qCred = await credentialFor(qc, sb);
-		const groups = (): Groups => ({ main: [cluster!.main.pid], workers: cluster!.workers.map((w) => w.pid), webhooks: cluster!.webhooks.map((w) => w.pid), postgres: [cluster!.postgres.pid], redis: [cluster!.redis.pid] });
+		const groups = (): Groups => ({
+			main: [cluster!.main.pid],
+			workers: cluster!.workers.map((w) => w.pid),
+			webhooks: cluster!.webhooks.map((w) => w.pid),
+			postgres: [cluster!.postgres.pid],
+			redis: [cluster!.redis.pid],
+		});
 		results.createsQueue1 = await measure(groups(), () => creates(qc, qCred, `q1-${Date.now()}`));
 		await cluster.addWorker();
 		results.createsQueue2 = await measure(groups(), () => creates(qc, qCred, `q2-${Date.now()}`));
-		results.intakeQueue = await measure(groups(), () => intake(qc, cluster!.webhooks.map((w) => w.url), `q-${Date.now()}`));
+		results.intakeQueue = await measure(groups(), () =>
+			intake(
+				qc,
+				cluster!.webhooks.map((w) => w.url),
+				`q-${Date.now()}`,
+			),
+		);
 	} finally {
 		await single?.stop();
 		await cluster?.stop();
@@ -158,9 +233,15 @@ void (async () => {
 		Object.fromEntries(
 			[1, 2, 4, 8].map((k) => {
 				// the CPU a type used per item, spread over its processes: k workers, 2 webhook processes, one of the rest
-				const perItem = Object.entries(m.cpu).map(([type, cpu]) => [type, cpu / n / (type === 'workers' ? k : type === 'webhooks' ? 2 : 1)] as const);
+				const perItem = Object.entries(m.cpu).map(
+					([type, cpu]) =>
+						[type, cpu / n / (type === 'workers' ? k : type === 'webhooks' ? 2 : 1)] as const,
+				);
 				const [busiest, seconds] = [...perItem].sort((a, b) => b[1] - a[1])[0];
-				return [`${k} worker${k > 1 ? 's' : ''}`, `${Math.round(1 / seconds)}/s (bound: ${busiest})`];
+				return [
+					`${k} worker${k > 1 ? 's' : ''}`,
+					`${Math.round(1 / seconds)}/s (bound: ${busiest})`,
+				];
 			}),
 		);
 	const report = {
@@ -170,13 +251,29 @@ void (async () => {
 		creates: {
 			items,
 			single: { perSecond: perSecond(r.createsSingle, items), ...r.createsSingle },
-			queue1Worker: { perSecond: perSecond(r.createsQueue1, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue1.seconds) * 100) / 100, ...r.createsQueue1, projectionOneCoreEach: project(r.createsQueue1, items) },
-			queue2Workers: { perSecond: perSecond(r.createsQueue2, items), ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue2.seconds) * 100) / 100, ratioTo1Worker: Math.round((r.createsQueue1.seconds / r.createsQueue2.seconds) * 100) / 100, ...r.createsQueue2, projectionOneCoreEach: project(r.createsQueue2, items) },
+			queue1Worker: {
+				perSecond: perSecond(r.createsQueue1, items),
+				ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue1.seconds) * 100) / 100,
+				...r.createsQueue1,
+				projectionOneCoreEach: project(r.createsQueue1, items),
+			},
+			queue2Workers: {
+				perSecond: perSecond(r.createsQueue2, items),
+				ratioToSingle: Math.round((r.createsSingle.seconds / r.createsQueue2.seconds) * 100) / 100,
+				ratioTo1Worker: Math.round((r.createsQueue1.seconds / r.createsQueue2.seconds) * 100) / 100,
+				...r.createsQueue2,
+				projectionOneCoreEach: project(r.createsQueue2, items),
+			},
 		},
 		intake: {
 			deliveries: DELIVERIES,
 			single: { perSecond: perSecond(r.intakeSingle, DELIVERIES), ...r.intakeSingle },
-			twoWebhookProcesses: { perSecond: perSecond(r.intakeQueue, DELIVERIES), ratioToSingle: Math.round((r.intakeSingle.seconds / r.intakeQueue.seconds) * 100) / 100, ...r.intakeQueue, projectionOneCoreEach: project(r.intakeQueue, DELIVERIES) },
+			twoWebhookProcesses: {
+				perSecond: perSecond(r.intakeQueue, DELIVERIES),
+				ratioToSingle: Math.round((r.intakeSingle.seconds / r.intakeQueue.seconds) * 100) / 100,
+				...r.intakeQueue,
+				projectionOneCoreEach: project(r.intakeQueue, DELIVERIES),
+			},
 		},
 	};
 	const file = path.join(REPO_ROOT, 'bench', 'results', `queue${quick ? '.quick' : ''}.json`);

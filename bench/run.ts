@@ -28,19 +28,40 @@ import { uploadCsv } from './scenarios/upload';
 import { webhookIntake } from './scenarios/webhook';
 
 const quick = process.argv.includes('--quick');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+	.find((a) => a.startsWith('--only='))
+	?.slice('--only='.length)
+	.split(',');
 /** n8n settings for this run (`--n8n-env=KEY=VALUE`), e.g. to compare n8n's expression engines. */
 const n8nEnv = Object.fromEntries(
-	process.argv.filter((a) => a.startsWith('--n8n-env=')).map((a) => {
-		const [key, ...value] = a.slice('--n8n-env='.length).split('=');
-		return [key, value.join('=')];
-	}),
+	process.argv
+		.filter((a) => a.startsWith('--n8n-env='))
+		.map((a) => {
+			const [key, ...value] = a.slice('--n8n-env='.length).split('=');
+			return [key, value.join('=')];
+		}),
 );
 
 /** 6. Package cost: packed size and how long n8n takes to start with the package. */
 async function packageCost(env: BenchEnv): Promise<Result[]> {
-	const pack = JSON.parse(execSync('npm pack --dry-run --json', { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0];
-	return [{ name: 'package', figures: { packedKb: Math.round(pack.size / 1024), unpackedKb: Math.round(pack.unpackedSize / 1024), files: pack.entryCount, n8nStartMs: env.n8n.startMs ?? 'n/a' } }];
+	const pack = JSON.parse(
+		execSync('npm pack --dry-run --json', {
+			cwd: REPO_ROOT,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'ignore'],
+		}),
+	)[0];
+	return [
+		{
+			name: 'package',
+			figures: {
+				packedKb: Math.round(pack.size / 1024),
+				unpackedKb: Math.round(pack.unpackedSize / 1024),
+				files: pack.entryCount,
+				n8nStartMs: env.n8n.startMs ?? 'n/a',
+			},
+		},
+	];
 }
 
 const scenarios: Array<[string, (env: BenchEnv) => Promise<Result[]>]> = [
@@ -58,15 +79,47 @@ async function main(): Promise<void> {
 	const sb = await startSandbox({ quiet: true });
 	const n8n = await startN8n({ env: n8nEnv });
 	const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
-	const credential = await client.createCredential('bench', 'amlOAuth2Api', sandboxCredentialData(sb));
-	const env: BenchEnv = { quick, scale: quick ? 0.1 : 1, sb, n8n, client, control: axios.create({ baseURL: sb.controlUrl }), credentials: { amlOAuth2Api: credential } };
+	const credential = await client.createCredential(
+		'bench',
+		'amlOAuth2Api',
+		sandboxCredentialData(sb),
+	);
+	const env: BenchEnv = {
+		quick,
+		scale: quick ? 0.1 : 1,
+		sb,
+		n8n,
+		client,
+		control: axios.create({ baseURL: sb.controlUrl }),
+		credentials: { amlOAuth2Api: credential },
+	};
 	const started = Date.now();
 	// A run with n8n settings of its own is kept apart, named by the settings: bench/results/quick.N8N_EXPRESSION_ENGINE.json.
-	const file = path.join(REPO_ROOT, 'bench', 'results', `${[quick ? 'quick' : 'full', ...Object.keys(n8nEnv)].join('.')}.json`);
+	const file = path.join(
+		REPO_ROOT,
+		'bench',
+		'results',
+		`${[quick ? 'quick' : 'full', ...Object.keys(n8nEnv)].join('.')}.json`,
+	);
 	// Written after every scenario, so a long run that breaks keeps what it measured.
 	const save = () => {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
-		fs.writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), quick, n8nEnv, seconds: Math.round((Date.now() - started) / 1000), cores: os.cpus().length, loadAverage: os.loadavg()[0], results }, null, 2));
+		fs.writeFileSync(
+			file,
+			JSON.stringify(
+				{
+					date: new Date().toISOString(),
+					quick,
+					n8nEnv,
+					seconds: Math.round((Date.now() - started) / 1000),
+					cores: os.cpus().length,
+					loadAverage: os.loadavg()[0],
+					results,
+				},
+				null,
+				2,
+			),
+		);
 	};
 	try {
 		for (const [name, run] of scenarios) {
@@ -87,7 +140,13 @@ async function main(): Promise<void> {
 
 	console.log('\n| scenario | figures | ratio | goal | met |\n|---|---|---|---|---|');
 	for (const r of results) {
-		console.log(`| ${r.name} | ${Object.entries(r.figures).map(([k, v]) => `${k}=${v}`).join(', ')} | ${r.ratio ?? ''} | ${r.goal ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : 'no'} |`);
+		console.log(
+			`| ${r.name} | ${Object.entries(r.figures)
+				.map(([k, v]) => `${k}=${v}`)
+				.join(
+					', ',
+				)} | ${r.ratio ?? ''} | ${r.goal ?? ''} | ${r.met === undefined ? '' : r.met ? 'yes' : 'no'} |`,
+		);
 	}
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
 }

@@ -19,9 +19,20 @@ import * as readline from 'node:readline';
 
 import axios from 'axios';
 
-import { N8nClient, sandboxCredentialData, type CredentialRef, type Json } from '../test/harness/client';
+import {
+	N8nClient,
+	sandboxCredentialData,
+	type CredentialRef,
+	type Json,
+} from '../test/harness/client';
 import { importExamples, readExample } from '../test/harness/examples';
-import { DEFAULT_OWNER, REPO_ROOT, freePort, startN8n, type N8nInstance } from '../test/harness/n8n';
+import {
+	DEFAULT_OWNER,
+	REPO_ROOT,
+	freePort,
+	startN8n,
+	type N8nInstance,
+} from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSlackStandIn, type SlackCall, type SlackStandIn } from '../test/harness/slack';
 
@@ -38,7 +49,9 @@ interface DemoState {
  * the nodes on every rebuild.
  */
 const devMode = process.argv.includes('--dev');
-const demoDir = path.resolve(process.env.AML_DEMO_DIR ?? path.join(REPO_ROOT, devMode ? '.n8n-dev' : '.n8n-demo'));
+const demoDir = path.resolve(
+	process.env.AML_DEMO_DIR ?? path.join(REPO_ROOT, devMode ? '.n8n-dev' : '.n8n-demo'),
+);
 const stateFile = path.join(demoDir, 'demo-state.json');
 
 async function portFree(port: number): Promise<boolean> {
@@ -50,22 +63,46 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /** Starts the sandbox CLI and waits for its `AML sandbox: api=… token=… control=…` line. */
-async function startSandboxCli(port: number): Promise<{ child: ChildProcess; baseUrl: string; tokenUrl: string; controlUrl: string; clientId: string; clientSecret: string }> {
+async function startSandboxCli(port: number): Promise<{
+	child: ChildProcess;
+	baseUrl: string;
+	tokenUrl: string;
+	controlUrl: string;
+	clientId: string;
+	clientSecret: string;
+}> {
 	const tsx = path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
-	const child = spawn(tsx, [path.join(REPO_ROOT, 'test', 'sandbox', 'cli.ts'), '--port', String(port)], {
-		cwd: REPO_ROOT,
-		stdio: ['ignore', 'pipe', 'inherit'],
-		detached: true,
-	});
+	const child = spawn(
+		tsx,
+		[path.join(REPO_ROOT, 'test', 'sandbox', 'cli.ts'), '--port', String(port)],
+		{
+			cwd: REPO_ROOT,
+			stdio: ['ignore', 'pipe', 'inherit'],
+			detached: true,
+		},
+	);
 	return await new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error('the sandbox did not start within 60 s')), 60_000);
+		const timer = setTimeout(
+			() => reject(new Error('the sandbox did not start within 60 s')),
+			60_000,
+		);
 		child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) during start`)));
 		const lines = readline.createInterface({ input: child.stdout! });
 		lines.on('line', (line) => {
-			const m = /^AML sandbox: api=(\S+) token=(\S+) control=(\S+) client_id=(\S+) client_secret=(\S+)/.exec(line);
+			const m =
+				/^AML sandbox: api=(\S+) token=(\S+) control=(\S+) client_id=(\S+) client_secret=(\S+)/.exec(
+					line,
+				);
 			if (m) {
 				clearTimeout(timer);
-				resolve({ child, baseUrl: m[1], tokenUrl: m[2], controlUrl: m[3], clientId: m[4], clientSecret: m[5] });
+				resolve({
+					child,
+					baseUrl: m[1],
+					tokenUrl: m[2],
+					controlUrl: m[3],
+					clientId: m[4],
+					clientSecret: m[5],
+				});
 			} else {
 				console.log(`[sandbox] ${line}`);
 			}
@@ -86,18 +123,50 @@ function stopGroup(child: ChildProcess | undefined): void {
 function printSlackCall(call: SlackCall): void {
 	if (call.method !== 'chat.postMessage') return;
 	const blocks = (call.body.blocks ?? []) as Json[];
-	const text = String(call.body.text ?? blocks.map((b) => b.text?.text ?? '').filter((t: string) => t.trim()).join(' | '));
+	const text = String(
+		call.body.text ??
+			blocks
+				.map((b) => b.text?.text ?? '')
+				.filter((t: string) => t.trim())
+				.join(' | '),
+	);
 	console.log(`[slack ${call.body.channel}] ${text.replace(/\s*\n\s*/g, ' / ')}`);
-	for (const button of blocks.filter((b) => b.type === 'actions').flatMap((b) => b.elements as Json[])) {
-		if (button.url) console.log(`[slack ${call.body.channel}]   button "${button.text?.text}": open ${button.url}`);
+	for (const button of blocks
+		.filter((b) => b.type === 'actions')
+		.flatMap((b) => b.elements as Json[])) {
+		if (button.url)
+			console.log(
+				`[slack ${call.body.channel}]   button "${button.text?.text}": open ${button.url}`,
+			);
 	}
 }
 
 /** A monitoring alert in the sandbox (a transaction over the scenario threshold), for the printed signed delivery. */
-async function demoAlert(sandbox: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string; controlUrl: string }): Promise<Json> {
-	const token = (await axios.post(sandbox.tokenUrl, 'grant_type=client_credentials', { auth: { username: sandbox.clientId, password: sandbox.clientSecret } })).data.access_token;
-	const api = axios.create({ baseURL: `${sandbox.baseUrl}/api`, headers: { Authorization: `Bearer ${token}` } });
-	await api.post('/v1/persons/cust-1001/transactions', { id: 'demo-tx-1', attributes: { amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: new Date().toISOString() } });
+async function demoAlert(sandbox: {
+	baseUrl: string;
+	tokenUrl: string;
+	clientId: string;
+	clientSecret: string;
+	controlUrl: string;
+}): Promise<Json> {
+	const token = (
+		await axios.post(sandbox.tokenUrl, 'grant_type=client_credentials', {
+			auth: { username: sandbox.clientId, password: sandbox.clientSecret },
+		})
+	).data.access_token;
+	const api = axios.create({
+		baseURL: `${sandbox.baseUrl}/api`,
+		headers: { Authorization: `Bearer ${token}` },
+	});
+	await api.post('/v1/persons/cust-1001/transactions', {
+		id: 'demo-tx-1',
+		attributes: {
+			amount: '25000.00',
+			type: 'wire_transfer',
+			direction: 'O',
+			timestamp: new Date().toISOString(),
+		},
+	});
 	await api.post('/v1/transactions/demo-tx-1/monitoring-checks');
 	const events = (await axios.get(`${sandbox.controlUrl}/events`)).data as Json[];
 	return events.filter((e) => e.action === 'ALERT_CREATED').pop()!.metadata;
@@ -108,7 +177,9 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 async function main(): Promise<void> {
 	fs.mkdirSync(demoDir, { recursive: true });
-	const state: DemoState = fs.existsSync(stateFile) ? JSON.parse(fs.readFileSync(stateFile, 'utf8')) : {};
+	const state: DemoState = fs.existsSync(stateFile)
+		? JSON.parse(fs.readFileSync(stateFile, 'utf8'))
+		: {};
 	let sandbox: Awaited<ReturnType<typeof startSandboxCli>> | undefined;
 	let slack: SlackStandIn | undefined;
 	let n8n: N8nInstance | undefined;
@@ -135,14 +206,20 @@ async function main(): Promise<void> {
 		sandbox = await startSandboxCli(sandboxPort);
 		const sandboxChild = sandbox.child;
 		process.on('exit', () => stopGroup(sandboxChild));
-		console.log(`sandbox:  ${sandbox.baseUrl}  (token ${sandbox.tokenUrl}, control ${sandbox.controlUrl})`);
+		console.log(
+			`sandbox:  ${sandbox.baseUrl}  (token ${sandbox.tokenUrl}, control ${sandbox.controlUrl})`,
+		);
 		// n8n's requests to slack.com go to this stand-in (HTTPS_PROXY; see test/harness/slack.ts); its messages are printed
 		slack = await startSlackStandIn(demoDir, printSlackCall);
-		console.log(`Slack stand-in: ${slack.url} (n8n's requests to slack.com; messages printed as [slack #channel])`);
+		console.log(
+			`Slack stand-in: ${slack.url} (n8n's requests to slack.com; messages printed as [slack #channel])`,
+		);
 
 		const started = Date.now();
 		if (queueMode) {
-			console.log('starting n8n in queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes) …');
+			console.log(
+				'starting n8n in queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes) …',
+			);
 			cluster = await startQueueCluster({ workers: 2, webhooks: 2, env: slack.env });
 			n8n = cluster.main;
 			state.apiKey = undefined;
@@ -160,13 +237,26 @@ async function main(): Promise<void> {
 				fs.mkdirSync(target, { recursive: true });
 				fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(target, 'package.json'));
 				fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
-				const tsc = spawn(path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['--watch', '--preserveWatchOutput', '-p', 'tsconfig.json', '--outDir', path.join(target, 'dist')], {
-					cwd: REPO_ROOT,
-					stdio: ['ignore', 'inherit', 'inherit'],
-					detached: true,
-				});
+				const tsc = spawn(
+					path.join(REPO_ROOT, 'node_modules', '.bin', 'tsc'),
+					[
+						'--watch',
+						'--preserveWatchOutput',
+						'-p',
+						'tsconfig.json',
+						'--outDir',
+						path.join(target, 'dist'),
+					],
+					{
+						cwd: REPO_ROOT,
+						stdio: ['ignore', 'inherit', 'inherit'],
+						detached: true,
+					},
+				);
 				process.on('exit', () => stopGroup(tsc));
-				console.log(`TypeScript in watch mode into ${target}; n8n reloads the nodes when they change`);
+				console.log(
+					`TypeScript in watch mode into ${target}; n8n reloads the nodes when they change`,
+				);
 			}
 			console.log(`starting n8n on port ${port} (user folder ${demoDir}) …`);
 			// a persistent user folder keeps the owner: startN8n logs in when the set-up was done before
@@ -187,19 +277,30 @@ async function main(): Promise<void> {
 		const data = sandboxCredentialData(sandbox);
 		let credential: CredentialRef | undefined;
 		if (state.credentialId) {
-			credential = await client.updateCredential(state.credentialId, data, 'AML sandbox').catch(() => undefined);
+			credential = await client
+				.updateCredential(state.credentialId, data, 'AML sandbox')
+				.catch(() => undefined);
 		}
-		if (!credential) credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', data);
+		if (!credential)
+			credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', data);
 		state.credentialId = credential.id;
 		if (!queueMode) fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
-		const test = await client.testCredential(credential.id).catch((e: Error) => ({ status: 'Error', message: e.message }));
-		console.log(`credential "AML sandbox" (${credential.id}) → ${sandbox.baseUrl}: test ${test.status}${test.message ? ` (${test.message})` : ''}`);
+		const test = await client
+			.testCredential(credential.id)
+			.catch((e: Error) => ({ status: 'Error', message: e.message }));
+		console.log(
+			`credential "AML sandbox" (${credential.id}) → ${sandbox.baseUrl}: test ${test.status}${test.message ? ` (${test.message})` : ''}`,
+		);
 
 		// The examples are imported as shipped; then the demo chooses credentials as a user would after import: the AML
 		// credential, and stand-ins for the gate's header auth, the trigger's HMAC secret and Slack (the token reaches
 		// only the Slack stand-in). Jira credentials are left to choose in the editor.
 		const gateKey = { name: 'X-Core-Banking-Key', value: 'aml-demo-gate-key' };
-		const signing = { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'aml-demo-signing-secret' };
+		const signing = {
+			method: 'hmac',
+			hmacHeaderName: 'X-AML-Signature',
+			hmacSecret: 'aml-demo-signing-secret',
+		};
 		const extra: Record<string, CredentialRef> = {};
 		for (const [type, name, data] of [
 			['httpHeaderAuth', 'Core banking header auth (demo)', gateKey],
@@ -207,16 +308,23 @@ async function main(): Promise<void> {
 			['slackApi', 'Slack (demo stand-in)', { accessToken: 'xoxb-aml-demo-slack-stand-in' }],
 		] as const) {
 			const known = state.credentials?.[type];
-			let ref = known ? await client.updateCredential(known, data, name).catch(() => undefined) : undefined;
+			let ref = known
+				? await client.updateCredential(known, data, name).catch(() => undefined)
+				: undefined;
 			if (!ref) ref = await client.createCredential(name, type, data);
 			extra[type] = ref;
 			state.credentials = { ...(state.credentials ?? {}), [type]: ref.id };
 		}
 		fs.writeFileSync(stateFile, JSON.stringify(state, null, 2));
 
-		const imported = await importExamples(client, { sandboxUrl: sandbox.baseUrl, credentials: { amlOAuth2Api: credential, ...extra } });
+		const imported = await importExamples(client, {
+			sandboxUrl: sandbox.baseUrl,
+			credentials: { amlOAuth2Api: credential, ...extra },
+		});
 		for (const w of imported) {
-			console.log(`example ${w.updated ? 'updated' : 'imported'}: ${w.name}  ${n8n.baseUrl}/workflow/${w.id}${w.toChoose.length ? `  (choose in the editor: ${w.toChoose.join(', ')})` : ''}`);
+			console.log(
+				`example ${w.updated ? 'updated' : 'imported'}: ${w.name}  ${n8n.baseUrl}/workflow/${w.id}${w.toChoose.length ? `  (choose in the editor: ${w.toChoose.join(', ')})` : ''}`,
+			);
 		}
 		if (!imported.length) console.log('no example workflows in examples/');
 
@@ -235,12 +343,22 @@ async function main(): Promise<void> {
 				const url = `${n8n.baseUrl}/webhook/${gate.parameters.path}`;
 				const payment = (amount: string) =>
 					`curl -s -X POST ${url} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"pay-'$(date +%s)$RANDOM'","personId":"cust-1001","amount":"${amount}","type":"wire_transfer","direction":"O","timestamp":"'$(date -u +%FT%TZ)'"}'`;
-				tryIt.push(`# a payment through the gate (${w.name}): answers {"decision":"process"}`, payment('120.00'));
-				tryIt.push('# one over the monitoring threshold: answers block, raises an alert (the alert examples then post to Slack)', payment('25000.00'));
+				tryIt.push(
+					`# a payment through the gate (${w.name}): answers {"decision":"process"}`,
+					payment('120.00'),
+				);
+				tryIt.push(
+					'# one over the monitoring threshold: answers block, raises an alert (the alert examples then post to Slack)',
+					payment('25000.00'),
+				);
 			}
 			if (trigger) {
 				const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/aml`;
-				await axios.post(`${sandbox.controlUrl}/webhooks`, { url, events: trigger.parameters.events, verification: { mode: 'hmac', secret: signing.hmacSecret } });
+				await axios.post(`${sandbox.controlUrl}/webhooks`, {
+					url,
+					events: trigger.parameters.events,
+					verification: { mode: 'hmac', secret: signing.hmacSecret },
+				});
 				const body = `'{"action":"ALERT_CREATED","createdTime":"'$(date -u +%FT%TZ)'","metadata":${JSON.stringify(alert).replace(/'/g, '\\u0027')}}'`;
 				tryIt.push(
 					`# a signed alert delivery to the AML Trigger of ${w.name} (HMAC-SHA256 of the body; alert ${alert.alertId} exists in the sandbox)`,
@@ -248,7 +366,9 @@ async function main(): Promise<void> {
 				);
 			}
 		}
-		console.log(`transaction gate: header ${gateKey.name}: ${gateKey.value}; AML Trigger HMAC secret: ${signing.hmacSecret} (header ${signing.hmacHeaderName})`);
+		console.log(
+			`transaction gate: header ${gateKey.name}: ${gateKey.value}; AML Trigger HMAC secret: ${signing.hmacSecret} (header ${signing.hmacHeaderName})`,
+		);
 		if (tryIt.length) console.log(['', 'Try it (bash):', ...tryIt].join('\n'));
 
 		console.log('');
@@ -256,8 +376,10 @@ async function main(): Promise<void> {
 		console.log(`login:       ${n8n.owner.email}  /  ${n8n.owner.password}`);
 		console.log(`n8n log:     ${n8n.logFile}`);
 		if (cluster) {
-			for (const w of cluster.webhooks) console.log(`webhook process: ${w.url}/webhook/…  (log ${w.logFile})`);
-			for (const w of cluster.workers) console.log(`worker:          ${w.name}  (log ${w.logFile})`);
+			for (const w of cluster.webhooks)
+				console.log(`webhook process: ${w.url}/webhook/…  (log ${w.logFile})`);
+			for (const w of cluster.workers)
+				console.log(`worker:          ${w.name}  (log ${w.logFile})`);
 		}
 		console.log('Ctrl-C (or SIGTERM) stops n8n, the sandbox and the Slack stand-in.');
 		await new Promise(() => undefined);

@@ -2,11 +2,11 @@
 # n8n's community-node lint (`n8n-node lint`, strict mode, default eslint config) over exactly what the
 # package publishes: nodes/, credentials/, icons/ and package.json. Test tooling (test/, bench/, scripts/)
 # is free to use Node's modules and devDependencies, so it is linted by nothing here.
-# First the formatting of nodes/ and credentials/ (prettier with the n8n starter's .prettierrc.js; fix with
-# `npx prettier --write 'nodes/**/*.ts' 'credentials/**/*.ts'`).
+# First the formatting of nodes/, credentials/ and the test code, benchmarks and scripts (prettier with the n8n
+# starter's .prettierrc.js; fix with `npm run format`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/node_modules/.bin/prettier" --check --log-level warn "$root/nodes/**/*.ts" "$root/credentials/**/*.ts"
+"$root/node_modules/.bin/prettier" --check --log-level warn "$root/nodes/**/*.ts" "$root/credentials/**/*.ts" "$root/test/**/*.ts" "$root/bench/**/*.ts" "$root/scripts/**/*.ts"
 stage="$root/.lint-stage.$$"
 rm -rf "$stage" && mkdir -p "$stage"
 trap 'rm -rf "$stage"' EXIT

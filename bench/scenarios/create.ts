@@ -1,12 +1,29 @@
-import { executionMs, inWorker, mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
+import {
+	executionMs,
+	inWorker,
+	mb,
+	peakDuring,
+	rawToken,
+	type BenchEnv,
+	type Result,
+} from '../lib';
 
 /** Parallel requests of the AML node and of the raw client. */
 export const CONCURRENCY = 8;
 
-const ATTRIBUTES = { amount: '10.00', type: 'payment', direction: 'O', timestamp: '2026-11-22T10:00:00Z' };
+const ATTRIBUTES = {
+	amount: '10.00',
+	type: 'payment',
+	direction: 'O',
+	timestamp: '2026-11-22T10:00:00Z',
+};
 
-async function storedWith(env: BenchEnv, prefix: string): Promise<{ stored: number; distinct: number }> {
-	const all = (await env.control.get('/transactions', { params: { personId: 'cust-1002' } })).data as Array<{ id: string }>;
+async function storedWith(
+	env: BenchEnv,
+	prefix: string,
+): Promise<{ stored: number; distinct: number }> {
+	const all = (await env.control.get('/transactions', { params: { personId: 'cust-1002' } }))
+		.data as Array<{ id: string }>;
 	const mine = all.filter((t) => t.id.startsWith(prefix));
 	return { stored: mine.length, distinct: new Set(mine.map((t) => t.id)).size };
 }
@@ -16,7 +33,13 @@ async function storedWith(env: BenchEnv, prefix: string): Promise<{ stored: numb
  * last answer. With `newConnections`, every request gets a new agent (a new connection, closed after the answer), as
  * n8n's `httpRequest` builds one per request: that run shows what connection reuse alone is worth here.
  */
-async function rawCreate(baseURL: string, token: string, count: number, prefix: string, newConnections = false): Promise<number> {
+async function rawCreate(
+	baseURL: string,
+	token: string,
+	count: number,
+	prefix: string,
+	newConnections = false,
+): Promise<number> {
 	return await inWorker(
 		`const shared = new http.Agent({ keepAlive: true, maxSockets: d.concurrency });
 		const raw = axios.create({ baseURL: d.baseURL, headers: { Authorization: 'Bearer ' + d.token } });
@@ -32,7 +55,15 @@ async function rawCreate(baseURL: string, token: string, count: number, prefix: 
 			() => { shared.destroy(); parentPort.postMessage({ ms: Date.now() - started }); },
 			(error) => { shared.destroy(); parentPort.postMessage({ error: String(error) }); },
 		);`,
-		{ baseURL, token, count, prefix, newConnections, concurrency: CONCURRENCY, attributes: ATTRIBUTES },
+		{
+			baseURL,
+			token,
+			count,
+			prefix,
+			newConnections,
+			concurrency: CONCURRENCY,
+			attributes: ATTRIBUTES,
+		},
 	);
 }
 
@@ -50,14 +81,27 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	await control.post('/reset', {});
 	const rawMs = await rawCreate(`${sb.baseUrl}/api`, await rawToken(env), count, 'raw-');
 	await control.post('/reset', {});
-	const rawNewConnectionsMs = await rawCreate(`${sb.baseUrl}/api`, await rawToken(env), count, 'rawnc-', true);
+	const rawNewConnectionsMs = await rawCreate(
+		`${sb.baseUrl}/api`,
+		await rawToken(env),
+		count,
+		'rawnc-',
+		true,
+	);
 	let started: number;
 
 	const items = Array.from({ length: count }, (_, i) => ({ id: `node-${i}` }));
 	const node = {
 		parameters: {
-			resource: 'transaction', operation: 'create', personId: 'cust-1002', transactionId: '={{ $json.id }}', attributesMode: 'fields',
-			amount: ATTRIBUTES.amount, transactionType: ATTRIBUTES.type, direction: ATTRIBUTES.direction, timestamp: ATTRIBUTES.timestamp,
+			resource: 'transaction',
+			operation: 'create',
+			personId: 'cust-1002',
+			transactionId: '={{ $json.id }}',
+			attributesMode: 'fields',
+			amount: ATTRIBUTES.amount,
+			transactionType: ATTRIBUTES.type,
+			direction: ATTRIBUTES.direction,
+			timestamp: ATTRIBUTES.timestamp,
 			options: { parallelRequests: CONCURRENCY },
 		},
 		credentials,
@@ -73,7 +117,11 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	await control.post('/config', { tokenLifetimeSeconds: 3600 });
 	const sample = Math.max(1, Math.round(count / 10));
 	started = Date.now();
-	const calibration = await client.runNode(node, items.slice(0, sample).map((j) => ({ id: `calibrate-${j.id}` })), { credentials });
+	const calibration = await client.runNode(
+		node,
+		items.slice(0, sample).map((j) => ({ id: `calibrate-${j.id}` })),
+		{ credentials },
+	);
 	const estimatedMs = (executionMs(calibration.execution, Date.now() - started) * count) / sample;
 	const lifetimeSeconds = Math.max(2, Math.round(estimatedMs / 3000));
 	await control.post('/reset', {});
@@ -86,7 +134,18 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	const amlErrors = (measured.value.outputs[0] ?? []).filter((j) => j.error !== undefined).length;
 	results.push({
 		name: 'create transactions',
-		figures: { items: count, rawMs, rawNewConnectionsMs, nodeMs, stored: aml.stored, duplicates: aml.stored - aml.distinct, errorItems: amlErrors, failures: count - aml.distinct, peakRssMb: mb(measured.peak), addedRssMb: mb(measured.peak - measured.idle) },
+		figures: {
+			items: count,
+			rawMs,
+			rawNewConnectionsMs,
+			nodeMs,
+			stored: aml.stored,
+			duplicates: aml.stored - aml.distinct,
+			errorItems: amlErrors,
+			failures: count - aml.distinct,
+			peakRssMb: mb(measured.peak),
+			addedRssMb: mb(measured.peak - measured.idle),
+		},
 		ratio: +(nodeMs / rawMs).toFixed(2),
 		baseline: `raw keep-alive client, concurrency ${CONCURRENCY}`,
 		goal: '<= 1.25, zero failures',
@@ -95,7 +154,13 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	const lifetimes = Math.ceil(nodeMs / 1000 / lifetimeSeconds);
 	results.push({
 		name: 'token economy',
-		figures: { estimatedNodeMs: Math.round(estimatedMs), tokenLifetimeS: lifetimeSeconds, tokenLifetimes: lifetimes, tokenRequests: stats.tokenRequests, token429: stats.tokenRequests429 },
+		figures: {
+			estimatedNodeMs: Math.round(estimatedMs),
+			tokenLifetimeS: lifetimeSeconds,
+			tokenLifetimes: lifetimes,
+			tokenRequests: stats.tokenRequests,
+			token429: stats.tokenRequests429,
+		},
 		goal: 'tokenRequests <= lifetimes + 1, 0 × 429',
 		met: stats.tokenRequests <= lifetimes + 1 && stats.tokenRequests429 === 0,
 	});
@@ -105,24 +170,38 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	for (const mode of ['new credential', 'token stored'] as const) {
 		await control.post('/reset', {});
 		const cred = await client.createCredential(`bench oauth2 ${mode}`, 'oAuth2Api', {
-			grantType: 'clientCredentials', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml', authentication: 'header',
+			grantType: 'clientCredentials',
+			accessTokenUrl: sb.tokenUrl,
+			clientId: sb.clientId,
+			clientSecret: sb.clientSecret,
+			scope: 'aml',
+			authentication: 'header',
 		});
 		const httpNode = {
 			name: 'HTTP Request',
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
 			parameters: {
-				method: 'POST', url: `${sb.baseUrl}/api/v1/persons/cust-1002/transactions`, authentication: 'genericCredentialType', genericAuthType: 'oAuth2Api',
-				sendBody: true, specifyBody: 'json', jsonBody: `={{ JSON.stringify({ id: $json.id, attributes: ${JSON.stringify(ATTRIBUTES)} }) }}`, options: {},
+				method: 'POST',
+				url: `${sb.baseUrl}/api/v1/persons/cust-1002/transactions`,
+				authentication: 'genericCredentialType',
+				genericAuthType: 'oAuth2Api',
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: `={{ JSON.stringify({ id: $json.id, attributes: ${JSON.stringify(ATTRIBUTES)} }) }}`,
+				options: {},
 			},
 			credentials: { oAuth2Api: cred },
 			continueOnFail: true,
 		};
-		if (mode === 'token stored') await client.runNode(httpNode, [{ id: 'warm-0' }], { credentials: { oAuth2Api: cred } });
+		if (mode === 'token stored')
+			await client.runNode(httpNode, [{ id: 'warm-0' }], { credentials: { oAuth2Api: cred } });
 		const before = (await control.get('/stats')).data;
 		const httpItems = Array.from({ length: count }, (_, i) => ({ id: `http-${i}` }));
 		started = Date.now();
-		const run = await peakDuring(n8n.pid, () => client.runNode(httpNode, httpItems, { credentials: { oAuth2Api: cred } }));
+		const run = await peakDuring(n8n.pid, () =>
+			client.runNode(httpNode, httpItems, { credentials: { oAuth2Api: cred } }),
+		);
 		const httpMs = executionMs(run.value.execution, Date.now() - started);
 		const after = (await control.get('/stats')).data;
 		const stored = await storedWith(env, 'http-');
@@ -131,13 +210,22 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 		results.push({
 			name: `HTTP Request node (${mode})`,
 			figures: {
-				items: count, httpMs, stored: stored.distinct, errorItems, lost: count - stored.distinct,
-				tokenRequests: after.tokenRequests - before.tokenRequests, token429: after.tokenRequests429 - before.tokenRequests429, peakRssMb: mb(run.peak), addedRssMb: mb(run.peak - run.idle),
+				items: count,
+				httpMs,
+				stored: stored.distinct,
+				errorItems,
+				lost: count - stored.distinct,
+				tokenRequests: after.tokenRequests - before.tokenRequests,
+				token429: after.tokenRequests429 - before.tokenRequests429,
+				peakRssMb: mb(run.peak),
+				addedRssMb: mb(run.peak - run.idle),
 				amlNodeMs: nodeMs,
 			},
 			ratio: +(nodeMs / httpMs).toFixed(2),
 			baseline: 'AML node time / HTTP Request node time',
-			goal: succeeded ? '<= 1.25 (the HTTP Request node succeeded)' : 'AML node: zero failures (the HTTP Request node lost items)',
+			goal: succeeded
+				? '<= 1.25 (the HTTP Request node succeeded)'
+				: 'AML node: zero failures (the HTTP Request node lost items)',
 			met: succeeded ? nodeMs / httpMs <= 1.25 : aml.distinct === count,
 		});
 		await client.deleteCredential(cred.id).catch(() => undefined);

@@ -27,14 +27,34 @@ const fields = {
 };
 
 function aml(env: BenchEnv, name: string, x: number, parameters: Json): Json {
-	return { id: randomUUID(), name, type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [x, 0], parameters, credentials: env.credentials };
+	return {
+		id: randomUUID(),
+		name,
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [x, 0],
+		parameters,
+		credentials: env.credentials,
+	};
 }
 
 /** The two gates, each a chain of nodes after a Webhook that answers with the last node's item. */
 function gates(env: BenchEnv): Record<string, Json[]> {
-	const check = (operation: string) => ({ resource: 'transaction', operation, transactionId: '={{ $json.transactionId ?? $json.id }}', routeOutputs: false });
+	const check = (operation: string) => ({
+		resource: 'transaction',
+		operation,
+		transactionId: '={{ $json.transactionId ?? $json.id }}',
+		routeOutputs: false,
+	});
 	return {
-		gate: [aml(env, 'AML Gate', 200, { resource: 'transaction', operation: 'gate', ...fields, routeOutputs: false })],
+		gate: [
+			aml(env, 'AML Gate', 200, {
+				resource: 'transaction',
+				operation: 'gate',
+				...fields,
+				routeOutputs: false,
+			}),
+		],
 		threeNodes: [
 			aml(env, 'Store', 200, { resource: 'transaction', operation: 'create', ...fields }),
 			aml(env, 'Monitoring', 400, check('runMonitoringCheck')),
@@ -43,13 +63,33 @@ function gates(env: BenchEnv): Record<string, Json[]> {
 	};
 }
 
-async function publish(env: BenchEnv, name: string, chain: Json[]): Promise<{ id: string; url: string }> {
+async function publish(
+	env: BenchEnv,
+	name: string,
+	chain: Json[],
+): Promise<{ id: string; url: string }> {
 	const path = `bench-gate-${randomUUID()}`;
-	const webhook = { id: randomUUID(), name: 'Payment', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} } };
+	const webhook = {
+		id: randomUUID(),
+		name: 'Payment',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: randomUUID(),
+		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', options: {} },
+	};
 	const nodes = [webhook, ...chain];
 	const connections: Json = {};
-	for (let i = 0; i < nodes.length - 1; i++) connections[nodes[i].name as string] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	const wf = await env.client.createWorkflow({ name: `bench gate ${name}`, nodes, connections, settings: { executionOrder: 'v1' } });
+	for (let i = 0; i < nodes.length - 1; i++)
+		connections[nodes[i].name as string] = {
+			main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]],
+		};
+	const wf = await env.client.createWorkflow({
+		name: `bench gate ${name}`,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	});
 	await env.client.activate(wf.id);
 	return { id: wf.id, url: `${env.n8n.baseUrl}/webhook/${path}` };
 }
@@ -58,25 +98,44 @@ let counter = 0;
 /** A small payment of the seeded person, each a new ID, a day apart (no velocity scenario). */
 function payment(): string {
 	counter++;
-	return JSON.stringify({ id: `bench-gate-${randomUUID().slice(0, 8)}-${counter}`, personId: 'cust-1001', amount: '12.00', timestamp: new Date(Date.UTC(2020, 0, 1) + counter * 86_400_000).toISOString() });
+	return JSON.stringify({
+		id: `bench-gate-${randomUUID().slice(0, 8)}-${counter}`,
+		personId: 'cust-1001',
+		amount: '12.00',
+		timestamp: new Date(Date.UTC(2020, 0, 1) + counter * 86_400_000).toISOString(),
+	});
 }
 
-async function post(agent: http.Agent, url: string, body: string): Promise<{ status: number; decision?: string }> {
+async function post(
+	agent: http.Agent,
+	url: string,
+	body: string,
+): Promise<{ status: number; decision?: string }> {
 	const target = new URL(url);
 	return await new Promise((resolve) => {
-		const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-			let text = '';
-			res.on('data', (c) => (text += c));
-			res.on('end', () => {
-				let decision: string | undefined;
-				try {
-					decision = (JSON.parse(text) as { decision?: string }).decision;
-				} catch {
-					decision = undefined;
-				}
-				resolve({ status: res.statusCode ?? 0, decision });
-			});
-		});
+		const req = http.request(
+			{
+				host: target.hostname,
+				port: target.port,
+				path: target.pathname,
+				method: 'POST',
+				agent,
+				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+			},
+			(res) => {
+				let text = '';
+				res.on('data', (c) => (text += c));
+				res.on('end', () => {
+					let decision: string | undefined;
+					try {
+						decision = (JSON.parse(text) as { decision?: string }).decision;
+					} catch {
+						decision = undefined;
+					}
+					resolve({ status: res.statusCode ?? 0, decision });
+				});
+			},
+		);
 		req.on('error', () => resolve({ status: 0 }));
 		req.end(body);
 	});
@@ -102,13 +161,19 @@ async function drive(url: string, count: number, concurrency: number) {
 	);
 	const seconds = (Date.now() - started) / 1000;
 	agent.destroy();
-	return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perS: +(count / seconds).toFixed(1), wrong };
+	return {
+		p50: percentile(latencies, 50),
+		p99: percentile(latencies, 99),
+		perS: +(count / seconds).toFixed(1),
+		wrong,
+	};
 }
 
 export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 	const count = Math.max(16, Math.round(160 * env.scale));
 	const published: Record<string, { id: string; url: string }> = {};
-	for (const [name, chain] of Object.entries(gates(env))) published[name] = await publish(env, name, chain);
+	for (const [name, chain] of Object.entries(gates(env)))
+		published[name] = await publish(env, name, chain);
 	const results: Result[] = [];
 	try {
 		// registered and warm (token stored, code loaded)
@@ -127,14 +192,29 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 				results.push({
 					name: `payment gate, latency ${latencyMs} ms, ${concurrency} at a time`,
 					figures: {
-						payments: count, latencyMs, concurrency,
-						gateP50Ms: gate.p50, gateP99Ms: gate.p99, gatePerS: gate.perS, gateWrong: gate.wrong,
-						threeNodeP50Ms: three.p50, threeNodeP99Ms: three.p99, threeNodePerS: three.perS, threeNodeWrong: three.wrong,
+						payments: count,
+						latencyMs,
+						concurrency,
+						gateP50Ms: gate.p50,
+						gateP99Ms: gate.p99,
+						gatePerS: gate.perS,
+						gateWrong: gate.wrong,
+						threeNodeP50Ms: three.p50,
+						threeNodeP99Ms: three.p99,
+						threeNodePerS: three.perS,
+						threeNodeWrong: three.wrong,
 					},
 					ratio: +(gate.p50 / three.p50).toFixed(2),
-					baseline: 'Create → Run Monitoring Check → Run Screening Check, same instance and latency',
-					goal: latencyMs === 150 ? 'Gate p50 <= store + slower check + n8n (about 2/3 of the three-node gate)' : 'reported',
-					met: latencyMs === 150 ? gate.p50 / three.p50 <= 0.8 && gate.wrong === 0 && three.wrong === 0 : undefined,
+					baseline:
+						'Create → Run Monitoring Check → Run Screening Check, same instance and latency',
+					goal:
+						latencyMs === 150
+							? 'Gate p50 <= store + slower check + n8n (about 2/3 of the three-node gate)'
+							: 'reported',
+					met:
+						latencyMs === 150
+							? gate.p50 / three.p50 <= 0.8 && gate.wrong === 0 && three.wrong === 0
+							: undefined,
 				});
 			}
 		}

@@ -2,7 +2,15 @@ import axios from 'axios';
 import * as http from 'node:http';
 
 import { CONCURRENCY } from './create';
-import { executionMs, inWorker, mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
+import {
+	executionMs,
+	inWorker,
+	mb,
+	peakDuring,
+	rawToken,
+	type BenchEnv,
+	type Result,
+} from '../lib';
 
 /** Delay added to every search request in the second pass: a round trip to a hosted service. */
 export const SERVICE_LATENCY_MS = 20;
@@ -13,7 +21,12 @@ export const SERVICE_LATENCY_MS = 20;
  * sequential client's is the floor of the ratio on this machine: when the service is the bottleneck, no client
  * reaches a lower one.
  */
-async function rawParallel(baseURL: string, token: string, body: Record<string, unknown>, expected: number): Promise<number> {
+async function rawParallel(
+	baseURL: string,
+	token: string,
+	body: Record<string, unknown>,
+	expected: number,
+): Promise<number> {
 	return await inWorker(
 		`const agent = new http.Agent({ keepAlive: true, maxSockets: d.concurrency });
 		const raw = axios.create({ baseURL: d.baseURL, httpAgent: agent, headers: { Authorization: 'Bearer ' + d.token } });
@@ -57,12 +70,21 @@ export async function returnAllPersons(env: BenchEnv): Promise<Result[]> {
 		if (s.status !== 'PROCESSING') break;
 		await new Promise((r) => setTimeout(r, 100));
 	}
-	const filter = { filters: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }], logicalOperator: 'AND', category: 'CUSTOMER' };
+	const filter = {
+		filters: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }],
+		logicalOperator: 'AND',
+		category: 'CUSTOMER',
+	};
 	const search = (page: number) => ({ page, size: 50, ...filter });
 	const node = {
 		parameters: {
-			resource: 'person', operation: 'search', category: 'CUSTOMER', logicalOperator: 'AND',
-			filters: { filter: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }] }, returnAll: true, options: { parallelRequests: CONCURRENCY },
+			resource: 'person',
+			operation: 'search',
+			category: 'CUSTOMER',
+			logicalOperator: 'AND',
+			filters: { filter: [{ attribute: 'id', operator: 'STARTS_WITH', query: 'bp-' }] },
+			returnAll: true,
+			options: { parallelRequests: CONCURRENCY },
 		},
 		credentials,
 	};
@@ -74,13 +96,21 @@ export async function returnAllPersons(env: BenchEnv): Promise<Result[]> {
 	// across a network; the second pass adds the same delay to every search request, for both clients.
 	for (const latencyMs of [0, SERVICE_LATENCY_MS]) {
 		await control.delete('/faults');
-		if (latencyMs) await control.post('/faults', { rules: [{ method: 'POST', path: 'persons/search$', latencyMs }] });
+		if (latencyMs)
+			await control.post('/faults', {
+				rules: [{ method: 'POST', path: 'persons/search$', latencyMs }],
+			});
 		const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 		let started = Date.now();
 		let total = Infinity;
 		let rawCount = 0;
 		for (let page = 0; page * 50 < total; page++) {
-			const body = (await axios.post(`${sb.baseUrl}/api/v2/persons/search`, search(page), { ...auth, httpAgent: agent })).data;
+			const body = (
+				await axios.post(`${sb.baseUrl}/api/v2/persons/search`, search(page), {
+					...auth,
+					httpAgent: agent,
+				})
+			).data;
 			total = body.total;
 			rawCount += body.content?.length ?? 0;
 		}
@@ -92,10 +122,21 @@ export async function returnAllPersons(env: BenchEnv): Promise<Result[]> {
 		const allMs = executionMs(all.value.execution, Date.now() - started);
 		const returned = all.value.outputs[0]?.length ?? 0;
 		results.push({
-			name: latencyMs ? `return all persons, service latency ${latencyMs} ms` : 'return all persons',
+			name: latencyMs
+				? `return all persons, service latency ${latencyMs} ms`
+				: 'return all persons',
 			figures: {
-				persons, pages: Math.ceil(persons / 50), addedLatencyMs: latencyMs, rawSequentialMs: rawSeqMs, rawReturned: rawCount,
-				rawParallelMs, floor: +(rawParallelMs / rawSeqMs).toFixed(2), nodeMs: allMs, returned, peakRssMb: mb(all.peak), addedRssMb: mb(all.peak - all.idle),
+				persons,
+				pages: Math.ceil(persons / 50),
+				addedLatencyMs: latencyMs,
+				rawSequentialMs: rawSeqMs,
+				rawReturned: rawCount,
+				rawParallelMs,
+				floor: +(rawParallelMs / rawSeqMs).toFixed(2),
+				nodeMs: allMs,
+				returned,
+				peakRssMb: mb(all.peak),
+				addedRssMb: mb(all.peak - all.idle),
 			},
 			ratio: +(allMs / rawSeqMs).toFixed(2),
 			baseline: `raw sequential keep-alive client (floor: the same pages fetched by a raw client ${CONCURRENCY} at a time)`,

@@ -14,7 +14,10 @@ function writeCsv(file: string, size: number, tag: string): number {
 	fs.writeSync(fd, 'id,type,note\n');
 	let written = 13;
 	for (let i = 0; written < size; i++) {
-		const line = `${tag}-${i},${i === 0 ? 'ALIEN' : 'INDIVIDUAL'},${filler}\n`.slice(0, Math.max(0, size - written));
+		const line = `${tag}-${i},${i === 0 ? 'ALIEN' : 'INDIVIDUAL'},${filler}\n`.slice(
+			0,
+			Math.max(0, size - written),
+		);
 		fs.writeSync(fd, line);
 		written += line.length;
 	}
@@ -40,7 +43,22 @@ export async function uploadCsv(env: BenchEnv): Promise<Result[]> {
 		let curlMs = Infinity;
 		for (let i = 0; i < 2; i++) {
 			// Asynchronous: the sandbox answering curl runs in this process.
-			const { stdout: out } = await promisify(execFile)('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', `Authorization: Bearer ${bearer}`, '-F', `file=@${file};type=text/csv`, `${sb.baseUrl}/api/v1/data-upload?type=PERSON`], { encoding: 'utf8' });
+			const { stdout: out } = await promisify(execFile)(
+				'curl',
+				[
+					'-s',
+					'-o',
+					'/dev/null',
+					'-w',
+					'%{http_code} %{time_total}',
+					'-H',
+					`Authorization: Bearer ${bearer}`,
+					'-F',
+					`file=@${file};type=text/csv`,
+					`${sb.baseUrl}/api/v1/data-upload?type=PERSON`,
+				],
+				{ encoding: 'utf8' },
+			);
 			const [code, seconds] = out.trim().split(' ');
 			if (code !== '202') throw new Error(`curl upload answered ${code}`);
 			curlMs = Math.min(curlMs, Number(seconds) * 1000);
@@ -49,21 +67,66 @@ export async function uploadCsv(env: BenchEnv): Promise<Result[]> {
 		const workflow = {
 			name: `bench upload ${webhookPath}`,
 			nodes: [
-				{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'noData', options: {} } },
-				{ id: randomUUID(), name: 'Source', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [200, 0], parameters: { operation: 'read', fileSelector: file, options: {} } },
-				{ id: randomUUID(), name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [400, 0], parameters: { resource: 'dataUpload', operation: 'upload', uploadType: 'PERSON', waitForCompletion: false }, credentials },
+				{
+					id: randomUUID(),
+					name: 'Webhook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: randomUUID(),
+					parameters: {
+						httpMethod: 'POST',
+						path: webhookPath,
+						responseMode: 'lastNode',
+						responseData: 'noData',
+						options: {},
+					},
+				},
+				{
+					id: randomUUID(),
+					name: 'Source',
+					type: 'n8n-nodes-base.readWriteFile',
+					typeVersion: 1,
+					position: [200, 0],
+					parameters: { operation: 'read', fileSelector: file, options: {} },
+				},
+				{
+					id: randomUUID(),
+					name: 'AML',
+					type: 'n8n-nodes-aml.aml',
+					typeVersion: 1,
+					position: [400, 0],
+					parameters: {
+						resource: 'dataUpload',
+						operation: 'upload',
+						uploadType: 'PERSON',
+						waitForCompletion: false,
+					},
+					credentials,
+				},
 			],
-			connections: { Webhook: { main: [[{ node: 'Source', type: 'main', index: 0 }]] }, Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } },
+			connections: {
+				Webhook: { main: [[{ node: 'Source', type: 'main', index: 0 }]] },
+				Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] },
+			},
 		};
 		// Warm-up with a small file: token stored, code paths loaded.
 		const small = path.join(dir, `bench-upload-small-${randomUUID().slice(0, 8)}.csv`);
 		writeCsv(small, 64 * 1024, 'bw');
-		await client.runWorkflow({ ...workflow, nodes: workflow.nodes.map((n) => (n.name === 'Source' ? { ...n, parameters: { ...n.parameters, fileSelector: small } } : n)) });
+		await client.runWorkflow({
+			...workflow,
+			nodes: workflow.nodes.map((n) =>
+				n.name === 'Source' ? { ...n, parameters: { ...n.parameters, fileSelector: small } } : n,
+			),
+		});
 		fs.rmSync(small, { force: true });
-		const measured = await peakDuring(n8n.pid, () => client.runWorkflow(workflow, {}, { timeoutMs: 600_000 }));
+		const measured = await peakDuring(n8n.pid, () =>
+			client.runWorkflow(workflow, {}, { timeoutMs: 600_000 }),
+		);
 		const runData = measured.value.execution.data?.resultData?.runData ?? {};
 		const amlRun = runData.AML?.[0];
-		const status = amlRun?.data?.main?.[0]?.[0]?.json?.status ?? amlRun?.error?.message ?? 'no output';
+		const status =
+			amlRun?.data?.main?.[0]?.[0]?.json?.status ?? amlRun?.error?.message ?? 'no output';
 		const nodeMs = Number(amlRun?.executionTime ?? NaN);
 		const added = measured.peak - measured.idle;
 		const nodeMBps = size / 1e6 / (nodeMs / 1000);
@@ -71,7 +134,18 @@ export async function uploadCsv(env: BenchEnv): Promise<Result[]> {
 		return [
 			{
 				name: 'upload csv',
-				figures: { fileMb: mb(size), status, nodeMs, curlMs: Math.round(curlMs), nodeMBps: +nodeMBps.toFixed(1), curlMBps: +curlMBps.toFixed(1), idleRssMb: mb(measured.idle), peakRssMb: mb(measured.peak), addedRssMb: mb(added), addedPerFileSize: +(added / size).toFixed(2) },
+				figures: {
+					fileMb: mb(size),
+					status,
+					nodeMs,
+					curlMs: Math.round(curlMs),
+					nodeMBps: +nodeMBps.toFixed(1),
+					curlMBps: +curlMBps.toFixed(1),
+					idleRssMb: mb(measured.idle),
+					peakRssMb: mb(measured.peak),
+					addedRssMb: mb(added),
+					addedPerFileSize: +(added / size).toFixed(2),
+				},
 				ratio: +(nodeMBps / curlMBps).toFixed(2),
 				baseline: 'curl throughput (same file, same sandbox)',
 				goal: 'added memory <= 1.2× file size, throughput >= 0.5× curl',

@@ -13,17 +13,37 @@ interface Intake {
 }
 
 /** Offers `count` deliveries at `rate` per second (open loop), each a distinct event; waits for every execution. */
-async function offer(env: BenchEnv, url: string, workflowId: string, count: number, rate: number, body: (i: number) => string): Promise<Intake> {
+async function offer(
+	env: BenchEnv,
+	url: string,
+	workflowId: string,
+	count: number,
+	rate: number,
+	body: (i: number) => string,
+): Promise<Intake> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const latencies: number[] = [];
 	let ok = 0;
 	const target = new URL(url);
 	const post = (payload: string) =>
 		new Promise<number>((resolve) => {
-			const req = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-				res.resume();
-				res.on('end', () => resolve(res.statusCode ?? 0));
-			});
+			const req = http.request(
+				{
+					host: target.hostname,
+					port: target.port,
+					path: target.pathname,
+					method: 'POST',
+					agent,
+					headers: {
+						'content-type': 'application/json',
+						'content-length': Buffer.byteLength(payload),
+					},
+				},
+				(res) => {
+					res.resume();
+					res.on('end', () => resolve(res.statusCode ?? 0));
+				},
+			);
 			req.on('error', () => resolve(0));
 			req.end(payload);
 		});
@@ -54,22 +74,41 @@ async function offer(env: BenchEnv, url: string, workflowId: string, count: numb
 		still = now === executions ? still + 1 : 0;
 		executions = now;
 	}
-	return { sent: count, ok, throughput: +(count / ((lastDone - started) / 1000)).toFixed(1), p50: percentile(latencies, 50), p99: percentile(latencies, 99), executions };
+	return {
+		sent: count,
+		ok,
+		throughput: +(count / ((lastDone - started) / 1000)).toFixed(1),
+		p50: percentile(latencies, 50),
+		p99: percentile(latencies, 99),
+		executions,
+	};
 }
 
 /** A published workflow with one trigger node; its production webhook URL. */
-async function publish(env: BenchEnv, node: Record<string, unknown>, suffix: string): Promise<{ id: string; url: string }> {
+async function publish(
+	env: BenchEnv,
+	node: Record<string, unknown>,
+	suffix: string,
+): Promise<{ id: string; url: string }> {
 	const webhookId = randomUUID();
-	const wf = await env.client.createWorkflow({ name: `bench intake ${node.type as string}`, nodes: [{ id: randomUUID(), name: 'Trigger', position: [0, 0], webhookId, ...node }], connections: {} });
+	const wf = await env.client.createWorkflow({
+		name: `bench intake ${node.type as string}`,
+		nodes: [{ id: randomUUID(), name: 'Trigger', position: [0, 0], webhookId, ...node }],
+		connections: {},
+	});
 	await env.client.activate(wf.id);
 	const url = `${env.n8n.baseUrl}/webhook/${webhookId}/${suffix}`;
 	// Registered once a POST no longer answers 404 (the probe `{}` may start one Webhook node execution: offer() counts from after it).
 	for (let i = 0; i < 100; i++) {
 		const status = await new Promise<number>((resolve) => {
-			const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-				res.resume();
-				resolve(res.statusCode ?? 0);
-			});
+			const req = http.request(
+				url,
+				{ method: 'POST', headers: { 'content-type': 'application/json' } },
+				(res) => {
+					res.resume();
+					resolve(res.statusCode ?? 0);
+				},
+			);
 			req.on('error', () => resolve(0));
 			req.end('{}');
 		});
@@ -86,13 +125,37 @@ async function publish(env: BenchEnv, node: Record<string, unknown>, suffix: str
 export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 	const rate = 20;
 	const count = Math.round(2_000 * env.scale);
-	const event = (i: number) => JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date().toISOString(), metadata: { alertId: 500_000 + i, personId: 'cust-1001', transactionId: `t-${i}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
-	const webhookNode = await publish(env, { type: 'n8n-nodes-base.webhook', typeVersion: 2, parameters: { httpMethod: 'POST', path: randomUUID(), options: {} } }, '');
+	const event = (i: number) =>
+		JSON.stringify({
+			action: 'ALERT_CREATED',
+			createdTime: new Date().toISOString(),
+			metadata: {
+				alertId: 500_000 + i,
+				personId: 'cust-1001',
+				transactionId: `t-${i}`,
+				entityType: 'TRANSACTION',
+				scenarioType: 'OFFLINE',
+				hits: [],
+			},
+		});
+	const webhookNode = await publish(
+		env,
+		{
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			parameters: { httpMethod: 'POST', path: randomUUID(), options: {} },
+		},
+		'',
+	);
 	// The Webhook node's URL is /webhook/<path>; read it back from the node.
 	const wf = await env.client.getWorkflow(webhookNode.id);
 	const hookPath = (wf.nodes as Array<{ parameters: { path: string } }>)[0].parameters.path;
 	const webhookUrl = `${env.n8n.baseUrl}/webhook/${hookPath}`;
-	const trigger = await publish(env, { type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.1, parameters: { events: ['*'] } }, 'aml');
+	const trigger = await publish(
+		env,
+		{ type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.1, parameters: { events: ['*'] } },
+		'aml',
+	);
 	try {
 		const base = await offer(env, webhookUrl, webhookNode.id, count, rate, event);
 		const aml = await offer(env, trigger.url, trigger.id, count, rate, (i) => event(count + i));
@@ -100,14 +163,25 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 			{
 				name: 'webhook intake',
 				figures: {
-					offeredPerS: rate, deliveries: count,
-					amlPerS: aml.throughput, amlOk: aml.ok, amlP50Ms: aml.p50, amlP99Ms: aml.p99, amlExecutions: aml.executions, amlLost: count - Math.min(aml.ok, aml.executions),
-					webhookPerS: base.throughput, webhookOk: base.ok, webhookP50Ms: base.p50, webhookP99Ms: base.p99, webhookExecutions: base.executions,
+					offeredPerS: rate,
+					deliveries: count,
+					amlPerS: aml.throughput,
+					amlOk: aml.ok,
+					amlP50Ms: aml.p50,
+					amlP99Ms: aml.p99,
+					amlExecutions: aml.executions,
+					amlLost: count - Math.min(aml.ok, aml.executions),
+					webhookPerS: base.throughput,
+					webhookOk: base.ok,
+					webhookP50Ms: base.p50,
+					webhookP99Ms: base.p99,
+					webhookExecutions: base.executions,
 				},
 				ratio: +(aml.throughput / base.throughput).toFixed(2),
 				baseline: "n8n's Webhook node, same instance, same offered rate",
 				goal: '>= 0.9, zero lost',
-				met: aml.throughput / base.throughput >= 0.9 && aml.ok === count && aml.executions === count,
+				met:
+					aml.throughput / base.throughput >= 0.9 && aml.ok === count && aml.executions === count,
 			},
 		];
 	} finally {

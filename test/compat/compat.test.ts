@@ -1,7 +1,23 @@
 import { randomUUID } from 'node:crypto';
 
-import { amlCredentialData, context, control, loadedTypes, n8n, ownerRest, runAml } from '../harness/context';
-import { cleanup, deliveries, publish, runCleanup, settled, target, until } from '../harness/trigger';
+import {
+	amlCredentialData,
+	context,
+	control,
+	loadedTypes,
+	n8n,
+	ownerRest,
+	runAml,
+} from '../harness/context';
+import {
+	cleanup,
+	deliveries,
+	publish,
+	runCleanup,
+	settled,
+	target,
+	until,
+} from '../harness/trigger';
 
 /**
  * The compatibility subset, run on every supported n8n line (scripts/test.sh runs it on the oldest 1.x and the
@@ -21,14 +37,29 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 	test('both nodes and both credentials load', async () => {
 		const { nodes, credentials } = await loadedTypes();
 		const nodeNames = nodes.map((n) => n.name);
-		expect(nodeNames).toEqual(expect.arrayContaining(['n8n-nodes-aml.aml', 'n8n-nodes-aml.amlTrigger']));
-		expect(credentials.map((c) => c.name)).toEqual(expect.arrayContaining(['amlOAuth2Api', 'amlWebhookApi']));
+		expect(nodeNames).toEqual(
+			expect.arrayContaining(['n8n-nodes-aml.aml', 'n8n-nodes-aml.amlTrigger']),
+		);
+		expect(credentials.map((c) => c.name)).toEqual(
+			expect.arrayContaining(['amlOAuth2Api', 'amlWebhookApi']),
+		);
 	});
 
 	test('the credential test passes with the right secret and fails with a wrong one', async () => {
-		const good = await n8n().createCredential(`compat good ${suffix}`, 'amlOAuth2Api', amlCredentialData());
-		const bad = await n8n().createCredential(`compat bad ${suffix}`, 'amlOAuth2Api', amlCredentialData({ clientSecret: 'wrong-secret' }));
-		cleanup.push(() => n8n().deleteCredential(good.id), () => n8n().deleteCredential(bad.id));
+		const good = await n8n().createCredential(
+			`compat good ${suffix}`,
+			'amlOAuth2Api',
+			amlCredentialData(),
+		);
+		const bad = await n8n().createCredential(
+			`compat bad ${suffix}`,
+			'amlOAuth2Api',
+			amlCredentialData({ clientSecret: 'wrong-secret' }),
+		);
+		cleanup.push(
+			() => n8n().deleteCredential(good.id),
+			() => n8n().deleteCredential(bad.id),
+		);
 		expect((await n8n().testCredential(good.id)).status).toBe('OK');
 		expect((await n8n().testCredential(bad.id)).status).not.toBe('OK');
 	});
@@ -43,31 +74,55 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			attributesJson: JSON.stringify({ first_name: 'Compat', last_name: 'Tester', country: 'DE' }),
 		});
 		expect(person.status).toBe('success');
-		expect(await control.get<any>(`/persons/${personId}`)).toMatchObject({ id: personId, type: 'INDIVIDUAL' });
+		expect(await control.get<any>(`/persons/${personId}`)).toMatchObject({
+			id: personId,
+			type: 'INDIVIDUAL',
+		});
 
 		const small = `${personId}-small`;
 		const large = `${personId}-large`;
-		for (const [transactionId, amount] of [[small, '25.00'], [large, '25000.00']]) {
+		for (const [transactionId, amount] of [
+			[small, '25.00'],
+			[large, '25000.00'],
+		]) {
 			const created = await runAml({
 				resource: 'transaction',
 				operation: 'create',
 				personId,
 				transactionId,
 				attributesMode: 'json',
-				attributesJson: JSON.stringify({ amount, type: 'wire_transfer', direction: 'O', timestamp: '2026-03-07T10:00:00Z' }),
+				attributesJson: JSON.stringify({
+					amount,
+					type: 'wire_transfer',
+					direction: 'O',
+					timestamp: '2026-03-07T10:00:00Z',
+				}),
 			});
 			expect(created.status).toBe('success');
 		}
-		expect((await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort()).toEqual([large, small].sort());
+		expect(
+			(await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort(),
+		).toEqual([large, small].sort());
 
-		const checked = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: '={{ $json.id }}' }, [{ id: small }, { id: large }]);
+		const checked = await runAml(
+			{
+				resource: 'transaction',
+				operation: 'runMonitoringCheck',
+				transactionId: '={{ $json.id }}',
+			},
+			[{ id: small }, { id: large }],
+		);
 		expect(checked.status).toBe('success');
 		const [clear, block] = checked.outputs;
 		expect(clear.map((t) => t.transactionId)).toEqual([small]);
 		expect(block.map((t) => t.transactionId)).toEqual([large]);
 		expect(block[0].alertIds.length).toBeGreaterThan(0);
 
-		const alert = await runAml({ resource: 'alert', operation: 'getMonitoringAlert', alertId: String(block[0].alertIds[0]) });
+		const alert = await runAml({
+			resource: 'alert',
+			operation: 'getMonitoringAlert',
+			alertId: String(block[0].alertIds[0]),
+		});
 		expect(alert.status).toBe('success');
 		expect(alert.outputs[0][0]).toMatchObject({ id: block[0].alertIds[0] });
 
@@ -76,31 +131,86 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			operation: 'search',
 			name: 'Viktor Drabenko',
 			recordEntityType: 'ALL',
-			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
+			configurations: {
+				configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }],
+			},
 		});
 		expect(screening.status).toBe('success');
 		expect(screening.outputs[0].length).toBeGreaterThan(0);
 
-		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `compat ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
-		const record = await runAml({ resource: 'customList', operation: 'create', customListId: listId, recordId: 'r-1', attributesMode: 'json', attributesJson: '{"name":"Compat Ltd"}' });
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
+			name: `compat ${suffix}`,
+			fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+		});
+		const record = await runAml({
+			resource: 'customList',
+			operation: 'create',
+			customListId: listId,
+			recordId: 'r-1',
+			attributesMode: 'json',
+			attributesJson: '{"name":"Compat Ltd"}',
+		});
 		expect(record.status).toBe('success');
-		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['r-1']);
+		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual([
+			'r-1',
+		]);
 	});
 
-	test('the resource locators run By ID, By URL and with a From List value, and the Person ID list answers n8n\'s REST call', async () => {
+	test("the resource locators run By ID, By URL and with a From List value, and the Person ID list answers n8n's REST call", async () => {
 		const rl = (mode: string, value: string) => ({ __rl: true, mode, value });
 		const v12 = { typeVersion: 1 };
-		const got = await runAml({ resource: 'person', operation: 'get', personId: rl('list', personId) }, [{}], v12);
+		const got = await runAml(
+			{ resource: 'person', operation: 'get', personId: rl('list', personId) },
+			[{}],
+			v12,
+		);
 		expect(got.outputs[0][0]).toMatchObject({ id: personId });
-		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `compat rl ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
-		const record = await runAml({ resource: 'customList', operation: 'create', customListId: rl('url', `https://app.example.com/lists/${listId}`), recordId: '={{ $json.id }}', attributesMode: 'json', attributesJson: '{"name":"Compat RL"}' }, [{ id: 'rl-1' }], v12);
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
+			name: `compat rl ${suffix}`,
+			fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+		});
+		const record = await runAml(
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: rl('url', `https://app.example.com/lists/${listId}`),
+				recordId: '={{ $json.id }}',
+				attributesMode: 'json',
+				attributesJson: '{"name":"Compat RL"}',
+			},
+			[{ id: 'rl-1' }],
+			v12,
+		);
 		expect(record.status).toBe('success');
-		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual(['rl-1']);
-		const alert = await runAml({ resource: 'alert', operation: 'createManualAlert', personId: rl('id', personId), rationale: 'OTHER' }, [{}], v12);
+		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.id)).toEqual([
+			'rl-1',
+		]);
+		const alert = await runAml(
+			{
+				resource: 'alert',
+				operation: 'createManualAlert',
+				personId: rl('id', personId),
+				rationale: 'OTHER',
+			},
+			[{}],
+			v12,
+		);
 		const alertId = alert.outputs[0][0].id as number;
-		const closed = await runAml({ resource: 'alert', operation: 'updateStatus', alertType: 'MANUAL', alertId: rl('url', `https://app.example.com/alerts/${alertId}`), status: 'CLOSED' }, [{}], v12);
+		const closed = await runAml(
+			{
+				resource: 'alert',
+				operation: 'updateStatus',
+				alertType: 'MANUAL',
+				alertId: rl('url', `https://app.example.com/alerts/${alertId}`),
+				status: 'CLOSED',
+			},
+			[{}],
+			v12,
+		);
 		expect(closed.status).toBe('success');
-		expect((await control.get<any[]>('/manual-alerts')).find((a) => a.id === alertId)).toMatchObject({ personId, status: 'CLOSED' });
+		expect(
+			(await control.get<any[]>('/manual-alerts')).find((a) => a.id === alertId),
+		).toMatchObject({ personId, status: 'CLOSED' });
 
 		const rest = await ownerRest();
 		const listed = await rest.post('/dynamic-node-parameters/resource-locator-results', {
@@ -112,38 +222,61 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			filter: 'Tester',
 		});
 		expect(listed.status).toBe(200);
-		expect((listed.data.data ?? listed.data).results).toContainEqual({ name: `Compat Tester (${personId})`, value: personId, description: 'Customer' });
+		expect((listed.data.data ?? listed.data).results).toContainEqual({
+			name: `Compat Tester (${personId})`,
+			value: personId,
+			description: 'Customer',
+		});
 	});
 
 	test('1 s tokens: every refused token is renewed, no item fails, one token request per expiry at most', async () => {
 		// the token endpoint's own limit (5 a minute) is lifted here: this test is about renewal, not throttling
-		await control.post('/config', { tokenLifetimeSeconds: 1, tokenRateLimit: { max: 100, windowSeconds: 60 } });
+		await control.post('/config', {
+			tokenLifetimeSeconds: 1,
+			tokenRateLimit: { max: 100, windowSeconds: 60 },
+		});
 		// the token n8n holds now was issued for an hour: end it, so that every token of this test lives 1 s
 		await control.post('/tokens/expire');
 		try {
 			const before = (await control.get<{ issued: string[] }>('/tokens')).issued.length;
 			for (let run = 0; run < 3; run++) {
 				const started = Date.now();
-				const result = await runAml({ resource: 'person', operation: 'get', personId }, [{}, {}, {}]);
+				const result = await runAml({ resource: 'person', operation: 'get', personId }, [
+					{},
+					{},
+					{},
+				]);
 				expect(result.status).toBe('success');
 				expect(result.outputs[0].map((p) => p.id)).toEqual([personId, personId, personId]);
 				// let the token expire between runs
-				await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1500 - (Date.now() - started))));
+				await new Promise((resolve) =>
+					setTimeout(resolve, Math.max(0, 1500 - (Date.now() - started))),
+				);
 			}
 			const issued = (await control.get<{ issued: string[] }>('/tokens')).issued.length - before;
 			expect(issued).toBeGreaterThanOrEqual(2);
 			expect(issued).toBeLessThanOrEqual(6);
 		} finally {
-			await control.post('/config', { tokenLifetimeSeconds: 3600, tokenRateLimit: { max: 5, windowSeconds: 60 } });
+			await control.post('/config', {
+				tokenLifetimeSeconds: 3600,
+				tokenRateLimit: { max: 5, windowSeconds: 60 },
+			});
 		}
 	});
 
 	test('trigger with HMAC: a signed delivery starts one execution, a wrongly signed one is refused', async () => {
-		const cred = await n8n().createCredential(`compat hmac ${suffix}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'compat-key' });
+		const cred = await n8n().createCredential(`compat hmac ${suffix}`, 'amlWebhookApi', {
+			method: 'hmac',
+			hmacHeaderName: 'X-AML-Signature',
+			hmacSecret: 'compat-key',
+		});
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred, 1);
 		const wrong = await target(wf.url, { verification: { mode: 'hmac', secret: 'not-the-key' } });
-		const event = (alertId: number) => ({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId, personId, transactionId: null, rationale: 'OTHER', status: 'NEW' } });
+		const event = (alertId: number) => ({
+			action: 'MANUAL_ALERT_CREATED',
+			metadata: { alertId, personId, transactionId: null, rationale: 'OTHER', status: 'NEW' },
+		});
 		await control.post('/webhooks/emit', event(9101));
 		const refused = await until('a refused attempt', async () => {
 			const d = await deliveries(wf.url);

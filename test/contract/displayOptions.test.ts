@@ -19,7 +19,8 @@ function candidates(properties: INodeProperties[], name: string): unknown[] {
 	const values = new Set<unknown>();
 	for (const p of properties.filter((q) => q.name === name)) {
 		if (p.type === 'boolean') [true, false].forEach((v) => values.add(v));
-		else if (p.type === 'options') (p.options ?? []).forEach((o) => 'value' in o && values.add(o.value));
+		else if (p.type === 'options')
+			(p.options ?? []).forEach((o) => 'value' in o && values.add(o.value));
 		else values.add(p.default);
 	}
 	return [...values];
@@ -27,24 +28,40 @@ function candidates(properties: INodeProperties[], name: string): unknown[] {
 
 function plainReading(property: INodeProperties, values: Record<string, unknown>): boolean {
 	const { show, hide } = property.displayOptions ?? {};
-	for (const [key, allowed] of Object.entries(show ?? {})) if (!(allowed as unknown[]).includes(values[key])) return false;
-	for (const [key, denied] of Object.entries(hide ?? {})) if ((denied as unknown[]).includes(values[key])) return false;
+	for (const [key, allowed] of Object.entries(show ?? {}))
+		if (!(allowed as unknown[]).includes(values[key])) return false;
+	for (const [key, denied] of Object.entries(hide ?? {}))
+		if ((denied as unknown[]).includes(values[key])) return false;
 	return true;
 }
 
 /** Every combination of the dependencies' candidate values (small: resource × operation × at most two more). */
-function combinations(properties: INodeProperties[], keys: string[]): Array<Record<string, unknown>> {
+function combinations(
+	properties: INodeProperties[],
+	keys: string[],
+): Array<Record<string, unknown>> {
 	return keys.reduce<Array<Record<string, unknown>>>(
-		(all, key) => all.flatMap((partial) => candidates(properties, key).map((value) => ({ ...partial, [key]: value }))),
+		(all, key) =>
+			all.flatMap((partial) =>
+				candidates(properties, key).map((value) => ({ ...partial, [key]: value })),
+			),
 		[{}],
 	);
 }
 
 describe(`display options on n8n ${N8N_VERSION} (n8n-workflow ${n8nPackageVersion('n8n-workflow')})`, () => {
 	test("the seam runs with this n8n's n8n-workflow, not the package's devDependency", () => {
-		const inSeam = withN8n(() => require('n8n-workflow') as { contractN8nVersion?: string; NodeHelpers: { displayParameter: unknown } });
+		const inSeam = withN8n(
+			() =>
+				require('n8n-workflow') as {
+					contractN8nVersion?: string;
+					NodeHelpers: { displayParameter: unknown };
+				},
+		);
 		expect(inSeam.contractN8nVersion).toBe(N8N_VERSION);
-		expect(String(inSeam.NodeHelpers.displayParameter)).toBe(String(n8nPackage('n8n-workflow').NodeHelpers.displayParameter));
+		expect(String(inSeam.NodeHelpers.displayParameter)).toBe(
+			String(n8nPackage('n8n-workflow').NodeHelpers.displayParameter),
+		);
 	});
 
 	test.each([
@@ -57,7 +74,8 @@ describe(`display options on n8n ${N8N_VERSION} (n8n-workflow ${n8nPackageVersio
 		for (const values of combinations(properties, keys)) {
 			for (const property of properties) {
 				const byN8n = seam.isShown(property, { typeVersion: 1 }, (name) => values[name]);
-				if (byN8n !== plainReading(property, values)) differences.push(`${property.name} ${JSON.stringify(values)}: n8n ${byN8n}`);
+				if (byN8n !== plainReading(property, values))
+					differences.push(`${property.name} ${JSON.stringify(values)}: n8n ${byN8n}`);
 				checked[byN8n ? 'shown' : 'hidden']++;
 			}
 		}

@@ -37,7 +37,9 @@ export function n8nCoreContains(text: string, pkg: 'n8n-core' | 'n8n' = 'n8n-cor
 
 /** The version of a package in the selected n8n install. */
 export function n8nPackageVersion(name: 'n8n-workflow' | 'n8n-core'): string {
-	return (require(require.resolve(`${name}/package.json`, { paths: [modules] })) as { version: string }).version;
+	return (
+		require(require.resolve(`${name}/package.json`, { paths: [modules] })) as { version: string }
+	).version;
 }
 
 /**

@@ -6,8 +6,15 @@ import { N8N_VERSION, n8nCoreContains, withN8n } from './n8n';
  * 2.0.3 keep none: there the upload's renewal before sending does nothing and the 401 path renews). A change here
  * fails this test before it changes what the node reports.
  */
-const seam = withN8n(() => require('../../nodes/shared/n8n/oauthToken') as typeof import('../../nodes/shared/n8n/oauthToken'));
-const MEASURED_EXPIRY: Record<string, boolean> = { '1.123.81': false, '2.0.3': false, '2.41.1': true };
+const seam = withN8n(
+	() =>
+		require('../../nodes/shared/n8n/oauthToken') as typeof import('../../nodes/shared/n8n/oauthToken'),
+);
+const MEASURED_EXPIRY: Record<string, boolean> = {
+	'1.123.81': false,
+	'2.0.3': false,
+	'2.41.1': true,
+};
 
 describe(`token data on n8n ${N8N_VERSION}`, () => {
 	test('n8n-core stores the token under oauthTokenData', () => {
@@ -20,10 +27,14 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 	});
 
 	test('the seam reads a stored token and its expiry, and nothing from a credential without one', () => {
-		expect(seam.tokenStored({ oauthTokenData: { access_token: 'a', token_type: 'Bearer' } })).toBe(true);
+		expect(seam.tokenStored({ oauthTokenData: { access_token: 'a', token_type: 'Bearer' } })).toBe(
+			true,
+		);
 		expect(seam.tokenStored({ oauthTokenData: { access_token: '' } })).toBe(false);
 		expect(seam.tokenStored({})).toBe(false);
-		expect(seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a', n8n_expires_at: 1767225600000 } })).toBe(1767225600000);
+		expect(
+			seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a', n8n_expires_at: 1767225600000 } }),
+		).toBe(1767225600000);
 		expect(seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a' } })).toBeUndefined();
 	});
 });

@@ -13,7 +13,9 @@ const suffix = randomUUID().slice(0, 8);
 const highRiskPerson = `al-ir-${suffix}`;
 
 async function apiRequestsSince(mark: number, pathPart: string): Promise<Logged[]> {
-	return (await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api') && r.path.includes(pathPart));
+	return (await control.requestsSince(mark)).filter(
+		(r) => r.path.startsWith('/api') && r.path.includes(pathPart),
+	);
 }
 
 /** Calls the sandbox API through n8n's own HTTP Request node with the AML credential (a real client). */
@@ -29,7 +31,8 @@ async function callService(method: string, path: string): Promise<any> {
 		[{}],
 		{ type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, name: 'HTTP' },
 	);
-	if (run.status !== 'success') throw new Error(`${method} ${path} failed: ${JSON.stringify(run.error)}`);
+	if (run.status !== 'success')
+		throw new Error(`${method} ${path} failed: ${JSON.stringify(run.error)}`);
 	return run.outputs[0][0];
 }
 
@@ -55,7 +58,12 @@ describe('Alert resource in real n8n', () => {
 
 	test('Get Monitoring Alert returns the alert the scenario raised; Simplify keeps the essentials', async () => {
 		const run = await runAml(
-			{ resource: 'alert', operation: 'getMonitoringAlert', alertId: '={{ $json.alertId }}', simplify: false },
+			{
+				resource: 'alert',
+				operation: 'getMonitoringAlert',
+				alertId: '={{ $json.alertId }}',
+				simplify: false,
+			},
 			[{ alertId: monitoringAlertId }, { alertId: String(monitoringAlertId) }],
 		);
 		expect(run.status).toBe('success');
@@ -66,7 +74,12 @@ describe('Alert resource in real n8n', () => {
 		expect(alert.person.id).toBe(highRiskPerson);
 		expect(alert.score.results[0].reason).toMatch(/High-risk country/);
 
-		const simple = await runAml({ resource: 'alert', operation: 'getMonitoringAlert', alertId: String(monitoringAlertId), simplify: true });
+		const simple = await runAml({
+			resource: 'alert',
+			operation: 'getMonitoringAlert',
+			alertId: String(monitoringAlertId),
+			simplify: true,
+		});
 		expect(simple.status).toBe('success');
 		expect(simple.outputs[0][0]).toEqual({
 			id: monitoringAlertId,
@@ -80,7 +93,11 @@ describe('Alert resource in real n8n', () => {
 	});
 
 	test('Get Monitoring Alert of an unknown id reports 404 with the spec meaning', async () => {
-		const run = await runAml({ resource: 'alert', operation: 'getMonitoringAlert', alertId: '987654321' });
+		const run = await runAml({
+			resource: 'alert',
+			operation: 'getMonitoringAlert',
+			alertId: '987654321',
+		});
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/Not found: the resource does not exist/);
 	});
@@ -104,7 +121,9 @@ describe('Alert resource in real n8n', () => {
 		});
 		let stored = (await control.get<any[]>('/alerts')).find((a) => a.id === monitoringAlertId);
 		expect(stored.status).toBe('CLOSED AS FALSE POSITIVE');
-		expect(stored.notes.map((n: any) => n.content)).toContain('Reviewed by e2e: not the listed person');
+		expect(stored.notes.map((n: any) => n.content)).toContain(
+			'Reviewed by e2e: not the listed person',
+		);
 
 		const unknown = await runAml({
 			resource: 'alert',
@@ -116,7 +135,9 @@ describe('Alert resource in real n8n', () => {
 		expect(unknown.status).toBe('error');
 		expect(unknown.error?.message).toMatch(/Not found/);
 		expect(unknown.error?.message).toMatch(/status NO SUCH CODE not found/i);
-		expect(unknown.error?.description).toMatch(/status code "NO SUCH CODE" is not configured for your organisation/);
+		expect(unknown.error?.description).toMatch(
+			/status code "NO SUCH CODE" is not configured for your organisation/,
+		);
 		stored = (await control.get<any[]>('/alerts')).find((a) => a.id === monitoringAlertId);
 		expect(stored.status).toBe('CLOSED AS FALSE POSITIVE');
 	});
@@ -126,10 +147,18 @@ describe('Alert resource in real n8n', () => {
 		const check = await callService('POST', '/v1/persons/cust-1006/screening-checks');
 		expect(check.matches.length).toBeGreaterThanOrEqual(1);
 		const screeningAlertId = check.matches[0].alertId as number;
-		const stored = (await control.get<any[]>('/screening-alerts')).find((a) => a.id === screeningAlertId);
+		const stored = (await control.get<any[]>('/screening-alerts')).find(
+			(a) => a.id === screeningAlertId,
+		);
 		expect(stored.hits.length).toBeGreaterThanOrEqual(1);
 
-		const all = await runAml({ resource: 'alert', operation: 'getScreeningHits', screeningAlertId: String(screeningAlertId), returnAll: true, simplify: false });
+		const all = await runAml({
+			resource: 'alert',
+			operation: 'getScreeningHits',
+			screeningAlertId: String(screeningAlertId),
+			returnAll: true,
+			simplify: false,
+		});
 		expect(all.status).toBe('success');
 		expect(all.outputs[0].map((h) => h.id)).toEqual(stored.hits.map((h: any) => h.id));
 		expect(all.outputs[0][0].attributes.name).toBe('Viktor Drabenko');
@@ -145,7 +174,13 @@ describe('Alert resource in real n8n', () => {
 		});
 		expect(limited.status).toBe('success');
 		expect(limited.outputs[0]).toEqual([
-			{ id: stored.hits[0].id, name: 'Viktor Drabenko', listName: 'Synthetic Sanctions List', listType: 'SANCTION', score: stored.hits[0].score },
+			{
+				id: stored.hits[0].id,
+				name: 'Viktor Drabenko',
+				listName: 'Synthetic Sanctions List',
+				listType: 'SANCTION',
+				score: stored.hits[0].score,
+			},
 		]);
 		const requests = await apiRequestsSince(mark, `/screening-alerts/${screeningAlertId}/hits`);
 		expect(requests).toHaveLength(1);
@@ -163,9 +198,20 @@ describe('Alert resource in real n8n', () => {
 		});
 		expect(created.status).toBe('success');
 		const out = created.outputs[0][0];
-		expect(out).toMatchObject({ personId: 'cust-1001', transactionId: 'tx-cust-1001-1', rationale: 'UNUSUAL_TRANSACTION', rationaleComment: comment, status: 'NEW' });
+		expect(out).toMatchObject({
+			personId: 'cust-1001',
+			transactionId: 'tx-cust-1001-1',
+			rationale: 'UNUSUAL_TRANSACTION',
+			rationaleComment: comment,
+			status: 'NEW',
+		});
 		let stored = (await control.get<any[]>('/manual-alerts')).find((a) => a.id === out.id);
-		expect(stored).toMatchObject({ personId: 'cust-1001', transactionId: 'tx-cust-1001-1', rationale: 'UNUSUAL_TRANSACTION', rationaleComment: comment });
+		expect(stored).toMatchObject({
+			personId: 'cust-1001',
+			transactionId: 'tx-cust-1001-1',
+			rationale: 'UNUSUAL_TRANSACTION',
+			rationaleComment: comment,
+		});
 
 		const updated = await runAml({
 			resource: 'alert',
@@ -177,7 +223,11 @@ describe('Alert resource in real n8n', () => {
 			note: `Closed after review (${suffix})`,
 		});
 		expect(updated.status).toBe('success');
-		expect(updated.outputs[0][0]).toMatchObject({ id: out.id, status: 'CLOSED', rationale: 'SUSPICIOUS_ACTIVITY' });
+		expect(updated.outputs[0][0]).toMatchObject({
+			id: out.id,
+			status: 'CLOSED',
+			rationale: 'SUSPICIOUS_ACTIVITY',
+		});
 		stored = (await control.get<any[]>('/manual-alerts')).find((a) => a.id === out.id);
 		expect(stored.status).toBe('CLOSED');
 		expect(stored.rationale).toBe('SUSPICIOUS_ACTIVITY');
@@ -185,7 +235,13 @@ describe('Alert resource in real n8n', () => {
 		expect(stored.notes.map((n: any) => n.content)).toContain(`Closed after review (${suffix})`);
 
 		// Update Status also reaches manual alerts.
-		const reopened = await runAml({ resource: 'alert', operation: 'updateStatus', alertType: 'MANUAL', alertId: String(out.id), status: 'IN_PROGRESS' });
+		const reopened = await runAml({
+			resource: 'alert',
+			operation: 'updateStatus',
+			alertType: 'MANUAL',
+			alertId: String(out.id),
+			status: 'IN_PROGRESS',
+		});
 		expect(reopened.status).toBe('success');
 		stored = (await control.get<any[]>('/manual-alerts')).find((a) => a.id === out.id);
 		expect(stored.status).toBe('IN_PROGRESS');
@@ -195,7 +251,12 @@ describe('Alert resource in real n8n', () => {
 		const mark = await control.mark();
 		let message: string | undefined;
 		try {
-			const run = await runAml({ resource: 'alert', operation: 'updateManualAlert', alertId: '501', status: 'CLOSED' }, [{}], {}, { timeoutMs: 20_000 });
+			const run = await runAml(
+				{ resource: 'alert', operation: 'updateManualAlert', alertId: '501', status: 'CLOSED' },
+				[{}],
+				{},
+				{ timeoutMs: 20_000 },
+			);
 			expect(run.status).toBe('error');
 			message = run.error?.message;
 		} catch (error) {
@@ -205,7 +266,11 @@ describe('Alert resource in real n8n', () => {
 			message = (error as Error).message;
 		}
 		expect(message).toMatch(/rationale|has issues|problem executing the workflow/i);
-		expect((await control.requestsSince(mark)).filter((r: { path: string }) => r.path.includes('/manual-alerts'))).toHaveLength(0);
+		expect(
+			(await control.requestsSince(mark)).filter((r: { path: string }) =>
+				r.path.includes('/manual-alerts'),
+			),
+		).toHaveLength(0);
 	});
 
 	describe('bad input fails before any request, naming item and field', () => {
@@ -226,49 +291,92 @@ describe('Alert resource in real n8n', () => {
 			],
 			[
 				'screening alert id 1.5',
-				{ resource: 'alert', operation: 'getScreeningHits', screeningAlertId: '1.5', returnAll: true },
+				{
+					resource: 'alert',
+					operation: 'getScreeningHits',
+					screeningAlertId: '1.5',
+					returnAll: true,
+				},
 				[{}],
 				/Item 0: "Screening Alert ID" must be a whole-number/,
 				'/screening-alerts',
 			],
 			[
 				'empty status',
-				{ resource: 'alert', operation: 'updateStatus', alertType: 'MONITORING', alertId: '={{ $json.id }}', status: '={{ $json.status }}' },
-				[{ id: 5, status: 'CLOSED' }, { id: 6, status: '   ' }],
+				{
+					resource: 'alert',
+					operation: 'updateStatus',
+					alertType: 'MONITORING',
+					alertId: '={{ $json.id }}',
+					status: '={{ $json.status }}',
+				},
+				[
+					{ id: 5, status: 'CLOSED' },
+					{ id: 6, status: '   ' },
+				],
 				/Item 1: "Status Code" must not be empty/,
 				'/alerts',
 			],
 			[
 				'negative alert id for status',
-				{ resource: 'alert', operation: 'updateStatus', alertType: 'SCREENING', alertId: '-1', status: 'CLOSED' },
+				{
+					resource: 'alert',
+					operation: 'updateStatus',
+					alertType: 'SCREENING',
+					alertId: '-1',
+					status: 'CLOSED',
+				},
 				[{}],
 				/Item 0: "Alert ID" must be a whole-number alert ID of at least 0/,
 				'/alerts',
 			],
 			[
 				'1001-character comment',
-				{ resource: 'alert', operation: 'createManualAlert', personId: 'cust-1001', rationale: 'OTHER', rationaleComment: '={{ $json.c }}' },
+				{
+					resource: 'alert',
+					operation: 'createManualAlert',
+					personId: 'cust-1001',
+					rationale: 'OTHER',
+					rationaleComment: '={{ $json.c }}',
+				},
 				[{ c: 'ok' }, { c: 'x'.repeat(1001) }],
 				/Item 1: "Rationale Comment" may have at most 1000 characters \(has 1001\)/,
 				'/manual-alerts',
 			],
 			[
 				'comment that is an object',
-				{ resource: 'alert', operation: 'createManualAlert', personId: 'cust-1001', rationale: 'OTHER', rationaleComment: '={{ $json.c }}' },
+				{
+					resource: 'alert',
+					operation: 'createManualAlert',
+					personId: 'cust-1001',
+					rationale: 'OTHER',
+					rationaleComment: '={{ $json.c }}',
+				},
 				[{ c: 'ok' }, { c: { text: 'not text' } }],
 				/Item 1: "Rationale Comment" must be text, not an object or a list \(value: \{"text":"not text"\}\)/,
 				'/manual-alerts',
 			],
 			[
 				'bad person id',
-				{ resource: 'alert', operation: 'createManualAlert', personId: 'cust 1001', rationale: 'OTHER' },
+				{
+					resource: 'alert',
+					operation: 'createManualAlert',
+					personId: 'cust 1001',
+					rationale: 'OTHER',
+				},
 				[{}],
 				/Item 0: "Person ID" may only contain/,
 				'/manual-alerts',
 			],
 			[
 				'note without status',
-				{ resource: 'alert', operation: 'updateManualAlert', alertId: '501', rationale: 'OTHER', note: 'only a note' },
+				{
+					resource: 'alert',
+					operation: 'updateManualAlert',
+					alertId: '501',
+					rationale: 'OTHER',
+					note: 'only a note',
+				},
 				[{}],
 				/Item 0: "Note" is only used together with a status change/,
 				'/manual-alerts',

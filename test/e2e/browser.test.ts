@@ -24,8 +24,14 @@ const AML_TRIGGER = 'n8n-nodes-aml.amlTrigger';
 /** Where n8n serves a community package's icons: /icons/<package>/<path of the file in the package>. */
 const ICONS = {
 	// one copy of each icon (icons/), shared by both nodes and the credentials
-	[AML_NODE]: { light: '/icons/n8n-nodes-aml/dist/icons/aml.svg', dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg' },
-	[AML_TRIGGER]: { light: '/icons/n8n-nodes-aml/dist/icons/aml.svg', dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg' },
+	[AML_NODE]: {
+		light: '/icons/n8n-nodes-aml/dist/icons/aml.svg',
+		dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg',
+	},
+	[AML_TRIGGER]: {
+		light: '/icons/n8n-nodes-aml/dist/icons/aml.svg',
+		dark: '/icons/n8n-nodes-aml/dist/icons/aml.dark.svg',
+	},
 };
 const LONG = { timeout: 60_000 };
 
@@ -57,17 +63,34 @@ async function amlIcons(page: Page): Promise<IconState[]> {
 		.catch(() => undefined);
 	return await page.locator(selector).evaluateAll((imgs) =>
 		imgs.map((element) => {
-			const img = element as unknown as { src: string; complete: boolean; naturalWidth: number; closest(s: string): { getAttribute(a: string): string | null } | null };
-			return { type: img.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ?? '', src: new URL(img.src).pathname, complete: img.complete, naturalWidth: img.naturalWidth };
+			const img = element as unknown as {
+				src: string;
+				complete: boolean;
+				naturalWidth: number;
+				closest(s: string): { getAttribute(a: string): string | null } | null;
+			};
+			return {
+				type: img.closest('[data-test-id="canvas-node"]')?.getAttribute('data-node-type') ?? '',
+				src: new URL(img.src).pathname,
+				complete: img.complete,
+				naturalWidth: img.naturalWidth,
+			};
 		}),
 	);
 }
 
 /** Opens a workflow in a new tab of the logged-in browser and waits for its nodes. */
-async function openWorkflow(session: EditorSession, id: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+async function openWorkflow(
+	session: EditorSession,
+	id: string,
+	colorScheme: 'light' | 'dark' = 'light',
+): Promise<Page> {
 	const page = await session.context.newPage();
 	await page.emulateMedia({ colorScheme });
-	await page.goto(`${context().n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', ...LONG });
+	await page.goto(`${context().n8n.baseUrl}/workflow/${id}`, {
+		waitUntil: 'domcontentloaded',
+		...LONG,
+	});
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor(LONG);
 	return page;
 }
@@ -110,7 +133,10 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			sandboxUrl: c.sandbox.baseUrl,
 			credential: c.credential,
 			// never called here: a Slack-style address reads better in the screenshots than the sandbox's port
-			extra: { __SLACK_WEBHOOK_URL__: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX' },
+			extra: {
+				__SLACK_WEBHOOK_URL__:
+					'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
+			},
 		};
 		for (const [key, file] of [
 			['gate', '01-transaction-gate.json'],
@@ -118,20 +144,29 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		] as const) {
 			const workflow = prepareExample(path.join(EXAMPLES_DIR, file), values);
 			// inactive workflows, but their own webhook ids all the same (other tests deploy the same examples)
-			for (const node of workflow.nodes as Json[]) if (node.webhookId) node.webhookId = randomUUID();
+			for (const node of workflow.nodes as Json[])
+				if (node.webhookId) node.webhookId = randomUUID();
 			workflows[key] = (await n8n().createWorkflow(workflow)).id;
 		}
 		let executable: string;
 		try {
 			executable = chromiumPath(); // installs Debian's chromium through scripts/install-browser.sh when missing
 		} catch (error) {
-			throw new Error(`Chromium is missing and scripts/install-browser.sh could not install it (apt-get chromium): ${(error as Error).message}`);
+			throw new Error(
+				`Chromium is missing and scripts/install-browser.sh could not install it (apt-get chromium): ${(error as Error).message}`,
+			);
 		}
 		process.env.AML_CHROMIUM = executable;
 		const owner = c.n8n.owner ?? DEFAULT_OWNER;
-		session = await openEditor({ baseUrl: c.n8n.baseUrl, email: owner.email, password: owner.password, viewport: VIEWPORT });
+		session = await openEditor({
+			baseUrl: c.n8n.baseUrl,
+			email: owner.email,
+			password: owner.password,
+			viewport: VIEWPORT,
+		});
 		session.context.on('response', (response) => {
-			if (new URL(response.url()).pathname.startsWith('/icons/n8n-nodes-aml/')) iconResponses.push({ url: response.url(), status: response.status() });
+			if (new URL(response.url()).pathname.startsWith('/icons/n8n-nodes-aml/'))
+				iconResponses.push({ url: response.url(), status: response.status() });
 		});
 	});
 
@@ -151,13 +186,21 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			const icons = await amlIcons(page);
 			// AML Gate
 			expect(icons).toHaveLength(1);
-			for (const icon of icons) expect(icon).toEqual({ type: AML_NODE, src: ICONS[AML_NODE].light, complete: true, naturalWidth: expect.any(Number) });
+			for (const icon of icons)
+				expect(icon).toEqual({
+					type: AML_NODE,
+					src: ICONS[AML_NODE].light,
+					complete: true,
+					naturalWidth: expect.any(Number),
+				});
 			expect(Math.min(...icons.map((i) => i.naturalWidth))).toBeGreaterThan(0);
 
 			const response = await page.request.get(`${context().n8n.baseUrl}${ICONS[AML_NODE].light}`);
 			expect(response.status()).toBe(200);
 			expect(response.headers()['content-type']).toMatch(/^image\/svg\+xml/);
-			expect(await response.text()).toBe(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'icons', 'aml.svg'), 'utf8'));
+			expect(await response.text()).toBe(
+				fs.readFileSync(path.join(REPO_ROOT, 'dist', 'icons', 'aml.svg'), 'utf8'),
+			);
 
 			await screenshot(page, 'workflow-transaction-gate.png');
 		} finally {
@@ -185,28 +228,82 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
 			const ndv = await openNode(page, 'AML Gate');
-			expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe('AML sandbox');
+			expect(await ndv.locator('[data-test-id="node-credentials-select"] input').inputValue()).toBe(
+				'AML sandbox',
+			);
 			expect(await shownValue(ndv, 'resource')).toBe('Transaction');
 			expect(await shownValue(ndv, 'operation')).toBe('Gate');
-			for (const field of ['personId', 'transactionId', 'attributesMode', 'amount', 'transactionType', 'direction', 'timestamp', 'onExisting', 'runMonitoring', 'runScreening', 'routeOutputs']) {
+			for (const field of [
+				'personId',
+				'transactionId',
+				'attributesMode',
+				'amount',
+				'transactionType',
+				'direction',
+				'timestamp',
+				'onExisting',
+				'runMonitoring',
+				'runScreening',
+				'routeOutputs',
+			]) {
 				await expect(parameterShown(ndv, field).count()).resolves.toBe(1);
 			}
-			const labels = (await ndv.locator('[data-test-id="parameter-item"] [data-test-id="input-label"]').allInnerTexts()).map((l) => l.split('\n')[0].trim());
-			expect(labels).toEqual(expect.arrayContaining(['Resource', 'Operation', 'Person ID', 'Transaction ID', 'Amount', 'Transaction Type', 'Direction', 'Timestamp']));
-			expect(await ndv.locator('[data-test-id="node-parameters"]').innerText()).not.toContain(context().sandbox.clientSecret);
+			const labels = (
+				await ndv
+					.locator('[data-test-id="parameter-item"] [data-test-id="input-label"]')
+					.allInnerTexts()
+			).map((l) => l.split('\n')[0].trim());
+			expect(labels).toEqual(
+				expect.arrayContaining([
+					'Resource',
+					'Operation',
+					'Person ID',
+					'Transaction ID',
+					'Amount',
+					'Transaction Type',
+					'Direction',
+					'Timestamp',
+				]),
+			);
+			expect(await ndv.locator('[data-test-id="node-parameters"]').innerText()).not.toContain(
+				context().sandbox.clientSecret,
+			);
 			await screenshot(page, 'node-transaction-gate.png');
 
 			// n8n adds "Custom API Call" to nodes whose credential it can attach to an HTTP Request node
-			expect(await dropdownNames(page, ndv, 'resource')).toEqual(['Alert', 'Custom List', 'Data Upload', 'Person', 'Screening', 'Transaction', 'Custom API Call']);
+			expect(await dropdownNames(page, ndv, 'resource')).toEqual([
+				'Alert',
+				'Custom List',
+				'Data Upload',
+				'Person',
+				'Screening',
+				'Transaction',
+				'Custom API Call',
+			]);
 			await page.keyboard.press('Escape');
 			await page.locator('.el-select-dropdown:visible').waitFor({ state: 'hidden', ...LONG });
 
 			const operations = await dropdownNames(page, ndv, 'operation');
-			expect(operations).toEqual(expect.arrayContaining(['Create', 'Gate', 'Get', 'Get Many', 'Run Monitoring Check', 'Run Screening Check', 'Update']));
+			expect(operations).toEqual(
+				expect.arrayContaining([
+					'Create',
+					'Gate',
+					'Get',
+					'Get Many',
+					'Run Monitoring Check',
+					'Run Screening Check',
+					'Update',
+				]),
+			);
 			await screenshot(page, 'node-operations.png');
 
 			// another operation, other fields: the monitoring check has no attributes but the Clear/Block routing
-			await page.locator('.el-select-dropdown:visible .el-select-dropdown__item', { hasText: 'Run Monitoring Check' }).first().click();
+			await page
+				.locator('.el-select-dropdown:visible .el-select-dropdown__item', {
+					hasText: 'Run Monitoring Check',
+				})
+				.first()
+				.click();
 			await parameterShown(ndv, 'routeOutputs').waitFor(LONG);
 			expect(await shownValue(ndv, 'operation')).toBe('Run Monitoring Check');
 			await expect(parameterShown(ndv, 'transactionId').count()).resolves.toBe(1);
@@ -224,12 +321,19 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			expect(await shownValue(ndv, 'authentication')).toBe('AML Webhook Credential');
 			const events = parameterShown(ndv, 'events');
 			await events.waitFor(LONG);
-			expect((await events.innerText()).split('\n').map((t) => t.trim()).filter(Boolean)).toEqual(['Alert Created', 'Screening Alert Created']);
+			expect(
+				(await events.innerText())
+					.split('\n')
+					.map((t) => t.trim())
+					.filter(Boolean),
+			).toEqual(['Alert Created', 'Screening Alert Created']);
 			expect(await ndv.innerText()).toContain('has no API to register webhooks');
 			await screenshot(page, 'trigger-events.png');
 
 			const names = await dropdownNames(page, ndv, 'events');
-			expect(names).toEqual(expect.arrayContaining(['All Events', ...EVENT_ACTIONS.map((e) => e.name)]));
+			expect(names).toEqual(
+				expect.arrayContaining(['All Events', ...EVENT_ACTIONS.map((e) => e.name)]),
+			);
 		} finally {
 			await page.close();
 		}

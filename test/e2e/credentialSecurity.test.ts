@@ -2,7 +2,15 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 
-import { amlCredentialData, context, control, n8n, runAml, runNode, type Json } from '../harness/context';
+import {
+	amlCredentialData,
+	context,
+	control,
+	n8n,
+	runAml,
+	runNode,
+	type Json,
+} from '../harness/context';
 
 /**
  * The AML OAuth2 credential in real n8n (SECURITY.md):
@@ -14,7 +22,11 @@ import { amlCredentialData, context, control, n8n, runAml, runNode, type Json } 
  */
 
 const made: string[] = [];
-let capture: { url: string; requests: Array<{ url: string; authorization?: string }>; close: () => Promise<void> };
+let capture: {
+	url: string;
+	requests: Array<{ url: string; authorization?: string }>;
+	close: () => Promise<void>;
+};
 
 beforeAll(async () => {
 	const requests: Array<{ url: string; authorization?: string }> = [];
@@ -25,16 +37,27 @@ beforeAll(async () => {
 	// Every interface of this machine, IPv4 and IPv6: "localhost" reaches it whichever n8n resolves first.
 	await new Promise<void>((resolve) => server.listen(0, resolve));
 	const { port } = server.address() as AddressInfo;
-	capture = { url: `http://localhost:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+	capture = {
+		url: `http://localhost:${port}`,
+		requests,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
 });
 
 afterAll(async () => {
 	await capture.close();
-	for (const id of made) await n8n().deleteCredential(id).catch(() => undefined);
+	for (const id of made)
+		await n8n()
+			.deleteCredential(id)
+			.catch(() => undefined);
 });
 
 async function credential(data: Json = {}): Promise<{ id: string; name: string }> {
-	const c = await n8n().createCredential(`credential security ${randomUUID().slice(0, 8)}`, 'amlOAuth2Api', amlCredentialData(data));
+	const c = await n8n().createCredential(
+		`credential security ${randomUUID().slice(0, 8)}`,
+		'amlOAuth2Api',
+		amlCredentialData(data),
+	);
 	made.push(c.id);
 	return c;
 }
@@ -46,7 +69,12 @@ async function httpRequestWith(cred: { id: string; name: string }, url: string) 
 			type: 'n8n-nodes-base.httpRequest',
 			typeVersion: 4.2,
 			name: 'HTTP',
-			parameters: { url, authentication: 'predefinedCredentialType', nodeCredentialType: 'amlOAuth2Api', options: {} },
+			parameters: {
+				url,
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: 'amlOAuth2Api',
+				options: {},
+			},
 			credentials: { amlOAuth2Api: cred },
 		},
 		[{}],
@@ -62,11 +90,33 @@ describe('AML credential: the token stays with the AML host', () => {
 		const cred = await credential();
 		const before = capture.requests.length;
 		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
-		const own = await httpRequestWith(cred, `${context().sandbox.baseUrl}/api/v1/screening-list-groups`);
-		const node = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: cred } }, { credentials: { amlOAuth2Api: cred } });
+		const own = await httpRequestWith(
+			cred,
+			`${context().sandbox.baseUrl}/api/v1/screening-list-groups`,
+		);
+		const node = await runAml(
+			{ resource: 'person', operation: 'get', personId: 'cust-1001' },
+			[{}],
+			{ credentials: { amlOAuth2Api: cred } },
+			{ credentials: { amlOAuth2Api: cred } },
+		);
 		const tested = await n8n().testCredential(cred.id);
 		const captured = capture.requests.slice(before);
-		console.log('[security] http-request-exfiltration', JSON.stringify({ version: process.env.AML_N8N_VERSION ?? 'default', mode: 'domains', elsewhere: elsewhere.error?.message ?? elsewhere.status, captured: captured.map((r) => ({ url: r.url, bearer: /^Bearer /.test(r.authorization ?? '') })), own: own.error?.message ?? own.status, node: node.error?.message ?? node.status, tested }));
+		console.log(
+			'[security] http-request-exfiltration',
+			JSON.stringify({
+				version: process.env.AML_N8N_VERSION ?? 'default',
+				mode: 'domains',
+				elsewhere: elsewhere.error?.message ?? elsewhere.status,
+				captured: captured.map((r) => ({
+					url: r.url,
+					bearer: /^Bearer /.test(r.authorization ?? ''),
+				})),
+				own: own.error?.message ?? own.status,
+				node: node.error?.message ?? node.status,
+				tested,
+			}),
+		);
 		if (domainsChecked) {
 			expect(captured).toEqual([]);
 			expect(elsewhere.status).toBe('error');
@@ -86,9 +136,24 @@ describe('AML credential: the token stays with the AML host', () => {
 		const cred = await credential({ allowedHttpRequestDomains: 'none' });
 		const before = capture.requests.length;
 		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
-		const node = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: cred } }, { credentials: { amlOAuth2Api: cred } });
+		const node = await runAml(
+			{ resource: 'person', operation: 'get', personId: 'cust-1001' },
+			[{}],
+			{ credentials: { amlOAuth2Api: cred } },
+			{ credentials: { amlOAuth2Api: cred } },
+		);
 		const tested = await n8n().testCredential(cred.id);
-		console.log('[security] http-request-exfiltration', JSON.stringify({ version: process.env.AML_N8N_VERSION ?? 'default', mode: 'none', elsewhere: elsewhere.error?.message ?? elsewhere.status, captured: capture.requests.length - before, node: node.error?.message ?? node.status, tested }));
+		console.log(
+			'[security] http-request-exfiltration',
+			JSON.stringify({
+				version: process.env.AML_N8N_VERSION ?? 'default',
+				mode: 'none',
+				elsewhere: elsewhere.error?.message ?? elsewhere.status,
+				captured: capture.requests.length - before,
+				node: node.error?.message ?? node.status,
+				tested,
+			}),
+		);
 		expect(capture.requests.slice(before)).toEqual([]);
 		expect(elsewhere.error?.message).toMatch(/prevent use within an HTTP Request/);
 		expect(node.status).toBe('success');
@@ -102,19 +167,36 @@ describe('AML credential: no secret over plain http to another machine', () => {
 	test.each([
 		['API Base URL', () => ({ baseUrl: elsewhere() })],
 		['Token URL', () => ({ accessTokenUrl: `${elsewhere()}/oauth/token` })],
-	])('an http:// %s that is not loopback is refused before any request, naming the field; the option lets it through', async (field, data) => {
-		const cred = await credential(data());
-		const mark = await control.mark();
-		const refused = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: cred } }, { credentials: { amlOAuth2Api: cred } });
-		const sent = await control.requestsSince(mark);
-		expect(refused.status).toBe('error');
-		expect(refused.error?.message).toMatch(new RegExp(`^The credential's ${field} \\(http://0\\.0\\.0\\.0:\\d+\\) uses plain http: .*Nothing was sent$`));
-		expect(JSON.stringify(refused.error)).not.toContain(context().sandbox.clientSecret);
-		expect(sent).toEqual([]);
+	])(
+		'an http:// %s that is not loopback is refused before any request, naming the field; the option lets it through',
+		async (field, data) => {
+			const cred = await credential(data());
+			const mark = await control.mark();
+			const refused = await runAml(
+				{ resource: 'person', operation: 'get', personId: 'cust-1001' },
+				[{}],
+				{ credentials: { amlOAuth2Api: cred } },
+				{ credentials: { amlOAuth2Api: cred } },
+			);
+			const sent = await control.requestsSince(mark);
+			expect(refused.status).toBe('error');
+			expect(refused.error?.message).toMatch(
+				new RegExp(
+					`^The credential's ${field} \\(http://0\\.0\\.0\\.0:\\d+\\) uses plain http: .*Nothing was sent$`,
+				),
+			);
+			expect(JSON.stringify(refused.error)).not.toContain(context().sandbox.clientSecret);
+			expect(sent).toEqual([]);
 
-		const allowed = await credential({ ...data(), allowInsecureHttp: true });
-		const passed = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' }, [{}], { credentials: { amlOAuth2Api: allowed } }, { credentials: { amlOAuth2Api: allowed } });
-		expect(passed.status).toBe('success');
-		expect(passed.outputs[0]?.[0]).toMatchObject({ id: 'cust-1001' });
-	});
+			const allowed = await credential({ ...data(), allowInsecureHttp: true });
+			const passed = await runAml(
+				{ resource: 'person', operation: 'get', personId: 'cust-1001' },
+				[{}],
+				{ credentials: { amlOAuth2Api: allowed } },
+				{ credentials: { amlOAuth2Api: allowed } },
+			);
+			expect(passed.status).toBe('success');
+			expect(passed.outputs[0]?.[0]).toMatchObject({ id: 'cust-1001' });
+		},
+	);
 });

@@ -6,14 +6,18 @@ import type { Json } from '../harness/client';
 const DEMO_LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
 
 async function newList(name: string): Promise<string> {
-	const { id } = await control.post<{ id: string }>('/custom-lists', { name, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
+	const { id } = await control.post<{ id: string }>('/custom-lists', {
+		name,
+		fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+	});
 	return id;
 }
 
-async function stored(listId: string): Promise<Array<{ id: string; attributes: Json; archived: boolean }>> {
+async function stored(
+	listId: string,
+): Promise<Array<{ id: string; attributes: Json; archived: boolean }>> {
 	return await control.get(`/custom-lists/${listId}/records`);
 }
-
 
 describe('custom list records in real n8n', () => {
 	let listId: string;
@@ -24,9 +28,21 @@ describe('custom list records in real n8n', () => {
 
 	test('Create Record stores id and attributes (input item fields, JSON array kept)', async () => {
 		const run = await runAml(
-			{ resource: 'customList', operation: 'create', customListId: listId, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' },
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
 			[
-				{ id: 'r-1', name: 'Nordwind Shell Corp', country: 'CY', bank_account_numbers: ['CY17002001280000001200527600'] },
+				{
+					id: 'r-1',
+					name: 'Nordwind Shell Corp',
+					country: 'CY',
+					bank_account_numbers: ['CY17002001280000001200527600'],
+				},
 				{ id: 'r-2', name: 'Jaroslav Mekota', country: 'CZ' },
 				{ id: 1003, name: 'Numeric Id Ltd' },
 			],
@@ -37,37 +53,85 @@ describe('custom list records in real n8n', () => {
 		const records = await stored(listId);
 		expect(records.find((r) => r.id === 'r-1')).toEqual({
 			id: 'r-1',
-			attributes: { name: 'Nordwind Shell Corp', country: 'CY', bank_account_numbers: ['CY17002001280000001200527600'] },
+			attributes: {
+				name: 'Nordwind Shell Corp',
+				country: 'CY',
+				bank_account_numbers: ['CY17002001280000001200527600'],
+			},
 			archived: false,
 		});
 		expect(records.find((r) => r.id === '1003')?.attributes).toEqual({ name: 'Numeric Id Ltd' });
 	});
 
 	test('Create Record with an existing id fails with 422 "already exists"', async () => {
-		const run = await runAml({ resource: 'customList', operation: 'create', customListId: listId, recordId: 'r-2', attributesMode: 'json', attributesJson: '{"name":"Other"}' });
+		const run = await runAml({
+			resource: 'customList',
+			operation: 'create',
+			customListId: listId,
+			recordId: 'r-2',
+			attributesMode: 'json',
+			attributesJson: '{"name":"Other"}',
+		});
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/Already exists/);
 		expect(run.error?.message).toMatch(/r-2 already exists/);
-		expect((await stored(listId)).find((r) => r.id === 'r-2')?.attributes).toEqual({ name: 'Jaroslav Mekota', country: 'CZ' });
+		expect((await stored(listId)).find((r) => r.id === 'r-2')?.attributes).toEqual({
+			name: 'Jaroslav Mekota',
+			country: 'CZ',
+		});
 	});
 
 	test('bad custom list id and bad record id fail before any request', async () => {
 		const before = await control.mark();
-		const badList = await runAml({ resource: 'customList', operation: 'get', customListId: 'not-a-uuid', recordId: 'r-1' });
+		const badList = await runAml({
+			resource: 'customList',
+			operation: 'get',
+			customListId: 'not-a-uuid',
+			recordId: 'r-1',
+		});
 		expect(badList.status).toBe('error');
 		expect(badList.error?.message).toMatch(/Item 0: "Custom List ID" must be a UUID/);
-		const badId = await runAml({ resource: 'customList', operation: 'get', customListId: listId, recordId: '={{ $json.id }}' }, [{ id: 'r-1' }, { id: 'bad id' }]);
+		const badId = await runAml(
+			{
+				resource: 'customList',
+				operation: 'get',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+			},
+			[{ id: 'r-1' }, { id: 'bad id' }],
+		);
 		expect(badId.status).toBe('error');
 		expect(badId.error?.message).toMatch(/Item 1: "Record ID" may only contain/);
-		expect((await control.requestsSince(before)).filter((r) => r.path.startsWith('/api'))).toHaveLength(0);
+		expect(
+			(await control.requestsSince(before)).filter((r) => r.path.startsWith('/api')),
+		).toHaveLength(0);
 	});
 
 	test('Get Record and Get Many (limit and return all)', async () => {
-		const get = await runAml({ resource: 'customList', operation: 'get', customListId: listId, recordId: 'r-1' });
-		expect(get.outputs[0][0]).toMatchObject({ id: 'r-1', attributes: { name: 'Nordwind Shell Corp' } });
-		const limited = await runAml({ resource: 'customList', operation: 'getAll', customListId: listId, returnAll: false, limit: 2 });
+		const get = await runAml({
+			resource: 'customList',
+			operation: 'get',
+			customListId: listId,
+			recordId: 'r-1',
+		});
+		expect(get.outputs[0][0]).toMatchObject({
+			id: 'r-1',
+			attributes: { name: 'Nordwind Shell Corp' },
+		});
+		const limited = await runAml({
+			resource: 'customList',
+			operation: 'getAll',
+			customListId: listId,
+			returnAll: false,
+			limit: 2,
+		});
 		expect(limited.outputs[0]).toHaveLength(2);
-		const all = await runAml({ resource: 'customList', operation: 'getAll', customListId: listId, returnAll: true });
+		const all = await runAml({
+			resource: 'customList',
+			operation: 'getAll',
+			customListId: listId,
+			returnAll: true,
+		});
 		expect(all.outputs[0].map((r) => r.id).sort()).toEqual(['1003', 'r-1', 'r-2']);
 	});
 
@@ -78,7 +142,10 @@ describe('custom list records in real n8n', () => {
 			customListId: listId,
 			recordId: 'r-2',
 			attributesMode: 'fields',
-			attributeFields: { name: 'Jaroslav Mekota', bank_account_numbers: '["CZ6508000000192000145399"]' },
+			attributeFields: {
+				name: 'Jaroslav Mekota',
+				bank_account_numbers: '["CZ6508000000192000145399"]',
+			},
 		});
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toMatchObject({ id: 'r-2' });
@@ -89,24 +156,49 @@ describe('custom list records in real n8n', () => {
 	});
 
 	test('Archive Record archives; updating it afterwards fails with a message saying it is archived (409)', async () => {
-		const archive = await runAml({ resource: 'customList', operation: 'archive', customListId: listId, recordId: '1003' });
+		const archive = await runAml({
+			resource: 'customList',
+			operation: 'archive',
+			customListId: listId,
+			recordId: '1003',
+		});
 		expect(archive.status).toBe('success');
 		expect(archive.outputs[0][0]).toEqual({ customListId: listId, id: '1003', archived: true });
 		expect((await stored(listId)).find((r) => r.id === '1003')?.archived).toBe(true);
 
-		const update = await runAml({ resource: 'customList', operation: 'update', customListId: listId, recordId: '1003', attributesMode: 'json', attributesJson: '{"name":"x"}' });
+		const update = await runAml({
+			resource: 'customList',
+			operation: 'update',
+			customListId: listId,
+			recordId: '1003',
+			attributesMode: 'json',
+			attributesJson: '{"name":"x"}',
+		});
 		expect(update.status).toBe('error');
 		expect(update.error?.message).toMatch(/Record "1003" is archived and cannot be updated/);
 		expect(update.error?.httpCode).toBe('409');
 
-		const again = await runAml({ resource: 'customList', operation: 'archive', customListId: listId, recordId: '1003', options: { ignoreArchived: true } });
+		const again = await runAml({
+			resource: 'customList',
+			operation: 'archive',
+			customListId: listId,
+			recordId: '1003',
+			options: { ignoreArchived: true },
+		});
 		expect(again.status).toBe('success');
 		expect(again.outputs[0][0]).toMatchObject({ id: '1003', alreadyArchived: true });
 	});
 
 	test('Create or Update (upsert): creates a new id, updates an existing one', async () => {
 		const run = await runAml(
-			{ resource: 'customList', operation: 'upsert', customListId: listId, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' },
+			{
+				resource: 'customList',
+				operation: 'upsert',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
 			[
 				{ id: 'r-1', name: 'Nordwind Shell Corp (renamed)' },
 				{ id: 'r-9', name: 'Brand New' },
@@ -118,15 +210,20 @@ describe('custom list records in real n8n', () => {
 			['r-9', 'created'],
 		]);
 		const records = await stored(listId);
-		expect(records.find((r) => r.id === 'r-1')?.attributes).toEqual({ name: 'Nordwind Shell Corp (renamed)' });
+		expect(records.find((r) => r.id === 'r-1')?.attributes).toEqual({
+			name: 'Nordwind Shell Corp (renamed)',
+		});
 		expect(records.find((r) => r.id === 'r-9')?.attributes).toEqual({ name: 'Brand New' });
 	});
 
 	test('Get Usable Fields lists {id, name} of the list', async () => {
-		const run = await runAml({ resource: 'customList', operation: 'getUsableFields', customListId: DEMO_LIST });
+		const run = await runAml({
+			resource: 'customList',
+			operation: 'getUsableFields',
+			customListId: DEMO_LIST,
+		});
 		expect(run.status).toBe('success');
 		expect(run.outputs[0].map((f) => f.name)).toEqual(['name', 'bank_account_numbers']);
 		expect(run.outputs[0][0].id).toBe('9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718');
 	});
 });
-

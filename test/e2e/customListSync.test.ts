@@ -32,16 +32,31 @@ function countBy(requests: Array<{ method: string }>): Record<string, number> {
 
 /** Rows as a CSV export would give them: text columns, parsed by a CSV parser. */
 function csvItems(rows: Array<{ id: string; name: string; country: string }>): Json[] {
-	const text = ['id,country,name', ...rows.map((r) => `${r.id},${r.country},"${r.name.replace(/"/g, '""')}"`)].join('\n');
+	const text = [
+		'id,country,name',
+		...rows.map((r) => `${r.id},${r.country},"${r.name.replace(/"/g, '""')}"`),
+	].join('\n');
 	return parse(text, { columns: true, skip_empty_lines: true }) as Json[];
 }
 
 const id = (i: number) => `rec-${String(i).padStart(5, '0')}`;
 
 async function prefill(listId: string, count: number): Promise<void> {
-	const items = Array.from({ length: count }, (_, i) => ({ id: id(i), name: `Person ${i}`, country: 'DE' }));
+	const items = Array.from({ length: count }, (_, i) => ({
+		id: id(i),
+		name: `Person ${i}`,
+		country: 'DE',
+	}));
 	const run = await runAml(
-		{ resource: 'customList', operation: 'create', customListId: listId, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id', options: { parallelRequests: 16 } },
+		{
+			resource: 'customList',
+			operation: 'create',
+			customListId: listId,
+			recordId: '={{ $json.id }}',
+			attributesMode: 'input',
+			excludeInputFields: 'id',
+			options: { parallelRequests: 16 },
+		},
 		items,
 	);
 	expect(run.status).toBe('success');
@@ -53,9 +68,21 @@ function sourceFor(count: number) {
 	const rows: Array<{ id: string; name: string; country: string }> = [];
 	const changed = count / 10;
 	const kept = (count * 8) / 10;
-	for (let i = 0; i < kept; i++) rows.push({ id: id(i), country: 'DE', name: i < changed ? `Person ${i} (changed)` : `Person ${i}` });
-	for (let i = count; i < count + count / 5; i++) rows.push({ id: id(i), country: 'AT', name: `New "${i}"` });
-	return { rows, created: count / 5, updated: changed, archived: count - kept, unchanged: kept - changed };
+	for (let i = 0; i < kept; i++)
+		rows.push({
+			id: id(i),
+			country: 'DE',
+			name: i < changed ? `Person ${i} (changed)` : `Person ${i}`,
+		});
+	for (let i = count; i < count + count / 5; i++)
+		rows.push({ id: id(i), country: 'AT', name: `New "${i}"` });
+	return {
+		rows,
+		created: count / 5,
+		updated: changed,
+		archived: count - kept,
+		unchanged: kept - changed,
+	};
 }
 
 const syncParams = (listId: string, options: Json = {}) => ({
@@ -105,12 +132,18 @@ async function fullSync(count: number, label: string) {
 	// The stored, non-archived list equals the source.
 	const after = await active(listId);
 	expect(after.size).toBe(source.rows.length);
-	for (const row of source.rows) expect(after.get(row.id)).toEqual({ country: row.country, name: row.name });
+	for (const row of source.rows)
+		expect(after.get(row.id)).toEqual({ country: row.country, name: row.name });
 
 	const requests = await listRequests(mark, listId);
 	const counts = countBy(requests);
 	const pages = Math.ceil(count / 50);
-	expect(counts).toEqual({ GET: pages, POST: source.created, PUT: source.updated, DELETE: source.archived });
+	expect(counts).toEqual({
+		GET: pages,
+		POST: source.created,
+		PUT: source.updated,
+		DELETE: source.archived,
+	});
 	figures.push(
 		`${label}: first sync ${count} listed / ${items.length} input → ${JSON.stringify(counts)} (${requests.length} requests), node ${nodeRun(run).executionTime} ms, workflow round trip ${wall} ms`,
 	);
@@ -143,11 +176,19 @@ describe('Custom List → Sync in real n8n', () => {
 		const wall = Date.now() - started;
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toHaveLength(1);
-		expect(run.outputs[0][0]).toMatchObject({ created: 0, updated: 0, archived: 0, unchanged: 1000, failed: 0 });
+		expect(run.outputs[0][0]).toMatchObject({
+			created: 0,
+			updated: 0,
+			archived: 0,
+			unchanged: 1000,
+			failed: 0,
+		});
 		const requests = await listRequests(mark, listId);
 		expect(requests.every((r) => r.method === 'GET')).toBe(true);
 		expect(requests).toHaveLength(20);
-		figures.push(`1k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(run).executionTime} ms, round trip ${wall} ms`);
+		figures.push(
+			`1k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(run).executionTime} ms, round trip ${wall} ms`,
+		);
 	});
 
 	test('guard: an empty source (n8n empty item) stops before any write and archives nothing', async () => {
@@ -155,7 +196,9 @@ describe('Custom List → Sync in real n8n', () => {
 		const mark = await control.mark();
 		const run = await runAml(syncParams(listId), [{}]);
 		expect(run.status).toBe('error');
-		expect(run.error?.message).toMatch(/Sync stopped: it would archive 1000 of the 1000 records in the list \(100%\), more than the allowed 50%/);
+		expect(run.error?.message).toMatch(
+			/Sync stopped: it would archive 1000 of the 1000 records in the list \(100%\), more than the allowed 50%/,
+		);
 		expect(String(run.error?.description)).toMatch(/Max Share to Archive/);
 		const requests = await listRequests(mark, listId);
 		expect(requests.filter((r) => r.method !== 'GET')).toHaveLength(0);
@@ -175,14 +218,23 @@ describe('Custom List → Sync in real n8n', () => {
 	});
 
 	test('dry run reports the plan and changes nothing', async () => {
-		const changedItems = items.map((item, i) => (i < 5 ? { ...item, name: `${item.name} v2` } : item)).slice(0, 990);
+		const changedItems = items
+			.map((item, i) => (i < 5 ? { ...item, name: `${item.name} v2` } : item))
+			.slice(0, 990);
 		changedItems.push({ id: 'rec-new-1', country: 'FR', name: 'Dry' });
 		const before = await active(listId);
 		const mark = await control.mark();
 		const run = await runAml(syncParams(listId, { dryRun: true, output: 'changes' }), changedItems);
 		expect(run.status).toBe('success');
 		const [summary, ...changes] = run.outputs[0];
-		expect(summary).toMatchObject({ dryRun: true, created: 1, updated: 5, archived: 10, unchanged: 985, createdIds: ['rec-new-1'] });
+		expect(summary).toMatchObject({
+			dryRun: true,
+			created: 1,
+			updated: 5,
+			archived: 10,
+			unchanged: 985,
+			createdIds: ['rec-new-1'],
+		});
 		expect(changes).toHaveLength(16);
 		expect(changes.every((c) => c.status === 'planned')).toBe(true);
 		expect((await listRequests(mark, listId)).filter((r) => r.method !== 'GET')).toHaveLength(0);
@@ -191,7 +243,11 @@ describe('Custom List → Sync in real n8n', () => {
 
 	test('duplicate ids are an error naming both items; nothing is sent', async () => {
 		const mark = await control.mark();
-		const run = await runAml(syncParams(listId), [{ id: 'dup-a', name: 'A' }, { id: 'dup-b', name: 'B' }, { id: 'dup-a', name: 'A again' }]);
+		const run = await runAml(syncParams(listId), [
+			{ id: 'dup-a', name: 'A' },
+			{ id: 'dup-b', name: 'B' },
+			{ id: 'dup-a', name: 'A again' },
+		]);
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toBe('Items 0 and 2 both have the record ID "dup-a"');
 		expect(await listRequests(mark, listId)).toHaveLength(0);
@@ -199,7 +255,10 @@ describe('Custom List → Sync in real n8n', () => {
 
 	test('an invalid item stops the sync before any request', async () => {
 		const mark = await control.mark();
-		const run = await runAml(syncParams(listId), [{ id: 'ok-1', name: 'A' }, { id: 'bad id', name: 'B' }]);
+		const run = await runAml(syncParams(listId), [
+			{ id: 'ok-1', name: 'A' },
+			{ id: 'bad id', name: 'B' },
+		]);
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/Item 1: "Record ID" may only contain/);
 		expect(await listRequests(mark, listId)).toHaveLength(0);
@@ -212,9 +271,23 @@ describe('Custom List → Sync in real n8n', () => {
 			{ id: 'f-2', name: 'Two' },
 			{ id: 'f-3', name: 'Three' },
 		];
-		const create = await runAml({ resource: 'customList', operation: 'create', customListId: small, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' }, seed);
+		const create = await runAml(
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: small,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
+			seed,
+		);
 		expect(create.status).toBe('success');
-		await control.post('/faults', { rules: [{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 }] });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 },
+			],
+		});
 		const source = [
 			{ id: 'f-1', name: 'One v2' },
 			{ id: 'f-2', name: 'Two v2' },
@@ -223,20 +296,30 @@ describe('Custom List → Sync in real n8n', () => {
 		];
 		const run = await runAml(syncParams(small), source);
 		expect(run.status).toBe('error');
-		expect(run.error?.message).toBe('Sync finished with 1 failed change(s): created 1, updated 1, archived 0, unchanged 1, failed 1');
+		expect(run.error?.message).toBe(
+			'Sync finished with 1 failed change(s): created 1, updated 1, archived 0, unchanged 1, failed 1',
+		);
 		expect(String(run.error?.description)).toMatch(/update "f-1"/);
 		let stored = await active(small);
 		expect(stored.get('f-2')).toEqual({ name: 'Two v2' });
 		expect(stored.get('f-4')).toEqual({ name: 'Four' });
 		expect(stored.get('f-1')).toEqual({ name: 'One' });
 
-		await control.post('/faults', { rules: [{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 }] });
-		const tolerant = await runAml(syncParams(small, { output: 'changes' }), source, { continueOnFail: true });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'PUT', path: `${small}/records/f-1$`, errorRate: 1, errorStatus: 400, times: 1 },
+			],
+		});
+		const tolerant = await runAml(syncParams(small, { output: 'changes' }), source, {
+			continueOnFail: true,
+		});
 		expect(tolerant.status).toBe('success');
 		const [summary, ...changes] = tolerant.outputs[0];
 		expect(summary).toMatchObject({ updated: 0, failed: 1, unchanged: 3 });
 		expect(summary.failures[0]).toMatchObject({ id: 'f-1', operation: 'update' });
-		expect(changes).toEqual([expect.objectContaining({ id: 'f-1', change: 'update', status: 'failed' })]);
+		expect(changes).toEqual([
+			expect.objectContaining({ id: 'f-1', change: 'update', status: 'failed' }),
+		]);
 		await control.del('/faults');
 		const last = await runAml(syncParams(small), source);
 		expect(last.outputs[0][0]).toMatchObject({ updated: 1, failed: 0, unchanged: 3 });
@@ -246,13 +329,30 @@ describe('Custom List → Sync in real n8n', () => {
 
 	test('an archived id back in the source is created again; "Leave Unchanged" never archives', async () => {
 		const small = await newList(`sync archived ${Date.now()}`);
-		await runAml({ resource: 'customList', operation: 'create', customListId: small, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' }, [
-			{ id: 'a-1', name: 'One' },
-			{ id: 'a-2', name: 'Two' },
-			{ id: 'a-3', name: 'Three' },
+		await runAml(
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: small,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
+			[
+				{ id: 'a-1', name: 'One' },
+				{ id: 'a-2', name: 'Two' },
+				{ id: 'a-3', name: 'Three' },
+			],
+		);
+		await runAml({
+			resource: 'customList',
+			operation: 'archive',
+			customListId: small,
+			recordId: 'a-1',
+		});
+		const run = await runAml({ ...syncParams(small), onMissing: 'leave' }, [
+			{ id: 'a-1', name: 'One again' },
 		]);
-		await runAml({ resource: 'customList', operation: 'archive', customListId: small, recordId: 'a-1' });
-		const run = await runAml({ ...syncParams(small), onMissing: 'leave' }, [{ id: 'a-1', name: 'One again' }]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toMatchObject({ created: 1, archived: 0, createdIds: ['a-1'] });
 		const stored = await active(small);
@@ -268,10 +368,17 @@ describe('Custom List → Sync in real n8n', () => {
 			const started = Date.now();
 			const again = await runAml(syncParams(bigList), bigItems);
 			const wall = Date.now() - started;
-			expect(again.outputs[0][0]).toMatchObject({ created: 0, updated: 0, archived: 0, unchanged: 10_000 });
+			expect(again.outputs[0][0]).toMatchObject({
+				created: 0,
+				updated: 0,
+				archived: 0,
+				unchanged: 10_000,
+			});
 			const requests = await listRequests(mark, bigList);
 			expect(requests.every((r) => r.method === 'GET')).toBe(true);
-			figures.push(`10k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(again).executionTime} ms, round trip ${wall} ms`);
+			figures.push(
+				`10k: repeat sync (no change) → ${requests.length} GET, 0 writes, node ${nodeRun(again).executionTime} ms, round trip ${wall} ms`,
+			);
 		},
 		600_000,
 	);
@@ -286,7 +393,9 @@ describe('Custom List → Sync in real n8n', () => {
 			{ id: 'r-2', name: 'Two', mode: 'delete-everything' },
 		]);
 		expect(run.status).toBe('error');
-		expect(run.error?.message).toMatch(/Item 1: "Records Missing From Input" must be one of archive, leave/);
+		expect(run.error?.message).toMatch(
+			/Item 1: "Records Missing From Input" must be one of archive, leave/,
+		);
 		expect(await listRequests(since, listId)).toHaveLength(0);
 		expect((await active(listId)).size).toBe(5);
 	});

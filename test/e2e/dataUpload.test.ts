@@ -16,10 +16,20 @@ import { upload } from '../harness/upload';
 const suffix = randomUUID().slice(0, 6);
 
 type Logged = { seq: number; method: string; path: string; status: number };
-const apiSince = async (mark: number): Promise<Logged[]> => (await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api'));
-const uploadsSince = async (mark: number) => (await apiSince(mark)).filter((r) => r.method === 'POST' && r.path.startsWith('/api/v1/data-upload'));
+const apiSince = async (mark: number): Promise<Logged[]> =>
+	(await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api'));
+const uploadsSince = async (mark: number) =>
+	(await apiSince(mark)).filter(
+		(r) => r.method === 'POST' && r.path.startsWith('/api/v1/data-upload'),
+	);
 
-const persons = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${i}`, type: 'INDIVIDUAL', first_name: `F${i}`, last_name: 'Csv' }));
+const persons = (prefix: string, count: number) =>
+	Array.from({ length: count }, (_, i) => ({
+		id: `${prefix}-${i}`,
+		type: 'INDIVIDUAL',
+		first_name: `F${i}`,
+		last_name: 'Csv',
+	}));
 
 afterAll(async () => {
 	await control.post('/config', { tokenLifetimeSeconds: 3600 }).catch(() => undefined);
@@ -30,28 +40,67 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 	test('persons CSV → COMPLETED after waiting; the sandbox stores every row', async () => {
 		const prefix = `csv-${suffix}`;
 		const mark = await control.mark();
-		const run = await upload({ rows: persons(prefix, 30) }, { uploadType: 'PERSON', waitForCompletion: true });
+		const run = await upload(
+			{ rows: persons(prefix, 30) },
+			{ uploadType: 'PERSON', waitForCompletion: true },
+		);
 		expect(run.status).toBe('success');
 		expect(run.output).toHaveLength(1);
-		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'PERSON', fileName: 'data.csv', reason: null });
+		expect(run.output[0]).toMatchObject({
+			status: 'COMPLETED',
+			success: true,
+			type: 'PERSON',
+			fileName: 'data.csv',
+			reason: null,
+		});
 		expect(typeof run.output[0].uploadId).toBe('number');
-		const stored = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
+		const stored = (await control.get<Json[]>('/persons')).filter((p) =>
+			p.id.startsWith(`${prefix}-`),
+		);
 		expect(stored).toHaveLength(30);
-		expect(stored.find((p) => p.id === `${prefix}-7`)).toMatchObject({ type: 'INDIVIDUAL', attributes: { first_name: 'F7', last_name: 'Csv' } });
+		expect(stored.find((p) => p.id === `${prefix}-7`)).toMatchObject({
+			type: 'INDIVIDUAL',
+			attributes: { first_name: 'F7', last_name: 'Csv' },
+		});
 		const log = await apiSince(mark);
 		// The token check first (a 401 there when an earlier suite reset the tokens; n8n renews on it), then exactly one
 		// upload, then status polls.
 		expect(log.filter((r) => r.method === 'POST').map((r) => r.status)).toEqual([202]);
 		const gets = log.filter((r) => r.method === 'GET').map((r) => r.path);
-		expect(gets.filter((p) => p === '/api/v1/screening-list-groups').length).toBeGreaterThanOrEqual(1);
-		expect(gets.every((p) => p === '/api/v1/screening-list-groups' || p === `/api/v1/data-upload/${run.output[0].uploadId}/status`)).toBe(true);
+		expect(gets.filter((p) => p === '/api/v1/screening-list-groups').length).toBeGreaterThanOrEqual(
+			1,
+		);
+		expect(
+			gets.every(
+				(p) =>
+					p === '/api/v1/screening-list-groups' ||
+					p === `/api/v1/data-upload/${run.output[0].uploadId}/status`,
+			),
+		).toBe(true);
 	});
 
 	test('transactions CSV → COMPLETED; stored under their persons', async () => {
-		const rows = [1, 2, 3].map((n) => ({ id: `csvtx-${suffix}-${n}`, person_id: 'cust-1001', timestamp: `2026-01-0${n}T10:00:00.123456Z`, amount: `${n}00.50`, direction: 'O', type: 'wire_transfer' }));
-		const run = await upload({ rows }, { uploadType: 'TRANSACTION', options: { fileName: 'transactions.csv' } });
-		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'TRANSACTION', fileName: 'transactions.csv' });
-		const stored = (await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).filter((t) => t.id.startsWith(`csvtx-${suffix}`));
+		const rows = [1, 2, 3].map((n) => ({
+			id: `csvtx-${suffix}-${n}`,
+			person_id: 'cust-1001',
+			timestamp: `2026-01-0${n}T10:00:00.123456Z`,
+			amount: `${n}00.50`,
+			direction: 'O',
+			type: 'wire_transfer',
+		}));
+		const run = await upload(
+			{ rows },
+			{ uploadType: 'TRANSACTION', options: { fileName: 'transactions.csv' } },
+		);
+		expect(run.output[0]).toMatchObject({
+			status: 'COMPLETED',
+			success: true,
+			type: 'TRANSACTION',
+			fileName: 'transactions.csv',
+		});
+		const stored = (await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).filter(
+			(t) => t.id.startsWith(`csvtx-${suffix}`),
+		);
 		expect(stored.map((t) => t.id).sort()).toEqual(rows.map((r) => r.id));
 		expect(stored[0].attributes).toMatchObject({ amount: '100.50', direction: 'O' });
 	});
@@ -63,10 +112,18 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		const run = await upload({ rows }, { uploadType: 'PERSON' });
 		expect(run.status).toBe('error');
 		expect(run.output).toHaveLength(0);
-		expect(run.error?.message).toMatch(new RegExp(`ended with status PARTIALLY_COMPLETED: .*${prefix}-3\\b`));
+		expect(run.error?.message).toMatch(
+			new RegExp(`ended with status PARTIALLY_COMPLETED: .*${prefix}-3\\b`),
+		);
 		expect(run.error?.message).toMatch(new RegExp(`First id not saved: ${prefix}-1000`));
-		expect(run.error?.description).toMatch(new RegExp(`offendingId: ${prefix}-3, lastSavedId: ${prefix}-999, firstIdNotSaved: ${prefix}-1000`));
-		const stored = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
+		expect(run.error?.description).toMatch(
+			new RegExp(
+				`offendingId: ${prefix}-3, lastSavedId: ${prefix}-999, firstIdNotSaved: ${prefix}-1000`,
+			),
+		);
+		const stored = (await control.get<Json[]>('/persons')).filter((p) =>
+			p.id.startsWith(`${prefix}-`),
+		);
 		expect(stored).toHaveLength(1000);
 	});
 
@@ -89,8 +146,20 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 
 	test('a bad timestamp → FAILED with the reason as an error; nothing stored; with Continue On Fail an item', async () => {
 		const rows = [
-			{ id: `ft-${suffix}-1`, person_id: 'cust-1001', timestamp: '2026-01-01T00:00:00Z', amount: '1.00', direction: 'I' },
-			{ id: `ft-${suffix}-2`, person_id: 'cust-1001', timestamp: 'yesterday', amount: '2.00', direction: 'O' },
+			{
+				id: `ft-${suffix}-1`,
+				person_id: 'cust-1001',
+				timestamp: '2026-01-01T00:00:00Z',
+				amount: '1.00',
+				direction: 'I',
+			},
+			{
+				id: `ft-${suffix}-2`,
+				person_id: 'cust-1001',
+				timestamp: 'yesterday',
+				amount: '2.00',
+				direction: 'O',
+			},
 		];
 		const run = await upload({ rows }, { uploadType: 'TRANSACTION' });
 		expect(run.status).toBe('error');
@@ -105,16 +174,39 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 
 	test('wrong binary field, missing columns, wrong separator, wrong file name: errors before any request', async () => {
 		const mark = await control.mark();
-		const wrong = await upload({ rows: persons(`wb-${suffix}`, 2) }, { uploadType: 'PERSON', binaryPropertyName: 'file' });
+		const wrong = await upload(
+			{ rows: persons(`wb-${suffix}`, 2) },
+			{ uploadType: 'PERSON', binaryPropertyName: 'file' },
+		);
 		expect(wrong.binaryFields).toEqual(['data']);
-		expect(wrong.error?.message).toMatch(/^Item 0: "Input Binary Field" names no binary data of the item \(the item's binary fields are: data\) \(value: "file"\)/);
-		const missing = await upload({ rows: [{ id: 'x', first_name: 'no type' }] }, { uploadType: 'PERSON' });
-		expect(missing.error?.message).toMatch(/Item 0: "CSV header" lacks the required column\(s\) type for type PERSON/);
-		const semicolon = await upload({ rows: [{ id: 'x', type: 'INDIVIDUAL' }], csvOptions: { delimiter: ';' } }, { uploadType: 'PERSON' });
+		expect(wrong.error?.message).toMatch(
+			/^Item 0: "Input Binary Field" names no binary data of the item \(the item's binary fields are: data\) \(value: "file"\)/,
+		);
+		const missing = await upload(
+			{ rows: [{ id: 'x', first_name: 'no type' }] },
+			{ uploadType: 'PERSON' },
+		);
+		expect(missing.error?.message).toMatch(
+			/Item 0: "CSV header" lacks the required column\(s\) type for type PERSON/,
+		);
+		const semicolon = await upload(
+			{ rows: [{ id: 'x', type: 'INDIVIDUAL' }], csvOptions: { delimiter: ';' } },
+			{ uploadType: 'PERSON' },
+		);
 		expect(semicolon.error?.message).toMatch(/uses ";" as column separator/);
-		const txColumns = await upload({ rows: [{ id: 'x', personId: 'cust-1001', timestamp: '2026-01-01', amount: '1', direction: 'I' }] }, { uploadType: 'TRANSACTION' });
+		const txColumns = await upload(
+			{
+				rows: [
+					{ id: 'x', personId: 'cust-1001', timestamp: '2026-01-01', amount: '1', direction: 'I' },
+				],
+			},
+			{ uploadType: 'TRANSACTION' },
+		);
 		expect(txColumns.error?.message).toMatch(/lacks the required column\(s\) person_id/);
-		const name = await upload({ rows: [{ id: 'x', type: 'INDIVIDUAL' }] }, { uploadType: 'PERSON', options: { fileName: 'persons.xlsx' } });
+		const name = await upload(
+			{ rows: [{ id: 'x', type: 'INDIVIDUAL' }] },
+			{ uploadType: 'PERSON', options: { fileName: 'persons.xlsx' } },
+		);
 		expect(name.error?.message).toMatch(/"File Name" must end with \.csv/);
 		expect(await apiSince(mark)).toHaveLength(0);
 	});
@@ -128,7 +220,14 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		fs.mkdirSync(dir, { recursive: true });
 		const filePath = path.join(dir, `aml-revoked-${suffix}.csv`);
 		const rows = 60_000;
-		fs.writeFileSync(filePath, 'id,type,note\n' + Array.from({ length: rows }, (_, i) => `${prefix}-${i},INDIVIDUAL,${'n'.repeat(40)}\n`).join(''));
+		fs.writeFileSync(
+			filePath,
+			'id,type,note\n' +
+				Array.from(
+					{ length: rows },
+					(_, i) => `${prefix}-${i},INDIVIDUAL,${'n'.repeat(40)}\n`,
+				).join(''),
+		);
 		try {
 			await upload({ rows: persons(`${prefix}-warm`, 1) }, { uploadType: 'PERSON' });
 			// One round: the token endpoint allows 5 requests a minute, and the next tests renew tokens too.
@@ -136,12 +235,17 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 			const mark = await control.mark();
 			const uploadsBefore = (await control.get<Json[]>('/uploads')).length;
 			const run = await upload({ filePath }, { uploadType: 'PERSON', waitForCompletion: false });
-			expect({ status: run.status, output: run.output[0], error: run.error }).toMatchObject({ status: 'success', output: { status: 'ACCEPTED', type: 'PERSON' } });
+			expect({ status: run.status, output: run.output[0], error: run.error }).toMatchObject({
+				status: 'success',
+				output: { status: 'ACCEPTED', type: 'PERSON' },
+			});
 			expect((await control.get<Json[]>('/uploads')).length - uploadsBefore).toBe(1);
 			// The token check got the 401 (n8n renewed the token on it); the file went once, with the new token. When an
 			// earlier test file used up the token endpoint's 5 a minute, the run waits for it and probes with the same
 			// check once a second: more 401s, all on the check, none on the file.
-			const refused = (await apiSince(mark)).filter((r) => r.status === 401).map((r) => `${r.method} ${r.path}`);
+			const refused = (await apiSince(mark))
+				.filter((r) => r.status === 401)
+				.map((r) => `${r.method} ${r.path}`);
 			expect(refused.length).toBeGreaterThanOrEqual(1);
 			expect([...new Set(refused)]).toEqual(['GET /api/v1/screening-list-groups']);
 			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
@@ -155,10 +259,16 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		try {
 			// This run's 401 makes n8n fetch a token that lives 5 s (and store its expiry).
 			await control.post('/tokens/expire');
-			await upload({ rows: persons(`ren-${suffix}-a`, 1) }, { uploadType: 'PERSON', waitForCompletion: false });
+			await upload(
+				{ rows: persons(`ren-${suffix}-a`, 1) },
+				{ uploadType: 'PERSON', waitForCompletion: false },
+			);
 			await new Promise((resolve) => setTimeout(resolve, 6000));
 			const mark = await control.mark();
-			const run = await upload({ rows: persons(`ren-${suffix}-b`, 2) }, { uploadType: 'PERSON', waitForCompletion: false });
+			const run = await upload(
+				{ rows: persons(`ren-${suffix}-b`, 2) },
+				{ uploadType: 'PERSON', waitForCompletion: false },
+			);
 			expect(run.output[0]).toMatchObject({ status: 'ACCEPTED', success: null });
 			expect(run.output[0].note).toMatch(/Get Status/);
 			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
@@ -178,7 +288,10 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		fs.writeSync(fd, 'id,type,note\n');
 		let written = 13;
 		for (let i = 0; written < size; i++) {
-			const line = `big-${suffix}-${i},${i === 0 ? 'ALIEN' : 'INDIVIDUAL'},${filler}\n`.slice(0, Math.max(0, size - written));
+			const line = `big-${suffix}-${i},${i === 0 ? 'ALIEN' : 'INDIVIDUAL'},${filler}\n`.slice(
+				0,
+				Math.max(0, size - written),
+			);
 			fs.writeSync(fd, line);
 			written += line.length;
 		}
@@ -193,7 +306,9 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 			expect(run.output[0]).toMatchObject({ status: 'ACCEPTED', type: 'PERSON' });
 			expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
 			const added = peak - baseline;
-			console.log(`100 MB upload: n8n RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB, added ${(added / 2 ** 20).toFixed(0)} MB = ${(added / size).toFixed(2)}× file size`);
+			console.log(
+				`100 MB upload: n8n RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB, added ${(added / 2 ** 20).toFixed(0)} MB = ${(added / size).toFixed(2)}× file size`,
+			);
 			// A body built in memory would add at least the file size; streamed, it measured 0.5× (the file reader's share).
 			expect(added / size).toBeLessThan(1);
 		} finally {
@@ -207,12 +322,32 @@ describe('Data Upload → Get Status in real n8n', () => {
 	test('status of a finished upload; an unknown id is a 404 error; a non-number is refused before any request', async () => {
 		const done = await upload({ rows: persons(`gs-${suffix}`, 2) }, { uploadType: 'PERSON' });
 		const uploadId = done.output[0].uploadId;
-		const run = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: '={{ $json.uploadId }}' } }, [{ uploadId }], { credentials: { amlOAuth2Api: context().credential } });
-		expect(run.outputs[0]).toEqual([{ uploadId, status: 'COMPLETED', reason: null, success: true }]);
-		const unknown = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: '999999' } }, [{}], { credentials: { amlOAuth2Api: context().credential } });
+		const run = await n8n().runNode(
+			{
+				parameters: {
+					resource: 'dataUpload',
+					operation: 'getStatus',
+					uploadId: '={{ $json.uploadId }}',
+				},
+			},
+			[{ uploadId }],
+			{ credentials: { amlOAuth2Api: context().credential } },
+		);
+		expect(run.outputs[0]).toEqual([
+			{ uploadId, status: 'COMPLETED', reason: null, success: true },
+		]);
+		const unknown = await n8n().runNode(
+			{ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: '999999' } },
+			[{}],
+			{ credentials: { amlOAuth2Api: context().credential } },
+		);
 		expect(unknown.error?.message).toMatch(/Not found/);
 		const mark = await control.mark();
-		const bad = await n8n().runNode({ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: 'abc' } }, [{}], { credentials: { amlOAuth2Api: context().credential } });
+		const bad = await n8n().runNode(
+			{ parameters: { resource: 'dataUpload', operation: 'getStatus', uploadId: 'abc' } },
+			[{}],
+			{ credentials: { amlOAuth2Api: context().credential } },
+		);
 		expect(bad.error?.message).toMatch(/"Upload ID" must be a whole number of at least 1/);
 		expect(await apiSince(mark)).toHaveLength(0);
 	});
@@ -229,7 +364,9 @@ function n8nPid(): number {
 
 /** Samples a process's resident memory every 20 ms; returns a stop function giving baseline and peak. */
 function sampleRss(pid: number): () => { baseline: number; peak: number } {
-	const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+	const rss = () =>
+		Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) *
+		1024;
 	const baseline = rss();
 	let peak = baseline;
 	const timer = setInterval(() => {

@@ -7,7 +7,14 @@ import { context, control, n8n, nodeOutput, nodeOutputs, ownerRest } from '../ha
 import type { CredentialRef, Json } from '../harness/client';
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
-import { credentialTypes, exampleFiles, importExample, readExample, stickyText, type ExampleChoices } from '../harness/examples';
+import {
+	credentialTypes,
+	exampleFiles,
+	importExample,
+	readExample,
+	stickyText,
+	type ExampleChoices,
+} from '../harness/examples';
 
 /**
  * The example workflows as a user gets them: each file is imported into n8n unchanged, then the test does what the
@@ -32,14 +39,18 @@ async function credential(type: string, name: string, data: Json): Promise<Crede
 
 /** Imports the file unchanged, makes the user's choices, returns the workflow id and the stored workflow. */
 /** The newest version of each node of this package (the AML node also serves as the AI tool `amlTool`). */
-const newestOf = (version: number | number[]) => (Array.isArray(version) ? Math.max(...version) : version);
+const newestOf = (version: number | number[]) =>
+	Array.isArray(version) ? Math.max(...version) : version;
 const NEWEST_VERSION: Record<string, number> = {
 	'n8n-nodes-aml.aml': newestOf(new Aml().description.version),
 	'n8n-nodes-aml.amlTool': newestOf(new Aml().description.version),
 	'n8n-nodes-aml.amlTrigger': newestOf(new AmlTrigger().description.version),
 };
 
-async function importAsUser(file: string, choices: ExampleChoices): Promise<{ id: string; workflow: Json }> {
+async function importAsUser(
+	file: string,
+	choices: ExampleChoices,
+): Promise<{ id: string; workflow: Json }> {
 	const { id, workflow } = await importExample(n8n(), file, choices);
 	created.push(id);
 	return { id, workflow };
@@ -48,37 +59,82 @@ async function importAsUser(file: string, choices: ExampleChoices): Promise<{ id
 /** Schedule triggers cannot be fired through the API: the same chain is started from a Webhook node in its place. */
 async function scheduleToWebhook(id: string, workflow: Json): Promise<string> {
 	const hookPath = `example-${randomUUID()}`;
-	const schedule = (workflow.nodes as Json[]).find((n) => n.type === 'n8n-nodes-base.scheduleTrigger')!;
-	Object.assign(schedule, { type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: hookPath, responseMode: 'lastNode', responseData: 'noData', options: {} } });
-	const response = await n8n().api.put(`/workflows/${id}`, { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: workflow.settings });
-	if (response.status >= 300) throw new Error(`PUT workflow: ${response.status} ${JSON.stringify(response.data)}`);
+	const schedule = (workflow.nodes as Json[]).find(
+		(n) => n.type === 'n8n-nodes-base.scheduleTrigger',
+	)!;
+	Object.assign(schedule, {
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
+	});
+	const response = await n8n().api.put(`/workflows/${id}`, {
+		name: workflow.name,
+		nodes: workflow.nodes,
+		connections: workflow.connections,
+		settings: workflow.settings,
+	});
+	if (response.status >= 300)
+		throw new Error(`PUT workflow: ${response.status} ${JSON.stringify(response.data)}`);
 	return hookPath;
 }
 
 /** The `count` newest finished executions of a workflow (waits for them), oldest first. */
-async function finishedExecutions(workflowId: string, count: number, timeoutMs = 120_000): Promise<Json[]> {
+async function finishedExecutions(
+	workflowId: string,
+	count: number,
+	timeoutMs = 120_000,
+): Promise<Json[]> {
 	const started = Date.now();
 	for (;;) {
-		const list = (await n8n().listExecutions(workflowId, { limit: 50 })).filter((e) => e.finished || e.stoppedAt);
+		const list = (await n8n().listExecutions(workflowId, { limit: 50 })).filter(
+			(e) => e.finished || e.stoppedAt,
+		);
 		if (list.length >= count) {
-			const executions = await Promise.all(list.slice(0, count).map((e) => n8n().getExecution(e.id, true)));
+			const executions = await Promise.all(
+				list.slice(0, count).map((e) => n8n().getExecution(e.id, true)),
+			);
 			return executions.sort((a, b) => Number(a.id) - Number(b.id));
 		}
-		if (Date.now() - started > timeoutMs) throw new Error(`${list.length} of ${count} executions of ${workflowId} finished within ${timeoutMs} ms`);
+		if (Date.now() - started > timeoutMs)
+			throw new Error(
+				`${list.length} of ${count} executions of ${workflowId} finished within ${timeoutMs} ms`,
+			);
 		await sleep(200);
 	}
 }
 
 const amlApi = async () => {
 	const c = context().sandbox;
-	const token = (await axios.post(c.tokenUrl, 'grant_type=client_credentials', { auth: { username: c.clientId, password: c.clientSecret } })).data.access_token;
-	return axios.create({ baseURL: `${c.baseUrl}/api`, headers: { Authorization: `Bearer ${token}` } });
+	const token = (
+		await axios.post(c.tokenUrl, 'grant_type=client_credentials', {
+			auth: { username: c.clientId, password: c.clientSecret },
+		})
+	).data.access_token;
+	return axios.create({
+		baseURL: `${c.baseUrl}/api`,
+		headers: { Authorization: `Bearer ${token}` },
+	});
 };
 
 /** A monitoring alert (transaction over the scenario threshold) and a screening alert (a listed person's name). */
 async function raiseAlerts(prefix: string): Promise<void> {
 	const api = await amlApi();
-	await api.post('/v1/persons/cust-1001/transactions', { id: `${prefix}-tx`, attributes: { amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: '2026-11-22T10:00:00Z' } });
+	await api.post('/v1/persons/cust-1001/transactions', {
+		id: `${prefix}-tx`,
+		attributes: {
+			amount: '25000.00',
+			type: 'wire_transfer',
+			direction: 'O',
+			timestamp: '2026-11-22T10:00:00Z',
+		},
+	});
 	await api.post(`/v1/transactions/${prefix}-tx/monitoring-checks`);
 	await api.post('/v1/persons/cust-1006/screening-checks');
 }
@@ -88,59 +144,112 @@ async function raiseAlerts(prefix: string): Promise<void> {
  * others, publishes it and points a sandbox webhook target (signed with the credential's secret) at its trigger.
  * Starts from a reset sandbox and no recorded Slack calls.
  */
-async function publishAlertExample(file: string, credentials: Record<string, CredentialRef>, events = ['ALERT_CREATED', 'SCREENING_ALERT_CREATED']): Promise<{ id: string; url: string; target: string }> {
+async function publishAlertExample(
+	file: string,
+	credentials: Record<string, CredentialRef>,
+	events = ['ALERT_CREATED', 'SCREENING_ALERT_CREATED'],
+): Promise<{ id: string; url: string; target: string }> {
 	await control.post('/reset');
 	await axios.delete(`${context().slack.url}/calls`);
 	const secret = `whsec-${randomUUID()}`;
 	const key = `amlWebhookApi${file.slice(0, 2)}`;
-	madeCredentials[key] = await n8n().createCredential(`AML webhook secret (e2e ${file.slice(0, 2)})`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret });
-	const { id, workflow } = await importAsUser(file, { credentials: { amlOAuth2Api: context().credential, amlWebhookApi: madeCredentials[key], ...credentials } });
+	madeCredentials[key] = await n8n().createCredential(
+		`AML webhook secret (e2e ${file.slice(0, 2)})`,
+		'amlWebhookApi',
+		{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret },
+	);
+	const { id, workflow } = await importAsUser(file, {
+		credentials: {
+			amlOAuth2Api: context().credential,
+			amlWebhookApi: madeCredentials[key],
+			...credentials,
+		},
+	});
 	await n8n().activate(id);
 	const trigger = (workflow.nodes as Json[]).find((n) => n.type === 'n8n-nodes-aml.amlTrigger')!;
 	const url = `${context().n8n.baseUrl}/webhook/${trigger.webhookId}/aml`;
-	for (let i = 0; i < 100 && (await axios.post(url, {}, { validateStatus: () => true })).status === 404; i++) await sleep(100);
-	const target = await control.post<{ id: string }>('/webhooks', { url, events, verification: { mode: 'hmac', secret } });
+	for (
+		let i = 0;
+		i < 100 && (await axios.post(url, {}, { validateStatus: () => true })).status === 404;
+		i++
+	)
+		await sleep(100);
+	const target = await control.post<{ id: string }>('/webhooks', {
+		url,
+		events,
+		verification: { mode: 'hmac', secret },
+	});
 	return { id, url, target: target.id };
 }
 
 /** The Slack credential of the examples (its token reaches only the Slack stand-in). */
 const SLACK_TOKEN = 'xoxb-0000000000-0000000000000-e2eexampletokenxxxxxxxx';
-const slackCredential = async () => await credential('slackApi', 'Slack (e2e, never reaches Slack)', { accessToken: SLACK_TOKEN });
+const slackCredential = async () =>
+	await credential('slackApi', 'Slack (e2e, never reaches Slack)', { accessToken: SLACK_TOKEN });
 
 /** The Slack Web API calls n8n made (to the Slack stand-in), oldest first. */
 async function slackCalls(method: string): Promise<Json[]> {
-	return ((await axios.get(`${context().slack.url}/calls`)).data as Json[]).filter((c) => c.method === method);
+	return ((await axios.get(`${context().slack.url}/calls`)).data as Json[]).filter(
+		(c) => c.method === method,
+	);
 }
 
 afterAll(async () => {
-	for (const id of created) await n8n().deleteWorkflow(id).catch(() => undefined);
-	for (const c of Object.values(madeCredentials)) await n8n().deleteCredential(c.id).catch(() => undefined);
+	for (const id of created)
+		await n8n()
+			.deleteWorkflow(id)
+			.catch(() => undefined);
+	for (const c of Object.values(madeCredentials))
+		await n8n()
+			.deleteCredential(c.id)
+			.catch(() => undefined);
 });
 
 describe('every example imports into n8n as shipped', () => {
-	test.each(exampleFiles().map((f) => [f.split('/').pop()!]))('%s: no placeholders, credentials by name only, the AML nodes at their newest version, n8n accepts the file unchanged, the sticky notes name what to set', async (file) => {
-		const shipped = readExample(file);
-		expect(JSON.stringify(shipped)).not.toMatch(/__[A-Z0-9_]+__/);
-		const notes = stickyText(shipped);
-		expect(notes.length).toBeGreaterThan(0);
-		for (const node of shipped.nodes as Json[]) {
-			// this package's nodes at the version a new node gets in the editor (its newest)
-			const newest = NEWEST_VERSION[node.type as string];
-			if (newest !== undefined) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest });
-			for (const [type, ref] of Object.entries((node.credentials ?? {}) as Record<string, Json>)) {
-				expect({ node: node.name, type, ref }).toEqual({ node: node.name, type, ref: { id: null, name: expect.any(String) } });
-				// every node with a credential is named in a sticky note (what to choose there)
-				if (!(node.type === 'n8n-nodes-aml.amlTool')) expect({ node: node.name, named: notes.includes(`**${node.name}**`) }).toEqual({ node: node.name, named: true });
+	test.each(exampleFiles().map((f) => [f.split('/').pop()!]))(
+		'%s: no placeholders, credentials by name only, the AML nodes at their newest version, n8n accepts the file unchanged, the sticky notes name what to set',
+		async (file) => {
+			const shipped = readExample(file);
+			expect(JSON.stringify(shipped)).not.toMatch(/__[A-Z0-9_]+__/);
+			const notes = stickyText(shipped);
+			expect(notes.length).toBeGreaterThan(0);
+			for (const node of shipped.nodes as Json[]) {
+				// this package's nodes at the version a new node gets in the editor (its newest)
+				const newest = NEWEST_VERSION[node.type as string];
+				if (newest !== undefined)
+					expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({
+						node: node.name,
+						typeVersion: newest,
+					});
+				for (const [type, ref] of Object.entries(
+					(node.credentials ?? {}) as Record<string, Json>,
+				)) {
+					expect({ node: node.name, type, ref }).toEqual({
+						node: node.name,
+						type,
+						ref: { id: null, name: expect.any(String) },
+					});
+					// every node with a credential is named in a sticky note (what to choose there)
+					if (!(node.type === 'n8n-nodes-aml.amlTool'))
+						expect({ node: node.name, named: notes.includes(`**${node.name}**`) }).toEqual({
+							node: node.name,
+							named: true,
+						});
+				}
 			}
-		}
-		const stored = await n8n().createWorkflow(shipped);
-		created.push(String(stored.id));
-		expect(stored.name).toBe(shipped.name);
-		expect((stored.nodes as Json[]).map((n) => n.name).sort()).toEqual((shipped.nodes as Json[]).map((n) => n.name).sort());
-		// no credential of these names exists in the test's n8n: the references stay for the user to choose
-		for (const node of stored.nodes as Json[]) for (const ref of Object.values((node.credentials ?? {}) as Record<string, Json>)) expect(ref.id ?? null).toBeNull();
-		expect(credentialTypes(stored)).toEqual(credentialTypes(shipped));
-	});
+			const stored = await n8n().createWorkflow(shipped);
+			created.push(String(stored.id));
+			expect(stored.name).toBe(shipped.name);
+			expect((stored.nodes as Json[]).map((n) => n.name).sort()).toEqual(
+				(shipped.nodes as Json[]).map((n) => n.name).sort(),
+			);
+			// no credential of these names exists in the test's n8n: the references stay for the user to choose
+			for (const node of stored.nodes as Json[])
+				for (const ref of Object.values((node.credentials ?? {}) as Record<string, Json>))
+					expect(ref.id ?? null).toBeNull();
+			expect(credentialTypes(stored)).toEqual(credentialTypes(shipped));
+		},
+	);
 });
 
 describe('example 01: transaction gate', () => {
@@ -149,20 +258,38 @@ describe('example 01: transaction gate', () => {
 	let path = '';
 	beforeAll(async () => {
 		await control.post('/reset');
-		const header = await credential('httpHeaderAuth', 'Core banking header auth (e2e)', { name: KEY, value: secret });
-		const { id, workflow } = await importAsUser('01-transaction-gate.json', { credentials: { amlOAuth2Api: context().credential, httpHeaderAuth: header } });
-		path = (workflow.nodes as Json[]).find((n) => n.name === 'Core banking payment')!.parameters.path;
+		const header = await credential('httpHeaderAuth', 'Core banking header auth (e2e)', {
+			name: KEY,
+			value: secret,
+		});
+		const { id, workflow } = await importAsUser('01-transaction-gate.json', {
+			credentials: { amlOAuth2Api: context().credential, httpHeaderAuth: header },
+		});
+		path = (workflow.nodes as Json[]).find((n) => n.name === 'Core banking payment')!.parameters
+			.path;
 		await n8n().activate(id);
 	});
 
-	const call = async (body: Json, headers: Json = { [KEY]: secret }) => await n8n().callWebhook(path, body, { headers });
+	const call = async (body: Json, headers: Json = { [KEY]: secret }) =>
+		await n8n().callWebhook(path, body, { headers });
 	const pay = async (body: Json) => {
 		const answer = await call(body);
 		expect(answer.status).toBe(200);
 		return answer.data as Json;
 	};
-	const payment = (id: string, amount: string, extra: Json = {}) => ({ id, personId: 'cust-1001', amount, type: 'wire_transfer', direction: 'O', timestamp: '2026-11-22T09:00:00Z', ...extra });
-	const stored = async (id: string) => (await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).some((t) => t.id === id);
+	const payment = (id: string, amount: string, extra: Json = {}) => ({
+		id,
+		personId: 'cust-1001',
+		amount,
+		type: 'wire_transfer',
+		direction: 'O',
+		timestamp: '2026-11-22T09:00:00Z',
+		...extra,
+	});
+	const stored = async (id: string) =>
+		(await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).some(
+			(t) => t.id === id,
+		);
 
 	test('a call without the header (or with a wrong one) is refused with 403 and stores nothing', async () => {
 		expect((await call(payment('gate-0', '10.00'), {})).status).toBe(403);
@@ -171,26 +298,47 @@ describe('example 01: transaction gate', () => {
 	});
 
 	test('a clean payment is processed; it is stored', async () => {
-		expect(await pay(payment('gate-1', '120.00', { receiver_name: 'Jonas Brandt' }))).toEqual({ transactionId: 'gate-1', decision: 'process' });
+		expect(await pay(payment('gate-1', '120.00', { receiver_name: 'Jonas Brandt' }))).toEqual({
+			transactionId: 'gate-1',
+			decision: 'process',
+		});
 		expect(await stored('gate-1')).toBe(true);
 	});
 
 	test('an amount over the scenario threshold is blocked by monitoring; the alert exists', async () => {
 		const answer = await pay(payment('gate-2', '25000.00'));
-		expect(answer).toMatchObject({ transactionId: 'gate-2', decision: 'block', reason: expect.stringMatching(/monitoring scenario/) });
-		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === 'gate-2');
+		expect(answer).toMatchObject({
+			transactionId: 'gate-2',
+			decision: 'block',
+			reason: expect.stringMatching(/monitoring scenario/),
+		});
+		const alerts = (await control.get<Json[]>('/alerts')).filter(
+			(a) => a.transactionId === 'gate-2',
+		);
 		expect(alerts.length).toBeGreaterThan(0);
 		expect(answer.alertIds).toEqual(expect.arrayContaining([alerts[0].id]));
 	});
 
 	test('a sanctioned receiver is blocked by screening', async () => {
-		expect(await pay(payment('gate-3', '80.00', { receiver_name: 'Viktor Drabenko' }))).toMatchObject({ transactionId: 'gate-3', decision: 'block', reason: expect.stringMatching(/screening match/) });
+		expect(
+			await pay(payment('gate-3', '80.00', { receiver_name: 'Viktor Drabenko' })),
+		).toMatchObject({
+			transactionId: 'gate-3',
+			decision: 'block',
+			reason: expect.stringMatching(/screening match/),
+		});
 	});
 
 	test('fail-closed: a monitoring check answering 500 blocks the payment', async () => {
-		await control.post('/faults', { rules: [{ path: '/monitoring-checks$', errorRate: 1, errorStatus: 500 }] });
+		await control.post('/faults', {
+			rules: [{ path: '/monitoring-checks$', errorRate: 1, errorStatus: 500 }],
+		});
 		try {
-			expect(await pay(payment('gate-4', '10.00'))).toMatchObject({ transactionId: 'gate-4', decision: 'block', reason: expect.stringMatching(/500/) });
+			expect(await pay(payment('gate-4', '10.00'))).toMatchObject({
+				transactionId: 'gate-4',
+				decision: 'block',
+				reason: expect.stringMatching(/500/),
+			});
 		} finally {
 			await control.del('/faults');
 		}
@@ -200,9 +348,17 @@ describe('example 01: transaction gate', () => {
 		await control.post('/faults', { rules: [{ path: '.*', dropRate: 1 }] });
 		try {
 			const answer = await pay(payment('gate-5', '10.00'));
-			expect(answer).toMatchObject({ transactionId: 'gate-5', decision: 'block', reason: expect.stringMatching(/^store failed: .*could not be reached/) });
+			expect(answer).toMatchObject({
+				transactionId: 'gate-5',
+				decision: 'block',
+				reason: expect.stringMatching(/^store failed: .*could not be reached/),
+			});
 			// no check is sent for a payment that is not stored
-			expect(answer.reasons).toMatchObject({ store: { status: 'failed' }, monitoring: { status: 'not sent' }, screening: { status: 'not sent' } });
+			expect(answer.reasons).toMatchObject({
+				store: { status: 'failed' },
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+			});
 		} finally {
 			await control.del('/faults');
 		}
@@ -211,17 +367,30 @@ describe('example 01: transaction gate', () => {
 
 	test('fail-closed: payment data the node refuses (no amount, an ID with a space) is answered block, nothing is stored', async () => {
 		const { amount: _amount, ...withoutAmount } = payment('gate-6', '1.00');
-		expect(await pay(withoutAmount)).toMatchObject({ transactionId: 'gate-6', decision: 'block', reason: expect.stringMatching(/^AML check not completed: .*Amount/) });
-		expect(await pay(payment('gate 7', '1.00'))).toMatchObject({ transactionId: 'gate 7', decision: 'block', reason: expect.stringMatching(/^AML check not completed: .*Transaction ID/) });
+		expect(await pay(withoutAmount)).toMatchObject({
+			transactionId: 'gate-6',
+			decision: 'block',
+			reason: expect.stringMatching(/^AML check not completed: .*Amount/),
+		});
+		expect(await pay(payment('gate 7', '1.00'))).toMatchObject({
+			transactionId: 'gate 7',
+			decision: 'block',
+			reason: expect.stringMatching(/^AML check not completed: .*Transaction ID/),
+		});
 		expect(await pay({})).toMatchObject({ transactionId: null, decision: 'block' });
 		expect(await stored('gate-6')).toBe(false);
 	});
 
 	test('the short timeout: a check attempt that hangs is given up after 5 s and repeated, well inside the default 30 s', async () => {
-		await control.post('/faults', { rules: [{ path: '/monitoring-checks$', hangRate: 1, times: 1 }] });
+		await control.post('/faults', {
+			rules: [{ path: '/monitoring-checks$', hangRate: 1, times: 1 }],
+		});
 		try {
 			const started = Date.now();
-			expect(await pay(payment('gate-8', '15.00'))).toEqual({ transactionId: 'gate-8', decision: 'process' });
+			expect(await pay(payment('gate-8', '15.00'))).toEqual({
+				transactionId: 'gate-8',
+				decision: 'process',
+			});
 			const ms = Date.now() - started;
 			expect(ms).toBeGreaterThanOrEqual(5_000);
 			expect(ms).toBeLessThan(25_000);
@@ -236,7 +405,9 @@ describe('example 02: nightly custom list sync', () => {
 		await control.post('/reset');
 		const { id, workflow } = await importAsUser('02-custom-list-sync.json', {
 			credentials: { amlOAuth2Api: context().credential },
-			settings: { 'Download blocklist CSV': { url: `${context().sandbox.baseUrl}/files/blocklist.csv` } },
+			settings: {
+				'Download blocklist CSV': { url: `${context().sandbox.baseUrl}/files/blocklist.csv` },
+			},
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
 		await n8n().activate(id);
@@ -244,28 +415,55 @@ describe('example 02: nightly custom list sync', () => {
 		expect((await n8n().callWebhook(hookPath, {})).status).toBe(200);
 		const [first] = await finishedExecutions(id, 1);
 		expect(first.status).toBe('success');
-		expect(nodeOutput(first, 'Sync blocklist')[0]).toMatchObject({ created: 998, updated: 2, archived: 0 });
-		const records = (await control.get<Json[]>('/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10/records')).filter((r) => !r.archived);
+		expect(nodeOutput(first, 'Sync blocklist')[0]).toMatchObject({
+			created: 998,
+			updated: 2,
+			archived: 0,
+		});
+		const records = (
+			await control.get<Json[]>('/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10/records')
+		).filter((r) => !r.archived);
 		expect(records).toHaveLength(1000);
-		expect(records.find((r) => r.id === 'blk-7')?.attributes).toEqual({ name: 'Blocked Entity 0007', country: 'VG' });
+		expect(records.find((r) => r.id === 'blk-7')?.attributes).toEqual({
+			name: 'Blocked Entity 0007',
+			country: 'VG',
+		});
 
 		const mark = await control.mark();
 		await n8n().callWebhook(hookPath, {});
 		const [, second] = await finishedExecutions(id, 2);
-		expect(nodeOutput(second, 'Sync blocklist')[0]).toMatchObject({ created: 0, updated: 0, archived: 0, unchanged: 1000 });
-		expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api') && r.method !== 'GET')).toHaveLength(0);
+		expect(nodeOutput(second, 'Sync blocklist')[0]).toMatchObject({
+			created: 0,
+			updated: 0,
+			archived: 0,
+			unchanged: 1000,
+		});
+		expect(
+			(await control.requestsSince(mark)).filter(
+				(r) => r.path.startsWith('/api') && r.method !== 'GET',
+			),
+		).toHaveLength(0);
 	});
 });
 
 /** Checks an alert example's two executions (one monitoring alert, one screening alert) up to the node before the outside service. */
-async function alertExecutions(id: string, prefix: string, monitoringNode: string, screeningNode: string): Promise<{ monitoring: Json; screening: Json }> {
+async function alertExecutions(
+	id: string,
+	prefix: string,
+	monitoringNode: string,
+	screeningNode: string,
+): Promise<{ monitoring: Json; screening: Json }> {
 	const executions = await finishedExecutions(id, 2);
-	const byAction = (action: string) => executions.find((e) => nodeOutput(e, 'AML Trigger')[0]?.action === action)!;
+	const byAction = (action: string) =>
+		executions.find((e) => nodeOutput(e, 'AML Trigger')[0]?.action === action)!;
 	const monitoring = byAction('ALERT_CREATED');
 	const screening = byAction('SCREENING_ALERT_CREATED');
 	expect(nodeOutputs(monitoring, 'Monitoring alert?')[0]).toHaveLength(1);
 	expect(nodeOutput(monitoring, monitoringNode)).toHaveLength(1);
-	expect(nodeOutput(monitoring, 'Get monitoring alert')[0]).toMatchObject({ personId: 'cust-1001', transactionId: `${prefix}-tx` });
+	expect(nodeOutput(monitoring, 'Get monitoring alert')[0]).toMatchObject({
+		personId: 'cust-1001',
+		transactionId: `${prefix}-tx`,
+	});
 	// every hit of the screening alert, in one item: one message (one ticket) per alert
 	const hits = nodeOutput(screening, 'Get screening hits');
 	expect(hits.length).toBeGreaterThan(0);
@@ -276,26 +474,58 @@ async function alertExecutions(id: string, prefix: string, monitoringNode: strin
 
 describe('example 03: alert notification to Slack', () => {
 	test('HMAC-verified deliveries of a monitoring and a screening alert each give one Slack message; forged deliveries start nothing', async () => {
-		const { id, url, target } = await publishAlertExample('03-alert-notification.json', { slackApi: await slackCredential() });
+		const { id, url, target } = await publishAlertExample('03-alert-notification.json', {
+			slackApi: await slackCredential(),
+		});
 		try {
-			const forged = JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date().toISOString(), metadata: { alertId: 1, personId: 'cust-1001' } });
-			expect((await axios.post(url, forged, { headers: { 'content-type': 'application/json' }, validateStatus: () => true })).status).toBe(401);
-			expect((await axios.post(url, forged, { headers: { 'content-type': 'application/json', 'X-AML-Signature': '0'.repeat(64) }, validateStatus: () => true })).status).toBe(401);
+			const forged = JSON.stringify({
+				action: 'ALERT_CREATED',
+				createdTime: new Date().toISOString(),
+				metadata: { alertId: 1, personId: 'cust-1001' },
+			});
+			expect(
+				(
+					await axios.post(url, forged, {
+						headers: { 'content-type': 'application/json' },
+						validateStatus: () => true,
+					})
+				).status,
+			).toBe(401);
+			expect(
+				(
+					await axios.post(url, forged, {
+						headers: { 'content-type': 'application/json', 'X-AML-Signature': '0'.repeat(64) },
+						validateStatus: () => true,
+					})
+				).status,
+			).toBe(401);
 
 			await raiseAlerts('ex3');
-			const { monitoring, screening } = await alertExecutions(id, 'ex3', 'Monitoring alert message', 'Screening alert message');
+			const { monitoring, screening } = await alertExecutions(
+				id,
+				'ex3',
+				'Monitoring alert message',
+				'Screening alert message',
+			);
 			expect(await n8n().listExecutions(id, { limit: 50 })).toHaveLength(2); // the forged deliveries started nothing
 
 			const monitoringText = nodeOutput(monitoring, 'Monitoring alert message')[0].text as string;
-			expect(monitoringText).toMatch(/AML alert \d+ .* for person cust-1001, transaction ex3-tx: .*Large transaction/);
+			expect(monitoringText).toMatch(
+				/AML alert \d+ .* for person cust-1001, transaction ex3-tx: .*Large transaction/,
+			);
 			const hits = nodeOutput(screening, 'Get screening hits');
 			const screeningText = nodeOutput(screening, 'Screening alert message')[0].text as string;
-			expect(screeningText).toMatch(new RegExp(`Screening alert \\d+ for person cust-1006: ${hits.length} hit\\(s\\)`));
+			expect(screeningText).toMatch(
+				new RegExp(`Screening alert \\d+ for person cust-1006: ${hits.length} hit\\(s\\)`),
+			);
 			expect(screeningText).toContain('Viktor Drabenko');
-			for (const hit of hits) expect(screeningText).toContain(`• ${hit.name} on ${hit.listName} (score ${hit.score})`);
+			for (const hit of hits)
+				expect(screeningText).toContain(`• ${hit.name} on ${hit.listName} (score ${hit.score})`);
 			// each message was posted to Slack (the stand-in), in the channel the example names
 			for (const execution of [monitoring, screening]) expect(execution.status).toBe('success');
-			const posts = (await slackCalls('chat.postMessage')).filter((p) => p.body.channel === '#aml-alerts' && !p.body.blocks);
+			const posts = (await slackCalls('chat.postMessage')).filter(
+				(p) => p.body.channel === '#aml-alerts' && !p.body.blocks,
+			);
 			expect(posts.map((p) => p.body.text).sort()).toEqual([monitoringText, screeningText].sort());
 		} finally {
 			await control.del(`/webhooks/${target}`);
@@ -315,14 +545,27 @@ describe('example 06: alert to Jira ticket', () => {
 			req.on('end', () => {
 				res.setHeader('content-type', 'application/json');
 				if (req.method === 'GET' && req.url?.startsWith('/rest/api/2/issuetype')) {
-					res.end(JSON.stringify([{ id: '10001', name: 'Task', subtask: false }, { id: '10002', name: 'Sub-task', subtask: true }]));
+					res.end(
+						JSON.stringify([
+							{ id: '10001', name: 'Task', subtask: false },
+							{ id: '10002', name: 'Sub-task', subtask: true },
+						]),
+					);
 				} else if (req.method === 'POST' && req.url === '/rest/api/2/issue') {
 					issues.push({ auth: req.headers.authorization, body: JSON.parse(text) });
 					res.statusCode = 201;
-					res.end(JSON.stringify({ id: String(10100 + issues.length), key: `AML-${issues.length}`, self: `http://jira.invalid/rest/api/2/issue/${10100 + issues.length}` }));
+					res.end(
+						JSON.stringify({
+							id: String(10100 + issues.length),
+							key: `AML-${issues.length}`,
+							self: `http://jira.invalid/rest/api/2/issue/${10100 + issues.length}`,
+						}),
+					);
 				} else {
 					res.statusCode = 404;
-					res.end(JSON.stringify({ errorMessages: [`no ${req.method} ${req.url} in the stand-in`] }));
+					res.end(
+						JSON.stringify({ errorMessages: [`no ${req.method} ${req.url} in the stand-in`] }),
+					);
 				}
 			});
 		});
@@ -334,26 +577,56 @@ describe('example 06: alert to Jira ticket', () => {
 
 	test('one Jira issue per alert: the monitoring alert with its reasons, the screening alert with all its hits', async () => {
 		const { port } = server!.address() as AddressInfo;
-		const jira = await credential('jiraSoftwareCloudApi', 'Jira stand-in (e2e)', { email: 'aml-bot@example.com', apiToken: 'jira-e2e-token', domain: `http://127.0.0.1:${port}` });
-		const { id, target } = await publishAlertExample('06-alert-ticket-jira.json', { jiraSoftwareCloudApi: jira });
+		const jira = await credential('jiraSoftwareCloudApi', 'Jira stand-in (e2e)', {
+			email: 'aml-bot@example.com',
+			apiToken: 'jira-e2e-token',
+			domain: `http://127.0.0.1:${port}`,
+		});
+		const { id, target } = await publishAlertExample('06-alert-ticket-jira.json', {
+			jiraSoftwareCloudApi: jira,
+		});
 		try {
 			await raiseAlerts('ex6');
-			const { monitoring, screening } = await alertExecutions(id, 'ex6', 'Monitoring alert ticket', 'Screening alert ticket');
+			const { monitoring, screening } = await alertExecutions(
+				id,
+				'ex6',
+				'Monitoring alert ticket',
+				'Screening alert ticket',
+			);
 			for (const execution of [monitoring, screening]) expect(execution.status).toBe('success');
 			expect(issues).toHaveLength(2);
 			for (const issue of issues) {
-				expect(issue.auth).toBe(`Basic ${Buffer.from('aml-bot@example.com:jira-e2e-token').toString('base64')}`);
-				expect(issue.body.fields).toMatchObject({ project: { id: '10000' }, issuetype: { id: '10001' }, labels: ['aml-alert'] });
+				expect(issue.auth).toBe(
+					`Basic ${Buffer.from('aml-bot@example.com:jira-e2e-token').toString('base64')}`,
+				);
+				expect(issue.body.fields).toMatchObject({
+					project: { id: '10000' },
+					issuetype: { id: '10001' },
+					labels: ['aml-alert'],
+				});
 			}
 			const alert = nodeOutput(monitoring, 'Get monitoring alert')[0];
 			const monitoringIssue = issues.find((i) => /^AML alert /.test(i.body.fields.summary))!;
-			expect(monitoringIssue.body.fields.summary).toBe(`AML alert ${alert.id} (${alert.priority}): person cust-1001, transaction ex6-tx`);
-			expect(monitoringIssue.body.fields.description).toMatch(/Triggered scenarios:\n\* .*Large transaction/);
+			expect(monitoringIssue.body.fields.summary).toBe(
+				`AML alert ${alert.id} (${alert.priority}): person cust-1001, transaction ex6-tx`,
+			);
+			expect(monitoringIssue.body.fields.description).toMatch(
+				/Triggered scenarios:\n\* .*Large transaction/,
+			);
 			const hits = nodeOutput(screening, 'Get screening hits');
-			const screeningIssue = issues.find((i) => /^AML screening alert /.test(i.body.fields.summary))!;
-			expect(screeningIssue.body.fields.summary).toMatch(new RegExp(`person cust-1006, ${hits.length} hit\\(s\\)$`));
-			for (const hit of hits) expect(screeningIssue.body.fields.description).toContain(`* ${hit.name} on ${hit.listName} (${hit.listType}, score ${hit.score})`);
-			expect(nodeOutput(monitoring, 'Create Jira issue')[0]).toMatchObject({ key: expect.stringMatching(/^AML-\d$/) });
+			const screeningIssue = issues.find((i) =>
+				/^AML screening alert /.test(i.body.fields.summary),
+			)!;
+			expect(screeningIssue.body.fields.summary).toMatch(
+				new RegExp(`person cust-1006, ${hits.length} hit\\(s\\)$`),
+			);
+			for (const hit of hits)
+				expect(screeningIssue.body.fields.description).toContain(
+					`* ${hit.name} on ${hit.listName} (${hit.listType}, score ${hit.score})`,
+				);
+			expect(nodeOutput(monitoring, 'Create Jira issue')[0]).toMatchObject({
+				key: expect.stringMatching(/^AML-\d$/),
+			});
 		} finally {
 			await control.del(`/webhooks/${target}`);
 			await n8n().deactivate(id);
@@ -363,18 +636,39 @@ describe('example 06: alert to Jira ticket', () => {
 
 describe('example 07: alert review in Slack', () => {
 	test('a monitoring and a manual alert each reach Slack with a button; the form the officer sends sets the chosen status and note on that alert in the service', async () => {
-		const { id, target } = await publishAlertExample('07-alert-review-slack.json', { slackApi: await slackCredential() }, ['ALERT_CREATED', 'MANUAL_ALERT_CREATED']);
+		const { id, target } = await publishAlertExample(
+			'07-alert-review-slack.json',
+			{ slackApi: await slackCredential() },
+			['ALERT_CREATED', 'MANUAL_ALERT_CREATED'],
+		);
 		try {
 			const api = await amlApi();
-			await api.post('/v1/persons/cust-1001/transactions', { id: 'ex7-tx', attributes: { amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: '2026-11-22T10:00:00Z' } });
+			await api.post('/v1/persons/cust-1001/transactions', {
+				id: 'ex7-tx',
+				attributes: {
+					amount: '25000.00',
+					type: 'wire_transfer',
+					direction: 'O',
+					timestamp: '2026-11-22T10:00:00Z',
+				},
+			});
 			await api.post('/v1/transactions/ex7-tx/monitoring-checks');
-			const manual = (await api.post('/v1/manual-alerts', { personId: 'cust-1002', rationale: 'SUSPICIOUS_ACTIVITY', rationaleComment: 'Cash deposits just under the reporting limit' })).data as Json;
-			const monitoring = (await control.get<Json[]>('/alerts')).find((a) => a.transactionId === 'ex7-tx')!;
+			const manual = (
+				await api.post('/v1/manual-alerts', {
+					personId: 'cust-1002',
+					rationale: 'SUSPICIOUS_ACTIVITY',
+					rationaleComment: 'Cash deposits just under the reporting limit',
+				})
+			).data as Json;
+			const monitoring = (await control.get<Json[]>('/alerts')).find(
+				(a) => a.transactionId === 'ex7-tx',
+			)!;
 			expect(monitoring).toBeDefined();
 
 			// Slack receives one message per alert, with the button that opens n8n's form for this execution
 			let posts: Json[] = [];
-			for (let i = 0; i < 600 && posts.length < 2; i++, await sleep(100)) posts = await slackCalls('chat.postMessage');
+			for (let i = 0; i < 600 && posts.length < 2; i++, await sleep(100))
+				posts = await slackCalls('chat.postMessage');
 			expect(posts).toHaveLength(2);
 			const post = (text: RegExp) => posts.find((p) => text.test(JSON.stringify(p.body.blocks)))!;
 			const monitoringPost = post(new RegExp(`AML monitoring alert ${monitoring.id}\\*`));
@@ -383,32 +677,69 @@ describe('example 07: alert review in Slack', () => {
 				expect(p.token).toBe(SLACK_TOKEN);
 				expect(p.body.channel).toBe('#aml-alerts');
 			}
-			const messageText = (p: Json) => (p.body.blocks as Json[]).map((b) => b.text?.text ?? '').join('\n');
-			expect(messageText(monitoringPost)).toMatch(new RegExp(`for person cust-1001, transaction ex7-tx\n• .*Large transaction`));
-			expect(messageText(manualPost)).toMatch(/for person cust-1002\nRationale: SUSPICIOUS_ACTIVITY/);
-			const button = (p: Json) => (p.body.blocks as Json[]).find((b) => b.type === 'actions')!.elements[0] as Json;
+			const messageText = (p: Json) =>
+				(p.body.blocks as Json[]).map((b) => b.text?.text ?? '').join('\n');
+			expect(messageText(monitoringPost)).toMatch(
+				new RegExp(`for person cust-1001, transaction ex7-tx\n• .*Large transaction`),
+			);
+			expect(messageText(manualPost)).toMatch(
+				/for person cust-1002\nRationale: SUSPICIOUS_ACTIVITY/,
+			);
+			const button = (p: Json) =>
+				(p.body.blocks as Json[]).find((b) => b.type === 'actions')!.elements[0] as Json;
 			expect(button(monitoringPost).text.text).toBe('Review and decide');
 			const formUrl = (p: Json) => String(button(p).url);
-			for (const p of [monitoringPost, manualPost]) expect(formUrl(p)).toMatch(new RegExp(`^${context().n8n.baseUrl}/webhook-waiting/\\d+/.*signature=`));
+			for (const p of [monitoringPost, manualPost])
+				expect(formUrl(p)).toMatch(
+					new RegExp(`^${context().n8n.baseUrl}/webhook-waiting/\\d+/.*signature=`),
+				);
 
 			// the executions wait for the officer (n8n's REST API: n8n 1.x's public API leaves waiting executions out);
 			// nothing is changed in the service yet
 			const rest = await ownerRest();
-			const statuses = async () => ((await rest.get('/executions', { params: { filter: JSON.stringify({ workflowId: id }) } })).data.data.results as Json[]).map((e) => e.status);
+			const statuses = async () =>
+				(
+					(
+						await rest.get('/executions', {
+							params: { filter: JSON.stringify({ workflowId: id }) },
+						})
+					).data.data.results as Json[]
+				).map((e) => e.status);
 			let waiting: string[] = [];
-			for (let i = 0; i < 100 && waiting.filter((status) => status === 'waiting').length < 2; i++, await sleep(100)) waiting = await statuses();
+			for (
+				let i = 0;
+				i < 100 && waiting.filter((status) => status === 'waiting').length < 2;
+				i++, await sleep(100)
+			)
+				waiting = await statuses();
 			expect(waiting).toEqual(['waiting', 'waiting']);
-			expect((await control.get<Json[]>('/alerts')).find((a) => a.id === monitoring.id)!.status).toBe('NEW');
+			expect(
+				(await control.get<Json[]>('/alerts')).find((a) => a.id === monitoring.id)!.status,
+			).toBe('NEW');
 			// a link whose signature was changed opens nothing
-			expect((await axios.get(formUrl(monitoringPost).replace(/signature=[^&]+/, 'signature=0000'), { validateStatus: () => true })).status).toBeGreaterThanOrEqual(400);
+			expect(
+				(
+					await axios.get(formUrl(monitoringPost).replace(/signature=[^&]+/, 'signature=0000'), {
+						validateStatus: () => true,
+					})
+				).status,
+			).toBeGreaterThanOrEqual(400);
 
 			// The officer clicks the button: the form (the decisions, a note), then sends it as the browser does.
 			const answer = async (p: Json, decision: string, note: string) => {
-				const page = await axios.get(formUrl(p), { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari/537.36' }, responseType: 'text' });
+				const page = await axios.get(formUrl(p), {
+					headers: {
+						'user-agent':
+							'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/120 Safari/537.36',
+					},
+					responseType: 'text',
+				});
 				expect(page.status).toBe(200);
 				const html = String(page.data);
-				for (const option of ['CLOSED AS FALSE POSITIVE', 'CLOSED AS TRUE POSITIVE', 'ESCALATED']) expect(html).toContain(option);
-				const fieldOf = (label: string) => new RegExp(`for='(field-\\d+)'[^>]*>\\s*${label}`).exec(html)?.[1];
+				for (const option of ['CLOSED AS FALSE POSITIVE', 'CLOSED AS TRUE POSITIVE', 'ESCALATED'])
+					expect(html).toContain(option);
+				const fieldOf = (label: string) =>
+					new RegExp(`for='(field-\\d+)'[^>]*>\\s*${label}`).exec(html)?.[1];
 				expect([fieldOf('Decision'), fieldOf('Note')]).toEqual(['field-0', 'field-1']);
 				const form = new FormData();
 				form.append('field-0', decision);
@@ -416,26 +747,58 @@ describe('example 07: alert review in Slack', () => {
 				const sent = await fetch(formUrl(p), { method: 'POST', body: form });
 				expect(sent.status).toBe(200);
 			};
-			await answer(monitoringPost, 'CLOSED AS FALSE POSITIVE', 'Salary payment, matches the customer profile');
-			await answer(manualPost, 'ESCALATED', 'Escalated to the MLRO for a suspicious activity report');
+			await answer(
+				monitoringPost,
+				'CLOSED AS FALSE POSITIVE',
+				'Salary payment, matches the customer profile',
+			);
+			await answer(
+				manualPost,
+				'ESCALATED',
+				'Escalated to the MLRO for a suspicious activity report',
+			);
 
 			// the executions resume and end (waiting executions have a stop time too, so wait for their end state)
 			let ended: Json[] = [];
-			for (let i = 0; i < 600 && ended.length < 2; i++, await sleep(100)) ended = (await n8n().listExecutions(id, { limit: 50 })).filter((e) => !['new', 'running', 'waiting'].includes(e.status));
+			for (let i = 0; i < 600 && ended.length < 2; i++, await sleep(100))
+				ended = (await n8n().listExecutions(id, { limit: 50 })).filter(
+					(e) => !['new', 'running', 'waiting'].includes(e.status),
+				);
 			expect(ended.map((e) => e.status)).toEqual(['success', 'success']);
 			const done = await Promise.all(ended.map((e) => n8n().getExecution(e.id, true)));
 			const stored = (await control.get<Json[]>('/alerts')).find((a) => a.id === monitoring.id)!;
 			expect(stored.status).toBe('CLOSED AS FALSE POSITIVE');
-			expect(stored.statuses.map((s: Json) => s.status)).toEqual(['NEW', 'CLOSED AS FALSE POSITIVE']);
-			expect(stored.notes.map((n: Json) => n.content)).toEqual(['Salary payment, matches the customer profile']);
-			const storedManual = (await control.get<Json[]>('/manual-alerts')).find((a) => a.id === manual.id)!;
+			expect(stored.statuses.map((s: Json) => s.status)).toEqual([
+				'NEW',
+				'CLOSED AS FALSE POSITIVE',
+			]);
+			expect(stored.notes.map((n: Json) => n.content)).toEqual([
+				'Salary payment, matches the customer profile',
+			]);
+			const storedManual = (await control.get<Json[]>('/manual-alerts')).find(
+				(a) => a.id === manual.id,
+			)!;
 			expect(storedManual.status).toBe('ESCALATED');
-			expect(storedManual.notes.map((n: Json) => n.content)).toEqual(['Escalated to the MLRO for a suspicious activity report']);
+			expect(storedManual.notes.map((n: Json) => n.content)).toEqual([
+				'Escalated to the MLRO for a suspicious activity report',
+			]);
 			const updated = done.map((e) => nodeOutput(e, 'Update alert status')[0]);
-			expect(updated).toEqual(expect.arrayContaining([
-				expect.objectContaining({ alertType: 'MONITORING', alertId: monitoring.id, status: 'CLOSED AS FALSE POSITIVE', updated: true }),
-				expect.objectContaining({ alertType: 'MANUAL', alertId: manual.id, status: 'ESCALATED', updated: true }),
-			]));
+			expect(updated).toEqual(
+				expect.arrayContaining([
+					expect.objectContaining({
+						alertType: 'MONITORING',
+						alertId: monitoring.id,
+						status: 'CLOSED AS FALSE POSITIVE',
+						updated: true,
+					}),
+					expect.objectContaining({
+						alertType: 'MANUAL',
+						alertId: manual.id,
+						status: 'ESCALATED',
+						updated: true,
+					}),
+				]),
+			);
 		} finally {
 			await control.del(`/webhooks/${target}`);
 			await n8n().deactivate(id);
@@ -448,17 +811,26 @@ describe('example 04: nightly CSV upload', () => {
 		await control.post('/reset');
 		const { id, workflow } = await importAsUser('04-nightly-csv-upload.json', {
 			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
-			settings: { 'Download persons export': { url: `${context().sandbox.baseUrl}/files/persons-nightly.csv` } },
+			settings: {
+				'Download persons export': {
+					url: `${context().sandbox.baseUrl}/files/persons-nightly.csv`,
+				},
+			},
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
 		await n8n().activate(id);
 		await n8n().callWebhook(hookPath, {});
 		const [first] = await finishedExecutions(id, 1);
 		expect(first.status).toBe('success');
-		expect(nodeOutput(first, 'Upload to AML')[0]).toMatchObject({ status: 'COMPLETED', success: true });
+		expect(nodeOutput(first, 'Upload to AML')[0]).toMatchObject({
+			status: 'COMPLETED',
+			success: true,
+		});
 		expect(nodeOutputs(first, 'Completed?')[1] ?? []).toHaveLength(0);
 		expect(first.data.resultData.runData['Report to Slack']).toBeUndefined();
-		expect((await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith('nightly-'))).toHaveLength(500);
+		expect(
+			(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith('nightly-')),
+		).toHaveLength(500);
 
 		// The same file again: every id exists, so the first batch fails → PARTIALLY_COMPLETED → a report.
 		await n8n().callWebhook(hookPath, {});
@@ -470,6 +842,8 @@ describe('example 04: nightly CSV upload', () => {
 		expect(report[0].text).toMatch(/First id not saved: nightly-0001/);
 		// posted to Slack (the stand-in)
 		expect(second.status).toBe('success');
-		expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(report[0].text);
+		expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(
+			report[0].text,
+		);
 	});
 });

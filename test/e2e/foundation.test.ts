@@ -7,7 +7,10 @@ describe('foundation in real n8n', () => {
 	});
 
 	test('Person → Get returns the seeded person', async () => {
-		const run = await runAml({ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, [{ id: 'cust-1001' }, { id: 'cust-1003' }]);
+		const run = await runAml(
+			{ resource: 'person', operation: 'get', personId: '={{ $json.id }}' },
+			[{ id: 'cust-1001' }, { id: 'cust-1003' }],
+		);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0].map((p) => p.id)).toEqual(['cust-1001', 'cust-1003']);
 		expect(run.outputs[0][0].attributes.last_name).toBe('Schmidt');
@@ -16,9 +19,17 @@ describe('foundation in real n8n', () => {
 	test('one run over many items costs one token request; an expired token costs exactly one more', async () => {
 		await control.post('/reset');
 		const client = n8n();
-		const fresh = await client.createCredential(`fresh ${Date.now()}`, 'amlOAuth2Api', amlCredentialData());
+		const fresh = await client.createCredential(
+			`fresh ${Date.now()}`,
+			'amlOAuth2Api',
+			amlCredentialData(),
+		);
 		const credentials = { amlOAuth2Api: fresh };
-		const items = Array.from({ length: 60 }, (_, i) => ({ id: `tok-${i}`, first_name: `Test${i}`, last_name: 'Token' }));
+		const items = Array.from({ length: 60 }, (_, i) => ({
+			id: `tok-${i}`,
+			first_name: `Test${i}`,
+			last_name: 'Token',
+		}));
 		const params = {
 			resource: 'person',
 			operation: 'create',
@@ -35,11 +46,22 @@ describe('foundation in real n8n', () => {
 		expect(stats.tokenRequests).toBe(1);
 		const stored = await control.get<any[]>('/persons');
 		expect(stored.filter((p) => p.id.startsWith('tok-'))).toHaveLength(60);
-		expect(stored.find((p) => p.id === 'tok-7').attributes).toEqual({ first_name: 'Test7', last_name: 'Token' });
+		expect(stored.find((p) => p.id === 'tok-7').attributes).toEqual({
+			first_name: 'Test7',
+			last_name: 'Token',
+		});
 
 		await control.post('/tokens/expire');
 		const again = await client.runNode(
-			{ parameters: { resource: 'person', operation: 'get', personId: '={{ $json.id }}', options: { parallelRequests: 8 } }, credentials },
+			{
+				parameters: {
+					resource: 'person',
+					operation: 'get',
+					personId: '={{ $json.id }}',
+					options: { parallelRequests: 8 },
+				},
+				credentials,
+			},
 			items,
 			{ credentials },
 		);
@@ -53,8 +75,19 @@ describe('foundation in real n8n', () => {
 	test('bad input fails before any request and names item, field and rule', async () => {
 		const before = await control.mark();
 		const run = await runAml(
-			{ resource: 'person', operation: 'create', personId: '={{ $json.id }}', personType: 'INDIVIDUAL', attributesMode: 'input', excludeInputFields: 'id' },
-			[{ id: 'ok-1', first_name: 'A' }, { id: 'ok-2', first_name: 'B' }, { id: 'bad id/3', first_name: 'C' }],
+			{
+				resource: 'person',
+				operation: 'create',
+				personId: '={{ $json.id }}',
+				personType: 'INDIVIDUAL',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
+			[
+				{ id: 'ok-1', first_name: 'A' },
+				{ id: 'ok-2', first_name: 'B' },
+				{ id: 'bad id/3', first_name: 'C' },
+			],
 		);
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/Item 2: "Person ID" may only contain/);
@@ -66,11 +99,21 @@ describe('foundation in real n8n', () => {
 	});
 
 	test('if the person already exists: skip leaves it, merge patches it, error reports 422 with the spec meaning', async () => {
-		const base = { resource: 'person', operation: 'create', personId: 'cust-1002', personType: 'INDIVIDUAL', attributesMode: 'json' };
+		const base = {
+			resource: 'person',
+			operation: 'create',
+			personId: 'cust-1002',
+			personType: 'INDIVIDUAL',
+			attributesMode: 'json',
+		};
 		const skip = await runAml({ ...base, attributesJson: '{"city":"Prague"}', onExisting: 'skip' });
 		expect(skip.outputs[0][0].result).toBe('skipped');
 		expect((await control.get('/persons/cust-1002')).attributes.city).toBe('Brno');
-		const merge = await runAml({ ...base, attributesJson: '{"city":"Prague"}', onExisting: 'merge' });
+		const merge = await runAml({
+			...base,
+			attributesJson: '{"city":"Prague"}',
+			onExisting: 'merge',
+		});
 		expect(merge.outputs[0][0].result).toBe('merged');
 		const stored = await control.get('/persons/cust-1002');
 		expect(stored.attributes).toMatchObject({ first_name: 'Lukas', city: 'Prague' });
@@ -105,9 +148,20 @@ describe('foundation in real n8n', () => {
 		expect(run.outputs[1]).toHaveLength(1);
 		// n8n keeps only the message in an error-output item (as for its own nodes); the error is in the item's `error`
 		expect(run.outputs[1][0].error).toMatch(/^Not found: .*no-such-person/);
-		expect(run.execution.data.resultData.runData.AML[0].data.main[1][0]).toMatchObject({ pairedItem: { item: 1 }, error: { name: 'NodeApiError', context: { itemIndex: 1 } } });
+		expect(run.execution.data.resultData.runData.AML[0].data.main[1][0]).toMatchObject({
+			pairedItem: { item: 1 },
+			error: { name: 'NodeApiError', context: { itemIndex: 1 } },
+		});
 
-		const check = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: '={{ $json.id }}' }, [{ id: 'no-such-transaction' }], { continueErrorOutput: true });
+		const check = await runAml(
+			{
+				resource: 'transaction',
+				operation: 'runMonitoringCheck',
+				transactionId: '={{ $json.id }}',
+			},
+			[{ id: 'no-such-transaction' }],
+			{ continueErrorOutput: true },
+		);
 		expect(check.status).toBe('success');
 		const [clear, block, errors] = check.outputs;
 		expect(clear ?? []).toEqual([]);
@@ -129,10 +183,18 @@ describe('foundation in real n8n', () => {
 		const port = (redirector.address() as { port: number }).port;
 		try {
 			const client = n8n();
-			const cred = await client.createCredential(`redirecting ${Date.now()}`, 'amlOAuth2Api', amlCredentialData({ baseUrl: `http://127.0.0.1:${port}` }));
+			const cred = await client.createCredential(
+				`redirecting ${Date.now()}`,
+				'amlOAuth2Api',
+				amlCredentialData({ baseUrl: `http://127.0.0.1:${port}` }),
+			);
 			const before = await control.mark();
 			const run = await client.runNode(
-				{ parameters: { resource: 'person', operation: 'get', personId: 'cust-1001' }, credentials: { amlOAuth2Api: cred }, continueOnFail: true },
+				{
+					parameters: { resource: 'person', operation: 'get', personId: 'cust-1001' },
+					credentials: { amlOAuth2Api: cred },
+					continueOnFail: true,
+				},
 				[{}],
 				{ credentials: { amlOAuth2Api: cred } },
 			);
@@ -143,7 +205,9 @@ describe('foundation in real n8n', () => {
 			const after = await control.requestsSince(before);
 			expect(after.filter((r) => r.path.startsWith('/api/'))).toEqual([]);
 			expect((await client.testCredential(cred.id)).status).not.toBe('OK');
-			expect((await control.requestsSince(before)).filter((r) => r.path.startsWith('/api/'))).toEqual([]);
+			expect(
+				(await control.requestsSince(before)).filter((r) => r.path.startsWith('/api/')),
+			).toEqual([]);
 		} finally {
 			await new Promise((resolve) => redirector.close(resolve));
 		}

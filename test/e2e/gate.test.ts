@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 import * as path_ from 'node:path';
 
-import { context, control, n8n, runAml, transactionCreateFromInput, type Json, type RunResult } from '../harness/context';
+import {
+	context,
+	control,
+	n8n,
+	runAml,
+	transactionCreateFromInput,
+	type Json,
+	type RunResult,
+} from '../harness/context';
 import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 import { mcpTools, textOf } from '../harness/mcp';
 
@@ -16,10 +24,14 @@ const personId = `gate-${suffix}`;
 const tx = (name: string) => `gt-${name}-${suffix}`;
 
 type Logged = { seq: number; method: string; path: string; status: number | string };
-const since = async (mark: number): Promise<Logged[]> => (await control.requestsSince(mark)) as Logged[];
-const storedIds = async (): Promise<string[]> => (await control.get<Json[]>('/transactions', { personId })).map((t) => t.id);
+const since = async (mark: number): Promise<Logged[]> =>
+	(await control.requestsSince(mark)) as Logged[];
+const storedIds = async (): Promise<string[]> =>
+	(await control.get<Json[]>('/transactions', { personId })).map((t) => t.id);
 const sentFor = (log: Logged[], transactionId: string) =>
-	log.filter((r) => r.path.includes(`/transactions/${transactionId}/`)).map((r) => r.path.split('/').pop());
+	log
+		.filter((r) => r.path.includes(`/transactions/${transactionId}/`))
+		.map((r) => r.path.split('/').pop());
 
 /** Two hours apart: the sandbox's "Transaction velocity" scenario (more than 5 within an hour) never triggers. */
 let clock = Date.parse('2026-01-01T00:00:00Z');
@@ -38,7 +50,11 @@ const payment = (id: string, hit: boolean, match: boolean, extra: Json = {}) => 
 });
 
 const gate = (extra: Json = {}) =>
-	transactionCreateFromInput({ operation: 'gate', excludeInputFields: 'id, personId, mon, scr', ...extra });
+	transactionCreateFromInput({
+		operation: 'gate',
+		excludeInputFields: 'id, personId, mon, scr',
+		...extra,
+	});
 
 /** The AML node's own time in this execution (n8n's executionTime of its run), without the webhook around it. */
 function nodeMs(run: RunResult): number {
@@ -46,7 +62,14 @@ function nodeMs(run: RunResult): number {
 }
 
 beforeAll(async () => {
-	const run = await runAml({ resource: 'person', operation: 'create', personId, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Gate","last_name":"Keeper","country":"DE"}' });
+	const run = await runAml({
+		resource: 'person',
+		operation: 'create',
+		personId,
+		personType: 'INDIVIDUAL',
+		attributesMode: 'json',
+		attributesJson: '{"first_name":"Gate","last_name":"Keeper","country":"DE"}',
+	});
 	expect(run.status).toBe('success');
 });
 
@@ -62,7 +85,15 @@ describe('Transaction → Gate', () => {
 	test('Clear only when stored and every enabled check found nothing: each combination of results and of checks on/off', async () => {
 		const rows = [true, false].flatMap((mon) =>
 			[true, false].flatMap((scr) =>
-				[true, false].flatMap((hit) => [true, false].map((match) => ({ mon, scr, hit, match, id: tx(`${+mon}${+scr}${+hit}${+match}`) }))),
+				[true, false].flatMap((hit) =>
+					[true, false].map((match) => ({
+						mon,
+						scr,
+						hit,
+						match,
+						id: tx(`${+mon}${+scr}${+hit}${+match}`),
+					})),
+				),
 			),
 		);
 		const mark = await control.mark();
@@ -77,13 +108,18 @@ describe('Transaction → Gate', () => {
 		for (const r of rows) {
 			const blocks = (r.mon && r.hit) || (r.scr && r.match);
 			const item = [...clear, ...block].find((i) => i.transactionId === r.id)!;
-			expect({ id: r.id, output: clear.includes(item) ? 'clear' : 'block' }).toEqual({ id: r.id, output: blocks ? 'block' : 'clear' });
+			expect({ id: r.id, output: clear.includes(item) ? 'clear' : 'block' }).toEqual({
+				id: r.id,
+				output: blocks ? 'block' : 'clear',
+			});
 			expect(item.decision).toBe(blocks ? 'block' : 'clear');
 			expect(item.reasons.store).toEqual({ status: 'created' });
 			expect(item.reasons.monitoring.status).toBe(!r.mon ? 'off' : r.hit ? 'block' : 'clear');
 			expect(item.reasons.screening.status).toBe(!r.scr ? 'off' : r.match ? 'block' : 'clear');
 			// only the enabled checks were sent
-			expect(sentFor(log, r.id).sort()).toEqual([...(r.mon ? ['monitoring-checks'] : []), ...(r.scr ? ['screening-checks'] : [])].sort());
+			expect(sentFor(log, r.id).sort()).toEqual(
+				[...(r.mon ? ['monitoring-checks'] : []), ...(r.scr ? ['screening-checks'] : [])].sort(),
+			);
 			if (r.mon && r.hit) {
 				expect(item.results.length).toBeGreaterThan(0);
 				expect(item.alertIds.length).toBeGreaterThan(0);
@@ -96,7 +132,11 @@ describe('Transaction → Gate', () => {
 			}
 			if (r.mon && r.hit && r.scr && r.match) {
 				// the alert IDs of both checks
-				const ids = new Set([...item.results, ...item.matches].map((e: Json) => e.alertId).filter((a: unknown) => typeof a === 'number'));
+				const ids = new Set(
+					[...item.results, ...item.matches]
+						.map((e: Json) => e.alertId)
+						.filter((a: unknown) => typeof a === 'number'),
+				);
 				expect(item.alertIds.sort()).toEqual([...ids].sort());
 			}
 		}
@@ -109,7 +149,15 @@ describe('Transaction → Gate', () => {
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toEqual([]);
 		const [item] = run.outputs[1];
-		expect(item).toMatchObject({ transactionId: id, decision: 'block', reasons: { store: { status: 'refused', httpCode: '404' }, monitoring: { status: 'not sent' }, screening: { status: 'not sent' } } });
+		expect(item).toMatchObject({
+			transactionId: id,
+			decision: 'block',
+			reasons: {
+				store: { status: 'refused', httpCode: '404' },
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+			},
+		});
 		expect(item.reason).toMatch(/^store refused: Not found/);
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
@@ -117,67 +165,139 @@ describe('Transaction → Gate', () => {
 	test('a transaction already stored (a retried payment): Skip stores nothing new and the checks still run; Error blocks', async () => {
 		const id = tx('again');
 		const first = await runAml(gate(), [payment(id, false, false)]);
-		expect(first.outputs[0]).toEqual([expect.objectContaining({ transactionId: id, decision: 'clear' })]);
+		expect(first.outputs[0]).toEqual([
+			expect.objectContaining({ transactionId: id, decision: 'clear' }),
+		]);
 		const mark = await control.mark();
 		const again = await runAml(gate(), [payment(id, false, false, { amount: '99.00' })]);
-		expect(again.outputs[0]).toEqual([expect.objectContaining({ transactionId: id, decision: 'clear', reasons: expect.objectContaining({ store: { status: 'skipped' } }) })]);
-		expect(sentFor(await since(mark), id).sort()).toEqual(['monitoring-checks', 'screening-checks']);
-		const stored = (await control.get<Json[]>('/transactions', { personId })).filter((t) => t.id === id);
+		expect(again.outputs[0]).toEqual([
+			expect.objectContaining({
+				transactionId: id,
+				decision: 'clear',
+				reasons: expect.objectContaining({ store: { status: 'skipped' } }),
+			}),
+		]);
+		expect(sentFor(await since(mark), id).sort()).toEqual([
+			'monitoring-checks',
+			'screening-checks',
+		]);
+		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
+			(t) => t.id === id,
+		);
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
 
 		const refused = await runAml(gate({ onExisting: 'error' }), [payment(id, false, false)]);
 		expect(refused.outputs[0]).toEqual([]);
-		expect(refused.outputs[1][0]).toMatchObject({ decision: 'block', reasons: { store: { status: 'refused', httpCode: '422' } } });
+		expect(refused.outputs[1][0]).toMatchObject({
+			decision: 'block',
+			reasons: { store: { status: 'refused', httpCode: '422' } },
+		});
 	});
 
 	test.each([
 		['5xx', { errorRate: 1, errorStatus: 503 }],
 		['dropped connection', { dropRate: 1 }],
-	])('a monitoring check that fails (%s): Block with the failure; the screening check still answered', async (_name, rule) => {
-		const id = tx(`fail-${_name.replace(/\W/g, '')}`);
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, ...rule }] });
-		const run = await runAml(gate(), [payment(id, false, false)]);
-		expect(run.status).toBe('success');
-		expect(run.outputs[0]).toEqual([]);
-		const [item] = run.outputs[1];
-		expect(item).toMatchObject({ decision: 'block', reasons: { store: { status: 'created' }, monitoring: { status: 'failed' }, screening: { status: 'clear' } } });
-		expect(item.reason).toMatch(/^check failed: /);
-		if (_name === '5xx') expect(item.reasons.monitoring.mayHaveApplied).toBe(true);
-		expect(await storedIds()).toContain(id);
-	});
+	])(
+		'a monitoring check that fails (%s): Block with the failure; the screening check still answered',
+		async (_name, rule) => {
+			const id = tx(`fail-${_name.replace(/\W/g, '')}`);
+			await control.post('/faults', {
+				rules: [
+					{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, ...rule },
+				],
+			});
+			const run = await runAml(gate(), [payment(id, false, false)]);
+			expect(run.status).toBe('success');
+			expect(run.outputs[0]).toEqual([]);
+			const [item] = run.outputs[1];
+			expect(item).toMatchObject({
+				decision: 'block',
+				reasons: {
+					store: { status: 'created' },
+					monitoring: { status: 'failed' },
+					screening: { status: 'clear' },
+				},
+			});
+			expect(item.reason).toMatch(/^check failed: /);
+			if (_name === '5xx') expect(item.reasons.monitoring.mayHaveApplied).toBe(true);
+			expect(await storedIds()).toContain(id);
+		},
+	);
 
 	test('an unreadable check answer (200 without the list) blocks', async () => {
 		const id = tx('odd');
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/transactions/${id}/screening-checks$`, answer: { status: 200, body: '{}', contentType: 'application/json' } }] });
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/screening-checks$`,
+					answer: { status: 200, body: '{}', contentType: 'application/json' },
+				},
+			],
+		});
 		const run = await runAml(gate(), [payment(id, false, false)]);
-		expect(run.outputs[1][0]).toMatchObject({ decision: 'block', reasons: { monitoring: { status: 'clear' }, screening: { status: 'block' } } });
+		expect(run.outputs[1][0]).toMatchObject({
+			decision: 'block',
+			reasons: { monitoring: { status: 'clear' }, screening: { status: 'block' } },
+		});
 		expect(run.outputs[1][0].reason).toMatch(/^check answer not understood/);
 	});
 
 	test('the time budget spent in a check: Block with reason "timeout", answered within the budget', async () => {
 		const id = tx('slow');
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, latencyMs: 4000 }] });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, latencyMs: 4000 },
+			],
+		});
 		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [payment(id, false, false)]);
 		expect(run.status).toBe('success');
 		const [item] = run.outputs[1];
-		expect(item).toMatchObject({ decision: 'block', reason: 'timeout', reasons: { store: { status: 'created' }, monitoring: { status: 'timeout', mayHaveApplied: true }, screening: { status: 'clear' } } });
+		expect(item).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: {
+				store: { status: 'created' },
+				monitoring: { status: 'timeout', mayHaveApplied: true },
+				screening: { status: 'clear' },
+			},
+		});
 		expect(nodeMs(run)).toBeLessThan(1000 + 400);
 	});
 
 	test('the time budget spent in the store: Block with reason "timeout", no check sent, "may have been stored"', async () => {
 		const id = tx('slow-store');
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/persons/${personId}/transactions$`, latencyMs: 1500 }] });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'POST', path: `^/api/v1/persons/${personId}/transactions$`, latencyMs: 1500 },
+			],
+		});
 		const mark = await control.mark();
 		const run = await runAml(gate({ options: { timeBudget: 700 } }), [payment(id, false, false)]);
 		const [item] = run.outputs[1];
-		expect(item).toMatchObject({ decision: 'block', reason: 'timeout', reasons: { store: { status: 'timeout', mayHaveApplied: true }, monitoring: { status: 'not sent' } } });
+		expect(item).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: {
+				store: { status: 'timeout', mayHaveApplied: true },
+				monitoring: { status: 'not sent' },
+			},
+		});
 		expect(nodeMs(run)).toBeLessThan(700 + 400);
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
 	test('the two checks run side by side: 500 ms each, the gate takes about 500 ms, not 1000', async () => {
 		const id = tx('parallel');
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/transactions/${id}/(monitoring|screening)-checks$`, latencyMs: 500 }] });
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/(monitoring|screening)-checks$`,
+					latencyMs: 500,
+				},
+			],
+		});
 		const run = await runAml(gate(), [payment(id, false, false)]);
 		expect(run.outputs[0]).toEqual([expect.objectContaining({ decision: 'clear' })]);
 		const ms = nodeMs(run);
@@ -187,7 +307,10 @@ describe('Transaction → Gate', () => {
 	});
 
 	test('Route to Clear/Block off: one output, decision on every item', async () => {
-		const run = await runAml(gate({ routeOutputs: false }), [payment(tx('one-a'), false, false), payment(tx('one-b'), true, false)]);
+		const run = await runAml(gate({ routeOutputs: false }), [
+			payment(tx('one-a'), false, false),
+			payment(tx('one-b'), true, false),
+		]);
 		expect(run.outputs).toHaveLength(1);
 		expect(run.outputs[0].map((i) => i.decision)).toEqual(['clear', 'block']);
 	});
@@ -196,8 +319,20 @@ describe('Transaction → Gate', () => {
 describe('Time Budget on Transaction Create and the checks', () => {
 	test('Create: a spent budget fails the item and says the transaction may have been stored', async () => {
 		const id = tx('create-slow');
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/persons/${personId}/transactions$`, latencyMs: 1500 }] });
-		const run = await runAml({ resource: 'transaction', operation: 'create', personId, transactionId: id, attributesMode: 'json', attributesJson: '{"amount":"1.00"}', options: { timeBudget: 500 } });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'POST', path: `^/api/v1/persons/${personId}/transactions$`, latencyMs: 1500 },
+			],
+		});
+		const run = await runAml({
+			resource: 'transaction',
+			operation: 'create',
+			personId,
+			transactionId: id,
+			attributesMode: 'json',
+			attributesJson: '{"amount":"1.00"}',
+			options: { timeBudget: 500 },
+		});
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/^Time budget of 500 ms spent: .*may have been applied/);
 		expect(nodeMs(run)).toBeLessThan(500 + 400);
@@ -206,10 +341,26 @@ describe('Time Budget on Transaction Create and the checks', () => {
 	test('Run Monitoring Check: a spent budget routes to Block with reason "timeout"', async () => {
 		const id = tx('check-slow');
 		await runAml(gate({ runMonitoring: false, runScreening: false }), [payment(id, false, false)]);
-		await control.post('/faults', { rules: [{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, latencyMs: 3000 }] });
-		const run = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: id, options: { timeBudget: 800 } });
+		await control.post('/faults', {
+			rules: [
+				{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, latencyMs: 3000 },
+			],
+		});
+		const run = await runAml({
+			resource: 'transaction',
+			operation: 'runMonitoringCheck',
+			transactionId: id,
+			options: { timeBudget: 800 },
+		});
 		expect(run.outputs[0]).toEqual([]);
-		expect(run.outputs[1]).toEqual([expect.objectContaining({ transactionId: id, decision: 'block', reason: 'timeout', results: [] })]);
+		expect(run.outputs[1]).toEqual([
+			expect.objectContaining({
+				transactionId: id,
+				decision: 'block',
+				reason: 'timeout',
+				results: [],
+			}),
+		]);
 		expect(nodeMs(run)).toBeLessThan(800 + 400);
 	});
 });
@@ -218,7 +369,10 @@ describe('Transaction → Gate as an AI tool (MCP Server Trigger)', () => {
 	test('one output: a clean payment answers decision "clear", a large one "block" with its alert IDs; both stored', async () => {
 		// example 05's MCP Server Trigger with one tool: the Gate, its payment fields filled by the agent
 		const mcpPath = `aml-gate-mcp-${suffix}`;
-		const example = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), { sandboxUrl: context().sandbox.baseUrl, credential: context().credential });
+		const example = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), {
+			sandboxUrl: context().sandbox.baseUrl,
+			credential: context().credential,
+		});
 		const nodes = example.nodes as Json[];
 		const trigger = nodes.find((n) => n.name === 'MCP Server Trigger')!;
 		trigger.parameters.path = mcpPath;
@@ -237,19 +391,49 @@ describe('Transaction → Gate as an AI tool (MCP Server Trigger)', () => {
 				attributesMode: 'fields',
 				amount: fromAI('amount', 'Decimal amount as text'),
 				descriptionType: 'manual',
-				toolDescription: 'Store a payment and check it. Answers decision clear or block; block means do not pay.',
+				toolDescription:
+					'Store a payment and check it. Answers decision clear or block; block means do not pay.',
 			},
 		};
-		const workflow = { ...example, name: `gate tool ${suffix}`, nodes: [trigger, tool], connections: { gate_payment: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] } } };
+		const workflow = {
+			...example,
+			name: `gate tool ${suffix}`,
+			nodes: [trigger, tool],
+			connections: {
+				gate_payment: { ai_tool: [[{ node: 'MCP Server Trigger', type: 'ai_tool', index: 0 }]] },
+			},
+		};
 		const mcp = await mcpTools(workflow, mcpPath);
 		try {
 			const small = tx('tool-small');
 			const large = tx('tool-large');
-			const clear = JSON.parse(textOf(await mcp.client.callTool({ name: 'gate_payment', arguments: { personId, transactionId: small, amount: '12.00' } })));
+			const clear = JSON.parse(
+				textOf(
+					await mcp.client.callTool({
+						name: 'gate_payment',
+						arguments: { personId, transactionId: small, amount: '12.00' },
+					}),
+				),
+			);
 			expect(clear).toEqual([expect.objectContaining({ transactionId: small, decision: 'clear' })]);
-			const blocked = JSON.parse(textOf(await mcp.client.callTool({ name: 'gate_payment', arguments: { personId, transactionId: large, amount: '25000.00' } })));
-			expect(blocked).toEqual([expect.objectContaining({ transactionId: large, decision: 'block', reason: expect.stringMatching(/monitoring scenario/) })]);
-			const alertIds = (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === large || a.transaction?.id === large).map((a) => a.id);
+			const blocked = JSON.parse(
+				textOf(
+					await mcp.client.callTool({
+						name: 'gate_payment',
+						arguments: { personId, transactionId: large, amount: '25000.00' },
+					}),
+				),
+			);
+			expect(blocked).toEqual([
+				expect.objectContaining({
+					transactionId: large,
+					decision: 'block',
+					reason: expect.stringMatching(/monitoring scenario/),
+				}),
+			]);
+			const alertIds = (await control.get<Json[]>('/alerts'))
+				.filter((a) => a.transactionId === large || a.transaction?.id === large)
+				.map((a) => a.id);
 			expect(blocked[0].alertIds).toEqual(expect.arrayContaining(alertIds));
 			expect(alertIds.length).toBeGreaterThan(0);
 			expect(await storedIds()).toEqual(expect.arrayContaining([small, large]));

@@ -22,9 +22,13 @@ describe('real-n8n harness', () => {
 		const { logFile } = context().n8n;
 		const { nodes, credentials } = await loadedTypes();
 		const names = nodes.map((n) => n.name);
-		expect(names).toEqual(expect.arrayContaining(['n8n-nodes-aml.aml', 'n8n-nodes-aml.amlTrigger']));
+		expect(names).toEqual(
+			expect.arrayContaining(['n8n-nodes-aml.aml', 'n8n-nodes-aml.amlTrigger']),
+		);
 		expect(credentials.map((c) => c.name)).toContain('amlOAuth2Api');
-		expect(fs.readFileSync(logFile, 'utf8')).not.toContain('Failed to load package "n8n-nodes-aml"');
+		expect(fs.readFileSync(logFile, 'utf8')).not.toContain(
+			'Failed to load package "n8n-nodes-aml"',
+		);
 	});
 
 	test('a built-in node runs with the given items (Webhook → Split Out → Set)', async () => {
@@ -34,14 +38,21 @@ describe('real-n8n harness', () => {
 			name: 'Set',
 			parameters: {
 				mode: 'manual',
-				assignments: { assignments: [{ id: 'd', name: 'double', value: '={{ $json.n * 2 }}', type: 'number' }] },
+				assignments: {
+					assignments: [{ id: 'd', name: 'double', value: '={{ $json.n * 2 }}', type: 'number' }],
+				},
 				includeOtherFields: true,
 				options: {},
 			},
 		};
 		const first = await n8n().runNode(set, [{ n: 1 }, { n: 21 }]);
 		expect(first.status).toBe('success');
-		expect(first.outputs).toEqual([[{ n: 1, double: 2 }, { n: 21, double: 42 }]]);
+		expect(first.outputs).toEqual([
+			[
+				{ n: 1, double: 2 },
+				{ n: 21, double: 42 },
+			],
+		]);
 		// the same spec reuses its workflow; each run finds its own execution
 		const second = await n8n().runNode(set, [{ n: 5 }]);
 		expect(second.workflowId).toBe(first.workflowId);
@@ -57,7 +68,14 @@ describe('real-n8n harness', () => {
 			parameters: {
 				conditions: {
 					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
-					conditions: [{ id: 'c', leftValue: '={{ $json.n }}', rightValue: 1, operator: { type: 'number', operation: 'gt' } }],
+					conditions: [
+						{
+							id: 'c',
+							leftValue: '={{ $json.n }}',
+							rightValue: 1,
+							operator: { type: 'number', operation: 'gt' },
+						},
+					],
 					combinator: 'and',
 				},
 				options: {},
@@ -66,14 +84,25 @@ describe('real-n8n harness', () => {
 		const branches = await n8n().runNode(ifNode, [{ n: 0 }, { n: 2 }, { n: 5 }]);
 		expect(branches.outputs).toEqual([[{ n: 2 }, { n: 5 }], [{ n: 0 }]]);
 
-		const failing = await n8n().runNode({ type: 'n8n-nodes-base.stopAndError', typeVersion: 1, name: 'Stop', parameters: { errorMessage: 'stopped on purpose' } }, [{}]);
+		const failing = await n8n().runNode(
+			{
+				type: 'n8n-nodes-base.stopAndError',
+				typeVersion: 1,
+				name: 'Stop',
+				parameters: { errorMessage: 'stopped on purpose' },
+			},
+			[{}],
+		);
 		expect(failing.status).toBe('error');
 		expect(failing.error?.message).toBe('stopped on purpose');
 	});
 
 	test('the AML node runs in n8n against the sandbox: Person → Get of a seeded person', async () => {
 		const mark = await control.mark();
-		const run = await runAml({ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, [{ id: 'cust-1001' }]);
+		const run = await runAml(
+			{ resource: 'person', operation: 'get', personId: '={{ $json.id }}' },
+			[{ id: 'cust-1001' }],
+		);
 		expect(run.error).toBeUndefined();
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toHaveLength(1);

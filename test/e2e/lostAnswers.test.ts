@@ -16,14 +16,20 @@ async function requestsTo(mark: number, path: string): Promise<Logged[]> {
 
 /** Applies the next matching request, then drops its connection (its answer is lost). */
 async function loseNextAnswer(method: string, path: string): Promise<void> {
-	await control.post('/faults', { rules: [{ method, path, dropRate: 1, when: 'after', times: 1 }] });
+	await control.post('/faults', {
+		rules: [{ method, path, dropRate: 1, when: 'after', times: 1 }],
+	});
 }
 
 afterEach(async () => {
 	await control.del('/faults');
 });
 
-async function createPerson(personId: string, attributes: Record<string, string>, onExisting = 'error') {
+async function createPerson(
+	personId: string,
+	attributes: Record<string, string>,
+	onExisting = 'error',
+) {
 	return await runAml({
 		resource: 'person',
 		operation: 'create',
@@ -40,40 +46,80 @@ describe('lost answers in real n8n', () => {
 		const personId = id('upsert');
 		await loseNextAnswer('POST', '^/api/v2/persons$');
 		const mark = await control.mark();
-		const run = await createPerson(personId, { first_name: 'Lost', last_name: 'Answer' }, 'replace');
+		const run = await createPerson(
+			personId,
+			{ first_name: 'Lost', last_name: 'Answer' },
+			'replace',
+		);
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toMatchObject({ id: personId, result: 'replaced', afterLostAnswer: true });
+		expect(run.outputs[0][0]).toMatchObject({
+			id: personId,
+			result: 'replaced',
+			afterLostAnswer: true,
+		});
 		const posts = await requestsTo(mark, '/api/v2/persons');
 		expect(posts.map((r) => r.status)).toEqual([0, 422]); // 0: applied, then the connection dropped
-		expect((await requestsTo(mark, `/api/v2/persons/${personId}`)).map((r) => `${r.method} ${r.status}`)).toEqual(['PUT 200']);
+		expect(
+			(await requestsTo(mark, `/api/v2/persons/${personId}`)).map((r) => `${r.method} ${r.status}`),
+		).toEqual(['PUT 200']);
 
 		// the same with "error if it exists": not a failure, not a claim of "created"
 		const second = id('plain');
 		await loseNextAnswer('POST', '^/api/v2/persons$');
 		const plain = await createPerson(second, { first_name: 'Lost' });
 		expect(plain.status).toBe('success');
-		expect(plain.outputs[0][0]).toMatchObject({ id: second, result: 'exists', afterLostAnswer: true });
+		expect(plain.outputs[0][0]).toMatchObject({
+			id: second,
+			result: 'exists',
+			afterLostAnswer: true,
+		});
 		expect(await control.get<any>(`/persons/${second}`)).toMatchObject({ id: second });
 	});
 
 	test('Custom List Create or Update: a lost create answer still sends the update, so the record holds what was sent, and the item says the answer was lost (it may have been created by this run)', async () => {
-		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `lost ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
+			name: `lost ${suffix}`,
+			fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+		});
 		await loseNextAnswer('POST', `^/api/v1/custom-lists/${listId}/records$`);
 		const mark = await control.mark();
-		const run = await runAml({ resource: 'customList', operation: 'upsert', customListId: listId, recordId: 'r-1', attributesMode: 'json', attributesJson: '{"name":"Sent Name"}' });
+		const run = await runAml({
+			resource: 'customList',
+			operation: 'upsert',
+			customListId: listId,
+			recordId: 'r-1',
+			attributesMode: 'json',
+			attributesJson: '{"name":"Sent Name"}',
+		});
 		expect(run.status).toBe('success');
-		expect(run.outputs[0][0]).toMatchObject({ id: 'r-1', result: 'updated', afterLostAnswer: true });
-		expect((await requestsTo(mark, `/api/v1/custom-lists/${listId}/records/r-1`)).map((r) => r.method)).toEqual(['PUT']);
-		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.attributes)).toEqual([{ name: 'Sent Name' }]);
+		expect(run.outputs[0][0]).toMatchObject({
+			id: 'r-1',
+			result: 'updated',
+			afterLostAnswer: true,
+		});
+		expect(
+			(await requestsTo(mark, `/api/v1/custom-lists/${listId}/records/r-1`)).map((r) => r.method),
+		).toEqual(['PUT']);
+		expect(
+			(await control.get<any[]>(`/custom-lists/${listId}/records`)).map((r) => r.attributes),
+		).toEqual([{ name: 'Sent Name' }]);
 	});
 
 	test('Create Manual Alert whose answer is lost: one request, one alert, and the error says it may have been applied and where to look', async () => {
 		const before = (await control.get<any[]>('/manual-alerts')).length;
 		await loseNextAnswer('POST', '^/api/v1/manual-alerts$');
 		const mark = await control.mark();
-		const run = await runAml({ resource: 'alert', operation: 'createManualAlert', personId: 'cust-1001', rationale: 'OTHER', rationaleComment: `lost ${suffix}` });
+		const run = await runAml({
+			resource: 'alert',
+			operation: 'createManualAlert',
+			personId: 'cust-1001',
+			rationale: 'OTHER',
+			rationaleComment: `lost ${suffix}`,
+		});
 		expect(run.status).toBe('error');
-		expect(run.error?.message).toMatch(/^No answer from the AML service \(connection dropped\)\. The request reached the service and may have been applied; it was not repeated/);
+		expect(run.error?.message).toMatch(
+			/^No answer from the AML service \(connection dropped\)\. The request reached the service and may have been applied; it was not repeated/,
+		);
 		expect(run.error?.message).toMatch(/manual alerts of person cust-1001/);
 		expect(run.error?.message).not.toMatch(/base URL|retried/);
 		expect(await requestsTo(mark, '/api/v1/manual-alerts')).toHaveLength(1);
@@ -90,15 +136,32 @@ describe('lost answers in real n8n', () => {
 			personId,
 			transactionId,
 			attributesMode: 'json',
-			attributesJson: JSON.stringify({ amount: '25000.00', type: 'wire_transfer', direction: 'O', timestamp: '2026-03-07T10:00:00Z' }),
+			attributesJson: JSON.stringify({
+				amount: '25000.00',
+				type: 'wire_transfer',
+				direction: 'O',
+				timestamp: '2026-03-07T10:00:00Z',
+			}),
 		});
 		expect(created.status).toBe('success');
-		const checked = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId, routeOutputs: false });
+		const checked = await runAml({
+			resource: 'transaction',
+			operation: 'runMonitoringCheck',
+			transactionId,
+			routeOutputs: false,
+		});
 		const alertId = checked.outputs[0][0].alertIds[0];
 		expect(alertId).toBeGreaterThan(0);
 		await loseNextAnswer('PUT', '^/api/v1/alerts/status$');
 		const mark = await control.mark();
-		const run = await runAml({ resource: 'alert', operation: 'updateStatus', alertType: 'MONITORING', alertId: String(alertId), status: 'CLOSED', note: `lost ${suffix}` });
+		const run = await runAml({
+			resource: 'alert',
+			operation: 'updateStatus',
+			alertType: 'MONITORING',
+			alertId: String(alertId),
+			status: 'CLOSED',
+			note: `lost ${suffix}`,
+		});
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(/may have been applied/);
 		expect(await requestsTo(mark, '/api/v1/alerts/status')).toHaveLength(1);
@@ -107,13 +170,39 @@ describe('lost answers in real n8n', () => {
 	});
 
 	test('Archive Record and Person Delete whose answers are lost: the repeat finds it done (409 / 404) and the item succeeds', async () => {
-		const { id: listId } = await control.post<{ id: string }>('/custom-lists', { name: `archive ${suffix}`, fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }] });
-		expect((await runAml({ resource: 'customList', operation: 'create', customListId: listId, recordId: 'r-9', attributesMode: 'json', attributesJson: '{"name":"Gone"}' })).status).toBe('success');
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
+			name: `archive ${suffix}`,
+			fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+		});
+		expect(
+			(
+				await runAml({
+					resource: 'customList',
+					operation: 'create',
+					customListId: listId,
+					recordId: 'r-9',
+					attributesMode: 'json',
+					attributesJson: '{"name":"Gone"}',
+				})
+			).status,
+		).toBe('success');
 		await loseNextAnswer('DELETE', `^/api/v1/custom-lists/${listId}/records/r-9$`);
-		const archived = await runAml({ resource: 'customList', operation: 'archive', customListId: listId, recordId: 'r-9' });
+		const archived = await runAml({
+			resource: 'customList',
+			operation: 'archive',
+			customListId: listId,
+			recordId: 'r-9',
+		});
 		expect(archived.status).toBe('success');
-		expect(archived.outputs[0][0]).toMatchObject({ id: 'r-9', archived: true, afterLostAnswer: true });
-		expect((await control.get<any[]>(`/custom-lists/${listId}/records`)).find((r) => r.id === 'r-9')?.archived).toBe(true);
+		expect(archived.outputs[0][0]).toMatchObject({
+			id: 'r-9',
+			archived: true,
+			afterLostAnswer: true,
+		});
+		expect(
+			(await control.get<any[]>(`/custom-lists/${listId}/records`)).find((r) => r.id === 'r-9')
+				?.archived,
+		).toBe(true);
 
 		const personId = id('delete');
 		expect((await createPerson(personId, { first_name: 'Delete' })).status).toBe('success');
@@ -121,9 +210,13 @@ describe('lost answers in real n8n', () => {
 		// deletion done at once (the service queues it; here it is gone by the time the repeat arrives)
 		await control.post('/config', { deletionDelayMs: 0 });
 		const mark = await control.mark();
-		const deleted = await runAml({ resource: 'person', operation: 'delete', personId }).finally(() => control.post('/config', { deletionDelayMs: 2000 }));
+		const deleted = await runAml({ resource: 'person', operation: 'delete', personId }).finally(
+			() => control.post('/config', { deletionDelayMs: 2000 }),
+		);
 		expect(deleted.status).toBe('success');
 		expect(deleted.outputs[0][0]).toMatchObject({ id: personId, afterLostAnswer: true });
-		expect((await requestsTo(mark, `/api/v2/persons/${personId}`)).map((r) => r.status)).toEqual([0, 404]);
+		expect((await requestsTo(mark, `/api/v2/persons/${personId}`)).map((r) => r.status)).toEqual([
+			0, 404,
+		]);
 	});
 });

@@ -21,12 +21,22 @@ let client: any;
 beforeAll(async () => {
 	// the example workflow as a user imports it (examples/05-ai-agent-tools.json), on a path of its own
 	const path = `aml-mcp-${suffix}`;
-	const workflow = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), { sandboxUrl: context().sandbox.baseUrl, credential: context().credential });
+	const workflow = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), {
+		sandboxUrl: context().sandbox.baseUrl,
+		credential: context().credential,
+	});
 	const trigger = (workflow.nodes as Json[]).find((n) => n.name === TRIGGER)!;
 	trigger.parameters.path = path;
 	trigger.webhookId = randomUUID();
 
-	const person = await runAml({ resource: 'person', operation: 'create', personId, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Mcp"}' });
+	const person = await runAml({
+		resource: 'person',
+		operation: 'create',
+		personId,
+		personType: 'INDIVIDUAL',
+		attributesMode: 'json',
+		attributesJson: '{"first_name":"Mcp"}',
+	});
 	expect(person.status).toBe('success');
 
 	mcp = await mcpTools({ ...workflow, name: `${workflow.name} ${suffix}` }, path);
@@ -41,42 +51,84 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 	test('the MCP client lists the tools with their descriptions and $fromAI input schemas', async () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((t: Json) => [t.name, t]));
-		console.log(`[mcp] tools: ${JSON.stringify(tools.map((t: Json) => ({ name: t.name, description: t.description, input: Object.keys(t.inputSchema?.properties ?? {}) })))}`);
-		expect(Object.keys(byName).sort()).toEqual(['check_transaction', 'create_manual_alert', 'create_transaction', 'get_person', 'list_transactions', 'screen_name']);
+		console.log(
+			`[mcp] tools: ${JSON.stringify(tools.map((t: Json) => ({ name: t.name, description: t.description, input: Object.keys(t.inputSchema?.properties ?? {}) })))}`,
+		);
+		expect(Object.keys(byName).sort()).toEqual([
+			'check_transaction',
+			'create_manual_alert',
+			'create_transaction',
+			'get_person',
+			'list_transactions',
+			'screen_name',
+		]);
 		expect(byName.check_transaction.description).toMatch(/decision clear or block/);
-		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(/letters, digits/);
-		expect(Object.keys(byName.create_transaction.inputSchema.properties).sort()).toEqual(['amount', 'personId', 'transactionId']);
-		expect(byName.create_transaction.inputSchema.properties.amount.description).toMatch(/Decimal amount as text/);
+		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(
+			/letters, digits/,
+		);
+		expect(Object.keys(byName.create_transaction.inputSchema.properties).sort()).toEqual([
+			'amount',
+			'personId',
+			'transactionId',
+		]);
+		expect(byName.create_transaction.inputSchema.properties.amount.description).toMatch(
+			/Decimal amount as text/,
+		);
 	});
 
 	test('a blocked payment comes back to the agent with decision "block" and the alert id; a clear one with "clear"', async () => {
 		const large = `${personId}-large`;
 		const small = `${personId}-small`;
-		for (const [transactionId, amount] of [[large, '25000.00'], [small, '12.00']]) {
-			const created = await client.callTool({ name: 'create_transaction', arguments: { personId, transactionId, amount } });
+		for (const [transactionId, amount] of [
+			[large, '25000.00'],
+			[small, '12.00'],
+		]) {
+			const created = await client.callTool({
+				name: 'create_transaction',
+				arguments: { personId, transactionId, amount },
+			});
 			expect(created.isError ?? false).toBe(false);
 		}
-		expect((await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort()).toEqual([large, small].sort());
+		expect(
+			(await control.get<any[]>('/transactions', { personId })).map((t) => t.id).sort(),
+		).toEqual([large, small].sort());
 
-		const blocked = await client.callTool({ name: 'check_transaction', arguments: { transactionId: large } });
+		const blocked = await client.callTool({
+			name: 'check_transaction',
+			arguments: { transactionId: large },
+		});
 		console.log(`[mcp] blocked call: ${textOf(blocked).slice(0, 400)}`);
 		expect(blocked.isError ?? false).toBe(false);
 		const blockedText = textOf(blocked);
 		expect(blockedText).toContain('"decision":"block"');
-		const alertId = (await control.get<any[]>('/alerts')).find((a) => a.transaction?.id === large || a.transactionId === large)?.id;
+		const alertId = (await control.get<any[]>('/alerts')).find(
+			(a) => a.transaction?.id === large || a.transactionId === large,
+		)?.id;
 		expect(blockedText).toContain(`"alertIds":[${alertId}]`);
 
-		const clear = await client.callTool({ name: 'check_transaction', arguments: { transactionId: small } });
+		const clear = await client.callTool({
+			name: 'check_transaction',
+			arguments: { transactionId: small },
+		});
 		console.log(`[mcp] clear call: ${textOf(clear).slice(0, 300)}`);
 		expect(textOf(clear)).toContain('"decision":"clear"');
 	});
 
 	test('a check that fails (an unknown transaction: 404) comes back to the agent as decision "block" with the reason, never without a decision', async () => {
-		const unknown = await client.callTool({ name: 'check_transaction', arguments: { transactionId: `${personId}-unknown` } });
+		const unknown = await client.callTool({
+			name: 'check_transaction',
+			arguments: { transactionId: `${personId}-unknown` },
+		});
 		const text = textOf(unknown);
 		console.log(`[mcp] failed check call: ${text.slice(0, 300)}`);
 		const answer = JSON.parse(text);
-		expect(answer).toEqual([expect.objectContaining({ transactionId: `${personId}-unknown`, decision: 'block', httpCode: '404' })]);
+		expect(answer).toEqual([
+			expect.objectContaining({
+				transactionId: `${personId}-unknown`,
+				decision: 'block',
+				httpCode: '404',
+			}),
+		]);
 		expect(answer[0].reason).toMatch(/^check failed: Not found/);
 	});
 
@@ -85,20 +137,48 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		const bad = await client.callTool({ name: 'get_person', arguments: { personId: 'bad/id' } });
 		const text = textOf(bad);
 		console.log(`[mcp] bad id call: ${text.slice(0, 300)}`);
-		expect(text).toMatch(/"Person ID" may only contain a-z, A-Z, 0-9, hyphen, underscore, colon and dot/);
-		expect((await control.requestsSince(mark)).filter((r: { path: string }) => r.path.startsWith('/api/'))).toHaveLength(0);
+		expect(text).toMatch(
+			/"Person ID" may only contain a-z, A-Z, 0-9, hyphen, underscore, colon and dot/,
+		);
+		expect(
+			(await control.requestsSince(mark)).filter((r: { path: string }) =>
+				r.path.startsWith('/api/'),
+			),
+		).toHaveLength(0);
 	});
 
 	test('a long answer is cut for the model: at most 100 items and a last item saying how many there were', async () => {
 		const owner = `${personId}-many`;
-		expect((await runAml({ resource: 'person', operation: 'create', personId: owner, personType: 'INDIVIDUAL', attributesMode: 'json', attributesJson: '{"first_name":"Many"}' })).status).toBe('success');
+		expect(
+			(
+				await runAml({
+					resource: 'person',
+					operation: 'create',
+					personId: owner,
+					personType: 'INDIVIDUAL',
+					attributesMode: 'json',
+					attributesJson: '{"first_name":"Many"}',
+				})
+			).status,
+		).toBe('success');
 		const items = Array.from({ length: 120 }, (_v, i) => ({ id: `${owner}-t${i}` }));
 		const created = await runAml(
-			{ resource: 'transaction', operation: 'create', personId: owner, transactionId: '={{ $json.id }}', attributesMode: 'json', attributesJson: '{"amount":"1.00","type":"payment","direction":"I","timestamp":"2026-03-07T10:00:00Z"}' },
+			{
+				resource: 'transaction',
+				operation: 'create',
+				personId: owner,
+				transactionId: '={{ $json.id }}',
+				attributesMode: 'json',
+				attributesJson:
+					'{"amount":"1.00","type":"payment","direction":"I","timestamp":"2026-03-07T10:00:00Z"}',
+			},
 			items,
 		);
 		expect(created.status).toBe('success');
-		const listed = await client.callTool({ name: 'list_transactions', arguments: { personId: owner } });
+		const listed = await client.callTool({
+			name: 'list_transactions',
+			arguments: { personId: owner },
+		});
 		const answer = JSON.parse(textOf(listed));
 		expect(answer).toHaveLength(101);
 		expect(answer[100]).toMatchObject({ truncated: true, returned: 100, total: 120 });
@@ -106,15 +186,42 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 	});
 
 	test('screening and a manual alert through the tools: one simplified answer per name, and the alert stored once', async () => {
-		const hit = JSON.parse(textOf(await client.callTool({ name: 'screen_name', arguments: { name: 'Viktor Drabenko' } })));
+		const hit = JSON.parse(
+			textOf(
+				await client.callTool({ name: 'screen_name', arguments: { name: 'Viktor Drabenko' } }),
+			),
+		);
 		expect(hit).toHaveLength(1);
-		expect(hit[0]).toMatchObject({ name: 'Viktor Drabenko', matched: true, matches: [{ id: 'rec-1', name: 'Viktor Drabenko', list: 'Synthetic Sanctions List' }] });
-		const none = JSON.parse(textOf(await client.callTool({ name: 'screen_name', arguments: { name: 'Ordinary Shopkeeper Zz' } })));
-		expect(none).toEqual([{ name: 'Ordinary Shopkeeper Zz', recordEntityType: 'ALL', matched: false, matchCount: 0, matches: [] }]);
+		expect(hit[0]).toMatchObject({
+			name: 'Viktor Drabenko',
+			matched: true,
+			matches: [{ id: 'rec-1', name: 'Viktor Drabenko', list: 'Synthetic Sanctions List' }],
+		});
+		const none = JSON.parse(
+			textOf(
+				await client.callTool({
+					name: 'screen_name',
+					arguments: { name: 'Ordinary Shopkeeper Zz' },
+				}),
+			),
+		);
+		expect(none).toEqual([
+			{
+				name: 'Ordinary Shopkeeper Zz',
+				recordEntityType: 'ALL',
+				matched: false,
+				matchCount: 0,
+				matches: [],
+			},
+		]);
 
 		const before = (await control.get<any[]>('/manual-alerts')).length;
 		const comment = `raised by an agent ${suffix}`;
-		const alert = JSON.parse(textOf(await client.callTool({ name: 'create_manual_alert', arguments: { personId, comment } })));
+		const alert = JSON.parse(
+			textOf(
+				await client.callTool({ name: 'create_manual_alert', arguments: { personId, comment } }),
+			),
+		);
 		expect(alert[0]).toMatchObject({ personId, rationale: 'OTHER', rationaleComment: comment });
 		const stored = await control.get<any[]>('/manual-alerts');
 		expect(stored.length).toBe(before + 1);

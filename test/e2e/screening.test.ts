@@ -29,7 +29,11 @@ describe('Screening resource in real n8n', () => {
 				recordEntityType: 'PERSON',
 				output: 'perMatch',
 				simplify: false,
-				configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', selectorGroupCodes: ['SANCTIONS'] }] },
+				configurations: {
+					configuration: [
+						{ type: 'SANCTION', matchType: 'FUZZY_MATCH', selectorGroupCodes: ['SANCTIONS'] },
+					],
+				},
 			},
 			[{ name: 'Wiktor Drabenko' }, { name: 'Viktr Drabenko' }],
 		);
@@ -38,11 +42,18 @@ describe('Screening resource in real n8n', () => {
 		expect(out.length).toBeGreaterThanOrEqual(2);
 		const drabenko = out.filter((r) => r.id === 'rec-1');
 		expect(drabenko).toHaveLength(2);
-		expect(drabenko[0]).toMatchObject({ type: 'PERSON', screeningType: 'SANCTION', sanctionList: 'Synthetic Sanctions List' });
+		expect(drabenko[0]).toMatchObject({
+			type: 'PERSON',
+			screeningType: 'SANCTION',
+			sanctionList: 'Synthetic Sanctions List',
+		});
 		expect(drabenko[0].identities[0]).toEqual({ value: 'Viktor Drabenko', type: 'NAME' });
 
 		const requests = await apiRequestsSince(mark);
-		expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v2/screening-searches', 'POST /api/v2/screening-searches']);
+		expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+			'POST /api/v2/screening-searches',
+			'POST /api/v2/screening-searches',
+		]);
 		expect(await storedCounts()).toEqual(before);
 	});
 
@@ -53,20 +64,40 @@ describe('Screening resource in real n8n', () => {
 			name: '={{ $json.name }}',
 			recordEntityType: 'ALL',
 			simplify: true,
-			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
+			configurations: {
+				configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }],
+			},
 			...extra,
 		});
-		const run = await runAml(search(), [{ name: 'Viktor Drabenko' }, { name: 'Ordinary Shopkeeper Zz' }]);
+		const run = await runAml(search(), [
+			{ name: 'Viktor Drabenko' },
+			{ name: 'Ordinary Shopkeeper Zz' },
+		]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toHaveLength(2);
-		expect(run.outputs[0][0]).toMatchObject({ name: 'Viktor Drabenko', matched: true, matchCount: 1, matches: [{ id: 'rec-1', name: 'Viktor Drabenko' }] });
-		expect(run.outputs[0][1]).toEqual({ name: 'Ordinary Shopkeeper Zz', recordEntityType: 'ALL', matched: false, matchCount: 0, matches: [] });
+		expect(run.outputs[0][0]).toMatchObject({
+			name: 'Viktor Drabenko',
+			matched: true,
+			matchCount: 1,
+			matches: [{ id: 'rec-1', name: 'Viktor Drabenko' }],
+		});
+		expect(run.outputs[0][1]).toEqual({
+			name: 'Ordinary Shopkeeper Zz',
+			recordEntityType: 'ALL',
+			matched: false,
+			matchCount: 0,
+			matches: [],
+		});
 
 		const mark = await control.mark();
 		const none = await runAml(search({ configurations: {} }), [{ name: 'Viktor Drabenko' }]);
 		expect(none.status).toBe('error');
-		expect(none.error?.message).toMatch(/Item 0: "Configurations" needs at least one configuration/);
-		expect((await apiRequestsSince(mark)).filter((r) => r.path.includes('screening'))).toHaveLength(0);
+		expect(none.error?.message).toMatch(
+			/Item 0: "Configurations" needs at least one configuration/,
+		);
+		expect((await apiRequestsSince(mark)).filter((r) => r.path.includes('screening'))).toHaveLength(
+			0,
+		);
 	});
 
 	test('Search with Simplify and a group filter', async () => {
@@ -77,7 +108,9 @@ describe('Screening resource in real n8n', () => {
 			recordEntityType: 'ALL',
 			output: 'perMatch',
 			simplify: true,
-			configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }] },
+			configurations: {
+				configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH', score: 90 }],
+			},
 		});
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toEqual({
@@ -112,10 +145,17 @@ describe('Screening resource in real n8n', () => {
 		]);
 	});
 
-	test('load options: list groups through n8n\'s REST endpoint, sorted by name, code as value', async () => {
+	test("load options: list groups through n8n's REST endpoint, sorted by name, code as value", async () => {
 		const c = context();
-		const rest = axios.create({ baseURL: `${c.n8n.baseUrl}/rest`, validateStatus: () => true, headers: { 'browser-id': 'aml-e2e-screening' } });
-		const login = await rest.post('/login', { emailOrLdapLoginId: 'owner@aml-demo.test', password: 'AmlDemo-Passw0rd' });
+		const rest = axios.create({
+			baseURL: `${c.n8n.baseUrl}/rest`,
+			validateStatus: () => true,
+			headers: { 'browser-id': 'aml-e2e-screening' },
+		});
+		const login = await rest.post('/login', {
+			emailOrLdapLoginId: 'owner@aml-demo.test',
+			password: 'AmlDemo-Passw0rd',
+		});
 		if (login.status !== 200) {
 			console.warn(`load-options check skipped: n8n owner login answered ${login.status}`);
 			return;
@@ -151,7 +191,12 @@ describe('Screening resource in real n8n', () => {
 		test.each([
 			[
 				'2-character name',
-				{ resource: 'screening', operation: 'search', name: '={{ $json.name }}', recordEntityType: 'ALL' },
+				{
+					resource: 'screening',
+					operation: 'search',
+					name: '={{ $json.name }}',
+					recordEntityType: 'ALL',
+				},
 				[{ name: 'Viktor' }, { name: 'Al' }],
 				/Item 1: "Name" must have at least 3 characters \(has 2\)/,
 			],
@@ -179,7 +224,9 @@ describe('Screening resource in real n8n', () => {
 			expect(run.status).toBe('error');
 			expect(run.error?.message).toMatch(message);
 			expect(run.error?.description).toMatch(/Nothing was sent to the AML service/);
-			expect((await apiRequestsSince(mark)).filter((r) => r.path.includes('screening'))).toHaveLength(0);
+			expect(
+				(await apiRequestsSince(mark)).filter((r) => r.path.includes('screening')),
+			).toHaveLength(0);
 		});
 	});
 });

@@ -2,7 +2,18 @@ import axios, { type AxiosInstance } from 'axios';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 import { context, control, n8n, type Json } from '../harness/context';
-import { cleanup, deliveries, NODE, publish, runCleanup, runs, settled, sleep, target, until } from '../harness/trigger';
+import {
+	cleanup,
+	deliveries,
+	NODE,
+	publish,
+	runCleanup,
+	runs,
+	settled,
+	sleep,
+	target,
+	until,
+} from '../harness/trigger';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
 
@@ -17,11 +28,18 @@ beforeAll(async () => {
 	const c = context().sandbox;
 	let token: string | undefined;
 	for (let i = 0; i < 20 && !token; i++) {
-		const r = await axios.post(c.tokenUrl, 'grant_type=client_credentials', { auth: { username: c.clientId, password: c.clientSecret }, validateStatus: () => true });
+		const r = await axios.post(c.tokenUrl, 'grant_type=client_credentials', {
+			auth: { username: c.clientId, password: c.clientSecret },
+			validateStatus: () => true,
+		});
 		if (r.status === 200) token = r.data.access_token;
 		else await sleep(Number(r.headers['retry-after'] ?? 5) * 1000);
 	}
-	api = axios.create({ baseURL: `${c.baseUrl}/api`, headers: { Authorization: `Bearer ${token}` }, validateStatus: () => true });
+	api = axios.create({
+		baseURL: `${c.baseUrl}/api`,
+		headers: { Authorization: `Bearer ${token}` },
+		validateStatus: () => true,
+	});
 });
 
 afterAll(async () => {
@@ -42,47 +60,113 @@ describe('AML Trigger in a published workflow', () => {
 		const P = `trg-${run}-p`;
 		const T = `trg-${run}-t`;
 		const S = `trg-${run}-s`;
-		const expectOk = (r: { status: number; data: unknown }, what: string) => expect({ what, status: r.status, data: r.status < 300 ? 'ok' : r.data }).toEqual({ what, status: 200, data: 'ok' });
+		const expectOk = (r: { status: number; data: unknown }, what: string) =>
+			expect({ what, status: r.status, data: r.status < 300 ? 'ok' : r.data }).toEqual({
+				what,
+				status: 200,
+				data: 'ok',
+			});
 
 		// A person in a high-risk country: OFFLINE person scenario → ALERT_CREATED (PERSON); its risk → FINAL_RISK_UPDATED.
-		expectOk(await api.post('/v2/persons', { id: P, type: 'INDIVIDUAL', attributes: { first_name: 'Omid', last_name: 'Trigger', country: 'IR' } }), 'create person');
+		expectOk(
+			await api.post('/v2/persons', {
+				id: P,
+				type: 'INDIVIDUAL',
+				attributes: { first_name: 'Omid', last_name: 'Trigger', country: 'IR' },
+			}),
+			'create person',
+		);
 		// A very large transaction: OFFLINE transaction scenario → ALERT_CREATED (TRANSACTION).
 		expectOk(
-			await api.post(`/v1/persons/${P}/transactions`, { id: T, attributes: { amount: '62000.00', type: 'wire_transfer', direction: 'O', timestamp: new Date().toISOString() } }),
+			await api.post(`/v1/persons/${P}/transactions`, {
+				id: T,
+				attributes: {
+					amount: '62000.00',
+					type: 'wire_transfer',
+					direction: 'O',
+					timestamp: new Date().toISOString(),
+				},
+			}),
 			'create transaction',
 		);
 		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.personId === P);
 		expect(alerts.map((a) => a.transactionId ?? null).sort()).toEqual([null, T].sort());
 		// Closing them (person alert first): ALERT_STATUS_UPDATED ×2, then every alert of T and of P is closed →
 		// decision rules TRANSACTION_CLEARED and PERSON_CLEARED.
-		for (const a of [...alerts].sort((x, y) => (x.transactionId ? 1 : 0) - (y.transactionId ? 1 : 0))) {
-			expectOk(await api.put('/v1/alerts/status', { alertType: 'MONITORING', alertId: a.id, status: 'CLOSED', note: 'reviewed in e2e' }), `close alert ${a.id}`);
+		for (const a of [...alerts].sort(
+			(x, y) => (x.transactionId ? 1 : 0) - (y.transactionId ? 1 : 0),
+		)) {
+			expectOk(
+				await api.put('/v1/alerts/status', {
+					alertType: 'MONITORING',
+					alertId: a.id,
+					status: 'CLOSED',
+					note: 'reviewed in e2e',
+				}),
+				`close alert ${a.id}`,
+			);
 		}
 		// Screening a transliterated sanctioned name → SCREENING_ALERT_CREATED; its status → SCREENING_ALERT_STATUS_UPDATED;
 		// a new hit (a PEP shareholder added, then screened again) → SCREENING_ALERT_UPDATED.
-		expectOk(await api.post('/v2/persons', { id: S, type: 'INDIVIDUAL', attributes: { first_name: 'Viktor', last_name: 'Drabenko', country: 'DE' } }), 'create screened person');
+		expectOk(
+			await api.post('/v2/persons', {
+				id: S,
+				type: 'INDIVIDUAL',
+				attributes: { first_name: 'Viktor', last_name: 'Drabenko', country: 'DE' },
+			}),
+			'create screened person',
+		);
 		const screening = await api.post(`/v1/persons/${S}/screening-checks`);
 		expectOk(screening, 'screen person');
 		const screeningAlertId = screening.data.matches[0].alertId;
-		expectOk(await api.put('/v1/alerts/status', { alertType: 'SCREENING', alertId: screeningAlertId, status: 'IN_PROGRESS' }), 'screening alert status');
-		expectOk(await api.patch(`/v2/persons/${S}`, { attributes: { shareholders: [{ id: 'sh-1', name: 'Ivana Petrenkova' }] } }), 'add shareholder');
+		expectOk(
+			await api.put('/v1/alerts/status', {
+				alertType: 'SCREENING',
+				alertId: screeningAlertId,
+				status: 'IN_PROGRESS',
+			}),
+			'screening alert status',
+		);
+		expectOk(
+			await api.patch(`/v2/persons/${S}`, {
+				attributes: { shareholders: [{ id: 'sh-1', name: 'Ivana Petrenkova' }] },
+			}),
+			'add shareholder',
+		);
 		expectOk(await api.post(`/v1/persons/${S}/screening-checks`), 'screen again');
 		// Person status through the v1 patch → PERSON_STATUS_UPDATED.
 		expectOk(await api.patch(`/v1/persons/${S}`, { id: S, status: 'MONITORING' }), 'person status');
 		// Custom list record lifecycle → CUSTOM_LIST_RECORD_CREATED / UPDATED / ARCHIVED.
 		const records = '/v1/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10/records';
 		const R = `trg-${run}-r`;
-		expectOk(await api.post(records, { id: R, attributes: { name: 'Trigger Record' } }), 'create record');
-		expectOk(await api.put(`${records}/${R}`, { id: R, attributes: { name: 'Trigger Record 2' } }), 'update record');
+		expectOk(
+			await api.post(records, { id: R, attributes: { name: 'Trigger Record' } }),
+			'create record',
+		);
+		expectOk(
+			await api.put(`${records}/${R}`, { id: R, attributes: { name: 'Trigger Record 2' } }),
+			'update record',
+		);
 		expectOk(await api.delete(`${records}/${R}`), 'archive record');
 		// Manual alert → MANUAL_ALERT_CREATED; its status → MANUAL_ALERT_STATUS_UPDATED.
 		const manual = await api.post('/v1/manual-alerts', { personId: S, rationale: 'OTHER' });
 		expectOk(manual, 'manual alert');
-		expectOk(await api.put(`/v1/manual-alerts/${manual.data.id}`, { rationale: 'OTHER', status: 'CLOSED', note: 'done' }), 'manual alert status');
+		expectOk(
+			await api.put(`/v1/manual-alerts/${manual.data.id}`, {
+				rationale: 'OTHER',
+				status: 'CLOSED',
+				note: 'done',
+			}),
+			'manual alert status',
+		);
 
 		// What the sandbox emitted for these causes, and what it delivered to this workflow.
 		const emitted = (await control.get<Json[]>('/events')).slice(eventsBefore);
-		const expectedActions = [...EVENT_ACTIONS.map((e) => e.value), 'PERSON_CLEARED', 'TRANSACTION_CLEARED'].sort();
+		const expectedActions = [
+			...EVENT_ACTIONS.map((e) => e.value),
+			'PERSON_CLEARED',
+			'TRANSACTION_CLEARED',
+		].sort();
 		expect([...new Set(emitted.map((e) => e.action))].sort()).toEqual(expectedActions);
 		const log = await until('every delivery accepted', async () => {
 			const d = await deliveries(wf.url);
@@ -98,36 +182,96 @@ describe('AML Trigger in a published workflow', () => {
 		for (const item of out) {
 			expect(Object.keys(item).sort()).toEqual(['action', 'createdTime', 'metadata']);
 			// The documented samples carry the same metadata fields as the real deliveries.
-			expect(Object.keys(item.metadata).sort()).toEqual(Object.keys(SAMPLE_PAYLOADS[item.action].metadata as Json).sort());
+			expect(Object.keys(item.metadata).sort()).toEqual(
+				Object.keys(SAMPLE_PAYLOADS[item.action].metadata as Json).sort(),
+			);
 		}
 		const txAlert = alerts.find((a) => a.transactionId === T)!;
-		expect(out.find((o) => o.action === 'ALERT_CREATED' && o.metadata.transactionId === T)?.metadata).toEqual({
+		expect(
+			out.find((o) => o.action === 'ALERT_CREATED' && o.metadata.transactionId === T)?.metadata,
+		).toEqual({
 			alertId: txAlert.id,
 			personId: P,
 			transactionId: T,
 			entityType: 'TRANSACTION',
 			scenarioType: 'OFFLINE',
-			hits: [{ reason: expect.any(String), details: expect.any(String), scenarioHandle: '4fad5052-61be-4099-9e87-bd7261515e55' }],
+			hits: [
+				{
+					reason: expect.any(String),
+					details: expect.any(String),
+					scenarioHandle: '4fad5052-61be-4099-9e87-bd7261515e55',
+				},
+			],
 		});
-		expect(out.find((o) => o.action === 'TRANSACTION_CLEARED')?.metadata).toMatchObject({ personId: P, transactionId: T });
-		expect(out.find((o) => o.action === 'PERSON_STATUS_UPDATED')?.metadata).toMatchObject({ personId: S, status: 'MONITORING' });
-		expect(out.filter((o) => o.action.startsWith('CUSTOM_LIST_RECORD_')).map((o) => o.metadata.recordId)).toEqual([R, R, R]);
-		expect(out.find((o) => o.action === 'MANUAL_ALERT_STATUS_UPDATED')?.metadata).toMatchObject({ alertId: manual.data.id, status: 'CLOSED' });
-		expect(out.find((o) => o.action === 'SCREENING_ALERT_UPDATED')?.metadata).toMatchObject({ alertId: screeningAlertId, personId: S });
+		expect(out.find((o) => o.action === 'TRANSACTION_CLEARED')?.metadata).toMatchObject({
+			personId: P,
+			transactionId: T,
+		});
+		expect(out.find((o) => o.action === 'PERSON_STATUS_UPDATED')?.metadata).toMatchObject({
+			personId: S,
+			status: 'MONITORING',
+		});
+		expect(
+			out.filter((o) => o.action.startsWith('CUSTOM_LIST_RECORD_')).map((o) => o.metadata.recordId),
+		).toEqual([R, R, R]);
+		expect(out.find((o) => o.action === 'MANUAL_ALERT_STATUS_UPDATED')?.metadata).toMatchObject({
+			alertId: manual.data.id,
+			status: 'CLOSED',
+		});
+		expect(out.find((o) => o.action === 'SCREENING_ALERT_UPDATED')?.metadata).toMatchObject({
+			alertId: screeningAlertId,
+			personId: S,
+		});
 	});
 
 	test('unselected and filtered-out events are answered 200 and start nothing; filters ignore case', async () => {
-		const alerts = await publish({ authentication: 'none', events: ['ALERT_CREATED'], options: { entityType: 'TRANSACTION', scenarioType: 'OFFLINE' } });
-		const risk = await publish({ authentication: 'none', events: ['FINAL_RISK_UPDATED'], decisionRules: '', options: { riskLevels: 'high, UNACCEPTABLE' } });
-		const rules = await publish({ authentication: 'none', events: [], decisionRules: 'case_closed' });
+		const alerts = await publish({
+			authentication: 'none',
+			events: ['ALERT_CREATED'],
+			options: { entityType: 'TRANSACTION', scenarioType: 'OFFLINE' },
+		});
+		const risk = await publish({
+			authentication: 'none',
+			events: ['FINAL_RISK_UPDATED'],
+			decisionRules: '',
+			options: { riskLevels: 'high, UNACCEPTABLE' },
+		});
+		const rules = await publish({
+			authentication: 'none',
+			events: [],
+			decisionRules: 'case_closed',
+		});
 		for (const wf of [alerts, risk, rules]) await target(wf.url);
 		const marker = randomUUID();
-		const emit = (action: string, metadata: Json) => control.post('/webhooks/emit', { action, metadata: { ...metadata, marker } });
-		await emit('ALERT_CREATED', { alertId: 1, personId: 'p', transactionId: 't', entityType: 'TRANSACTION', scenarioType: 'offline' }); // starts `alerts`
-		await emit('ALERT_CREATED', { alertId: 2, personId: 'p', transactionId: null, entityType: 'PERSON', scenarioType: 'OFFLINE' });
-		await emit('ALERT_CREATED', { alertId: 3, personId: 'p', transactionId: 't', entityType: 'TRANSACTION', scenarioType: 'ONLINE' });
+		const emit = (action: string, metadata: Json) =>
+			control.post('/webhooks/emit', { action, metadata: { ...metadata, marker } });
+		await emit('ALERT_CREATED', {
+			alertId: 1,
+			personId: 'p',
+			transactionId: 't',
+			entityType: 'TRANSACTION',
+			scenarioType: 'offline',
+		}); // starts `alerts`
+		await emit('ALERT_CREATED', {
+			alertId: 2,
+			personId: 'p',
+			transactionId: null,
+			entityType: 'PERSON',
+			scenarioType: 'OFFLINE',
+		});
+		await emit('ALERT_CREATED', {
+			alertId: 3,
+			personId: 'p',
+			transactionId: 't',
+			entityType: 'TRANSACTION',
+			scenarioType: 'ONLINE',
+		});
 		await emit('MANUAL_ALERT_CREATED', { alertId: 4, personId: 'p', transactionId: 't' });
-		await emit('FINAL_RISK_UPDATED', { personId: 'p', finalRisk: 'Unacceptable', previousRisk: 'HIGH' }); // starts `risk`
+		await emit('FINAL_RISK_UPDATED', {
+			personId: 'p',
+			finalRisk: 'Unacceptable',
+			previousRisk: 'HIGH',
+		}); // starts `risk`
 		await emit('FINAL_RISK_UPDATED', { personId: 'p', finalRisk: 'LOW', previousRisk: 'HIGH' });
 		await emit('CASE_CLOSED', { personId: 'p' }); // a decision rule: starts `rules`
 		for (const wf of [alerts, risk, rules]) {
@@ -138,46 +282,87 @@ describe('AML Trigger in a published workflow', () => {
 			expect(d.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
 		}
 		expect((await settled(alerts.id, 1)).map((o) => o.metadata.alertId)).toEqual([1]);
-		expect((await settled(risk.id, 1, 0)).map((o) => o.metadata.finalRisk)).toEqual(['Unacceptable']);
+		expect((await settled(risk.id, 1, 0)).map((o) => o.metadata.finalRisk)).toEqual([
+			'Unacceptable',
+		]);
 		expect((await settled(rules.id, 1, 0)).map((o) => o.action)).toEqual(['CASE_CLOSED']);
 	});
 });
 
 describe('AML Trigger verification', () => {
-	const event = (alertId: number) => ({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId, personId: 'cust-1001', transactionId: null, rationale: 'OTHER', status: 'NEW' } });
-
-	test.each([
-		['secret header', { method: 'header', headerName: 'X-Hook-Token', headerSecret: 'tok-right' }, { mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-right' }, { mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-wrong' }],
-		['basic auth', { method: 'basicAuth', user: 'aml', password: 'pw-right' }, { mode: 'basic', username: 'aml', password: 'pw-right' }, { mode: 'basic', username: 'aml', password: 'pw-wrong' }],
-		['HMAC-SHA256', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'key-right' }, { mode: 'hmac', secret: 'key-right' }, { mode: 'hmac', secret: 'key-wrong' }],
-	])('%s: the right secret starts one execution; a wrong one is answered 401 and starts nothing', async (name, data, right, wrong) => {
-		const cred = await n8n().createCredential(`AML webhook e2e ${name}`, 'amlWebhookApi', data);
-		cleanup.push(() => n8n().deleteCredential(cred.id));
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } }, cred);
-		const wrongTarget = await target(wf.url, { verification: wrong });
-		await control.post('/webhooks/emit', event(7001));
-		const refused = await until('two refused attempts', async () => {
-			const d = await deliveries(wf.url);
-			return d.length >= 2 ? d : undefined;
-		});
-		expect(refused.every((d) => d.status === 401 && !d.accepted)).toBe(true);
-		await control.del(`/webhooks/${wrongTarget}`);
-		await target(wf.url, { verification: right });
-		await control.post('/webhooks/emit', event(7002));
-		await until('accepted', async () => (await deliveries(wf.url)).some((d) => d.accepted));
-		const out = await settled(wf.id, 1);
-		expect(out.map((o) => o.metadata.alertId)).toEqual([7002]);
-		// Include Headers: the verification header is redacted, the secret appears nowhere in the execution.
-		const secretHeader = name === 'basic auth' ? 'authorization' : name === 'secret header' ? 'x-hook-token' : 'x-aml-signature';
-		expect(out[0].headers[secretHeader]).toBe('[redacted]');
-		expect(out[0].headers['content-type']).toBe('application/json');
-		const stored = JSON.stringify(await n8n().listExecutions(wf.id, { includeData: true }));
-		expect(stored).not.toContain('tok-right');
-		expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
+	const event = (alertId: number) => ({
+		action: 'MANUAL_ALERT_CREATED',
+		metadata: {
+			alertId,
+			personId: 'cust-1001',
+			transactionId: null,
+			rationale: 'OTHER',
+			status: 'NEW',
+		},
 	});
 
+	test.each([
+		[
+			'secret header',
+			{ method: 'header', headerName: 'X-Hook-Token', headerSecret: 'tok-right' },
+			{ mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-right' },
+			{ mode: 'header', headerName: 'X-Hook-Token', secret: 'tok-wrong' },
+		],
+		[
+			'basic auth',
+			{ method: 'basicAuth', user: 'aml', password: 'pw-right' },
+			{ mode: 'basic', username: 'aml', password: 'pw-right' },
+			{ mode: 'basic', username: 'aml', password: 'pw-wrong' },
+		],
+		[
+			'HMAC-SHA256',
+			{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'key-right' },
+			{ mode: 'hmac', secret: 'key-right' },
+			{ mode: 'hmac', secret: 'key-wrong' },
+		],
+	])(
+		'%s: the right secret starts one execution; a wrong one is answered 401 and starts nothing',
+		async (name, data, right, wrong) => {
+			const cred = await n8n().createCredential(`AML webhook e2e ${name}`, 'amlWebhookApi', data);
+			cleanup.push(() => n8n().deleteCredential(cred.id));
+			const wf = await publish(
+				{ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } },
+				cred,
+			);
+			const wrongTarget = await target(wf.url, { verification: wrong });
+			await control.post('/webhooks/emit', event(7001));
+			const refused = await until('two refused attempts', async () => {
+				const d = await deliveries(wf.url);
+				return d.length >= 2 ? d : undefined;
+			});
+			expect(refused.every((d) => d.status === 401 && !d.accepted)).toBe(true);
+			await control.del(`/webhooks/${wrongTarget}`);
+			await target(wf.url, { verification: right });
+			await control.post('/webhooks/emit', event(7002));
+			await until('accepted', async () => (await deliveries(wf.url)).some((d) => d.accepted));
+			const out = await settled(wf.id, 1);
+			expect(out.map((o) => o.metadata.alertId)).toEqual([7002]);
+			// Include Headers: the verification header is redacted, the secret appears nowhere in the execution.
+			const secretHeader =
+				name === 'basic auth'
+					? 'authorization'
+					: name === 'secret header'
+						? 'x-hook-token'
+						: 'x-aml-signature';
+			expect(out[0].headers[secretHeader]).toBe('[redacted]');
+			expect(out[0].headers['content-type']).toBe('application/json');
+			const stored = JSON.stringify(await n8n().listExecutions(wf.id, { includeData: true }));
+			expect(stored).not.toContain('tok-right');
+			expect(stored).not.toContain(Buffer.from('aml:pw-right').toString('base64'));
+		},
+	);
+
 	test('verification is on by default: with Verification left unset an unsigned delivery is refused; None accepts it', async () => {
-		const cred = await n8n().createCredential('AML webhook e2e default', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 'default-key' });
+		const cred = await n8n().createCredential('AML webhook e2e default', 'amlWebhookApi', {
+			method: 'hmac',
+			hmacHeaderName: 'X-AML-Signature',
+			hmacSecret: 'default-key',
+		});
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		const strict = await publish({ events: ['*'] }, cred);
 		const unsigned = await axios.post(strict.url, event(7101), { validateStatus: () => true });
@@ -194,7 +379,11 @@ describe('AML Trigger verification', () => {
 	});
 
 	test('HMAC is checked on the raw bytes: exotic JSON formatting, sha256= prefix, any content type; re-serialised or missing signatures get 401', async () => {
-		const cred = await n8n().createCredential('AML webhook e2e raw', 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-Sig', hmacSecret: 'raw-secret' });
+		const cred = await n8n().createCredential('AML webhook e2e raw', 'amlWebhookApi', {
+			method: 'hmac',
+			hmacHeaderName: 'X-Sig',
+			hmacSecret: 'raw-secret',
+		});
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		expect(await n8n().testCredential(cred.id)).toMatchObject({ status: 'OK' });
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
@@ -203,8 +392,14 @@ describe('AML Trigger verification', () => {
 		const createdTime = new Date(Date.now() - 3_600_000).toISOString().replace('Z', '456Z');
 		const raw = `{ "metadata" : {"personId":"cust-\\u00e9", "amount": 1.50}, "action":"MANUAL_ALERT_CREATED",\n "createdTime":"${createdTime}" }\n`;
 		expect(JSON.stringify(JSON.parse(raw))).not.toBe(raw);
-		const sign = (body: string, secret = 'raw-secret') => createHmac('sha256', secret).update(body).digest('hex');
-		const post = (headers: Json, body = raw) => axios.post(wf.url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b });
+		const sign = (body: string, secret = 'raw-secret') =>
+			createHmac('sha256', secret).update(body).digest('hex');
+		const post = (headers: Json, body = raw) =>
+			axios.post(wf.url, body, {
+				headers: { 'content-type': 'application/json', ...headers },
+				validateStatus: () => true,
+				transformRequest: (b) => b,
+			});
 		expect((await post({})).status).toBe(401);
 		expect((await post({ 'X-Sig': sign(JSON.stringify(JSON.parse(raw))) })).status).toBe(401);
 		expect((await post({ 'X-Sig': sign(raw, 'other') })).status).toBe(401);
@@ -213,9 +408,16 @@ describe('AML Trigger verification', () => {
 		expect(ok.status).toBe(200);
 		// The same event under a content type n8n does not parse: read from the raw bytes, verified, started.
 		const other = raw.replace('cust-\\u00e9', 'cust-\\u00e8');
-		expect((await post({ 'content-type': 'application/octet-stream', 'X-Sig': sign(other) }, other)).status).toBe(200);
+		expect(
+			(await post({ 'content-type': 'application/octet-stream', 'X-Sig': sign(other) }, other))
+				.status,
+		).toBe(200);
 		const out = await settled(wf.id, 2);
-		const event = (personId: string) => ({ action: 'MANUAL_ALERT_CREATED', createdTime, metadata: { personId, amount: 1.5 } });
+		const event = (personId: string) => ({
+			action: 'MANUAL_ALERT_CREATED',
+			createdTime,
+			metadata: { personId, amount: 1.5 },
+		});
 		expect(out).toEqual(expect.arrayContaining([event('cust-é'), event('cust-è')]));
 		expect(out).toHaveLength(2);
 	});
@@ -224,10 +426,23 @@ describe('AML Trigger verification', () => {
 describe('AML Trigger redelivery', () => {
 	test('a delivery whose body was already accepted is answered 200 and starts nothing; window 0 turns that off', async () => {
 		const dedup = await publish({ authentication: 'none', events: ['*'] });
-		const off = await publish({ authentication: 'none', events: ['*'], options: { dedupWindow: 0 } });
+		const off = await publish({
+			authentication: 'none',
+			events: ['*'],
+			options: { dedupWindow: 0 },
+		});
 		const event = (alertId: number, createdTime = new Date().toISOString()) =>
-			JSON.stringify({ action: 'ALERT_STATUS_UPDATED', createdTime, metadata: { alertId, status: 'CLOSED', previousStatus: 'NEW' } });
-		const post = (url: string, b: string) => axios.post(url, b, { headers: { 'content-type': 'application/json' }, validateStatus: () => true, transformRequest: (x) => x });
+			JSON.stringify({
+				action: 'ALERT_STATUS_UPDATED',
+				createdTime,
+				metadata: { alertId, status: 'CLOSED', previousStatus: 'NEW' },
+			});
+		const post = (url: string, b: string) =>
+			axios.post(url, b, {
+				headers: { 'content-type': 'application/json' },
+				validateStatus: () => true,
+				transformRequest: (x) => x,
+			});
 		const duplicate = { received: true, started: false, reason: 'duplicate delivery' };
 
 		const body = event(9100);
@@ -253,13 +468,23 @@ describe('AML Trigger redelivery', () => {
 		expect((await post(dedup.url, burst)).data).toEqual(duplicate);
 		expect((await post(dedup.url, body)).data).toEqual(duplicate);
 		const out = await settled(dedup.id, 3, 1000);
-		expect(out.map((o) => `${o.metadata.alertId} ${o.createdTime}`)).toEqual([`9100 ${JSON.parse(body).createdTime}`, '9100 2026-01-01T00:00:00Z', `9200 ${JSON.parse(burst).createdTime}`]);
+		expect(out.map((o) => `${o.metadata.alertId} ${o.createdTime}`)).toEqual([
+			`9100 ${JSON.parse(body).createdTime}`,
+			'9100 2026-01-01T00:00:00Z',
+			`9200 ${JSON.parse(burst).createdTime}`,
+		]);
 		// The accepted keys are in the workflow's static data, i.e. in n8n's database, which every n8n process reads.
 		const stored = await until('keys saved', async () => {
-			const keys = Object.keys((await n8n().getWorkflow(dedup.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {});
+			const keys = Object.keys(
+				(await n8n().getWorkflow(dedup.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {},
+			);
 			return keys.length === 3 ? keys : undefined;
 		});
-		expect(stored.sort()).toEqual([body, event(9100, '2026-01-01T00:00:00Z'), burst].map((b) => createHash('sha256').update(b).digest('base64url')).sort());
+		expect(stored.sort()).toEqual(
+			[body, event(9100, '2026-01-01T00:00:00Z'), burst]
+				.map((b) => createHash('sha256').update(b).digest('base64url'))
+				.sort(),
+		);
 
 		expect((await post(off.url, body)).data).toBe('');
 		expect((await post(off.url, body)).data).toBe('');
@@ -271,23 +496,35 @@ describe('AML Trigger redelivery', () => {
 		await target(wf.url, { events: ['MANUAL_ALERT_CREATED'] });
 		await n8n().deactivate(wf.id);
 		// Real cause while n8n does not serve the URL: n8n answers 404, the sandbox retries on its schedule.
-		const manual = await api.post('/v1/manual-alerts', { personId: 'cust-1002', rationale: 'OTHER' });
+		const manual = await api.post('/v1/manual-alerts', {
+			personId: 'cust-1002',
+			rationale: 'OTHER',
+		});
 		expect(manual.status).toBe(200);
-		await until('two refused deliveries', async () => (await deliveries(wf.url)).filter((d) => d.status === 404).length >= 2);
+		await until(
+			'two refused deliveries',
+			async () => (await deliveries(wf.url)).filter((d) => d.status === 404).length >= 2,
+		);
 		expect(await runs(wf.id)).toHaveLength(0);
 		await n8n().activate(wf.id);
-		const log = await until('accepted after reactivation', async () => {
-			const d = await deliveries(wf.url);
-			return d.some((x) => x.accepted) ? d : undefined;
-		}, 90_000);
+		const log = await until(
+			'accepted after reactivation',
+			async () => {
+				const d = await deliveries(wf.url);
+				return d.some((x) => x.accepted) ? d : undefined;
+			},
+			90_000,
+		);
 		expect(new Set(log.map((d) => d.eventId)).size).toBe(1);
 		const out = await settled(wf.id, 1, 3000);
 		expect(out).toHaveLength(1);
-		expect(out[0]).toMatchObject({ action: 'MANUAL_ALERT_CREATED', metadata: { alertId: manual.data.id, personId: 'cust-1002' } });
+		expect(out[0]).toMatchObject({
+			action: 'MANUAL_ALERT_CREATED',
+			metadata: { alertId: manual.data.id, personId: 'cust-1002' },
+		});
 		// Accepted once: no further attempts after the 2xx.
 		const after = await deliveries(wf.url);
 		expect(after.filter((d) => d.accepted)).toHaveLength(1);
 		expect(after[after.length - 1].accepted).toBe(true);
 	});
 });
-

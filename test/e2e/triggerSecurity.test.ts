@@ -2,7 +2,16 @@ import axios from 'axios';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
 import { n8n, type Json } from '../harness/context';
-import { cleanup, NODE, publish, runCleanup, runs, settled, sleep, until } from '../harness/trigger';
+import {
+	cleanup,
+	NODE,
+	publish,
+	runCleanup,
+	runs,
+	settled,
+	sleep,
+	until,
+} from '../harness/trigger';
 
 /**
  * AML Trigger against hostile callers, in real n8n (SECURITY.md): incomplete verification settings let nothing in,
@@ -11,18 +20,36 @@ import { cleanup, NODE, publish, runCleanup, runs, settled, sleep, until } from 
  */
 
 const SECRET = `sec-${randomUUID()}`;
-const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
+const sign = (body: string, secret = SECRET) =>
+	createHmac('sha256', secret).update(body).digest('hex');
 const post = (url: string, body: string, headers: Json = {}) =>
-	axios.post(url, body, { headers: { 'content-type': 'application/json', ...headers }, validateStatus: () => true, transformRequest: (b) => b });
+	axios.post(url, body, {
+		headers: { 'content-type': 'application/json', ...headers },
+		validateStatus: () => true,
+		transformRequest: (b) => b,
+	});
 /** A delivery body; `createdTime` null leaves the field out. */
-const event = (alertId: number, createdTime: string | null = new Date().toISOString(), extra: Json = {}) =>
-	JSON.stringify({ action: 'MANUAL_ALERT_CREATED', ...(createdTime === null ? {} : { createdTime }), metadata: { alertId, personId: 'cust-1001', status: 'NEW' }, ...extra });
+const event = (
+	alertId: number,
+	createdTime: string | null = new Date().toISOString(),
+	extra: Json = {},
+) =>
+	JSON.stringify({
+		action: 'MANUAL_ALERT_CREATED',
+		...(createdTime === null ? {} : { createdTime }),
+		metadata: { alertId, personId: 'cust-1001', status: 'NEW' },
+		...extra,
+	});
 const DAY = 86_400_000;
 
 let hmac: { id: string; name: string };
 
 beforeAll(async () => {
-	hmac = await n8n().createCredential(`AML webhook security ${randomUUID().slice(0, 8)}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: SECRET });
+	hmac = await n8n().createCredential(
+		`AML webhook security ${randomUUID().slice(0, 8)}`,
+		'amlWebhookApi',
+		{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: SECRET },
+	);
 	cleanup.push(() => n8n().deleteCredential(hmac.id));
 });
 
@@ -34,11 +61,19 @@ describe('AML Trigger: incomplete verification settings fail closed', () => {
 	test('basic auth whose password resolves to empty lets no caller in, not even one sending "aml:"', async () => {
 		// n8n's forms and its REST call refuse an empty password, but not an expression that resolves to one (an unset
 		// variable, a typo): the trigger must not rest on the form.
-		const cred = await n8n().createCredential(`AML webhook empty password ${randomUUID().slice(0, 8)}`, 'amlWebhookApi', { method: 'basicAuth', user: 'aml', password: '={{ "" }}' });
+		const cred = await n8n().createCredential(
+			`AML webhook empty password ${randomUUID().slice(0, 8)}`,
+			'amlWebhookApi',
+			{ method: 'basicAuth', user: 'aml', password: '={{ "" }}' },
+		);
 		cleanup.push(() => n8n().deleteCredential(cred.id));
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
 		const basic = (v: string) => ({ Authorization: `Basic ${Buffer.from(v).toString('base64')}` });
-		const answers = [await post(wf.url, event(8001), basic('aml:')), await post(wf.url, event(8002), basic('aml')), await post(wf.url, event(8003))];
+		const answers = [
+			await post(wf.url, event(8001), basic('aml:')),
+			await post(wf.url, event(8002), basic('aml')),
+			await post(wf.url, event(8003)),
+		];
 		expect(answers.map((r) => r.status)).toEqual([401, 401, 401]);
 		await sleep(1500);
 		expect(await runs(wf.id)).toHaveLength(0);
@@ -61,60 +96,105 @@ describe('AML Trigger: replayed signed deliveries', () => {
 			refused[what] = { status: r.status, message: r.data?.message };
 		}
 		expect(refused).toEqual({
-			'16 days old': { status: 400, message: expect.stringMatching(/^Delivery refused: its createdTime is 16 days old, .*replayed delivery$/) },
-			'10 minutes ahead': { status: 400, message: expect.stringMatching(/^Delivery refused: its createdTime is 10 minutes in the future/) },
+			'16 days old': {
+				status: 400,
+				message: expect.stringMatching(
+					/^Delivery refused: its createdTime is 16 days old, .*replayed delivery$/,
+				),
+			},
+			'10 minutes ahead': {
+				status: 400,
+				message: expect.stringMatching(
+					/^Delivery refused: its createdTime is 10 minutes in the future/,
+				),
+			},
 			'no createdTime': { status: 400, message: expect.stringMatching(/createdTime" is missing/) },
-			'createdTime without a zone': { status: 400, message: expect.stringMatching(/createdTime" is missing or not an ISO-8601 date-time with a time zone/) },
+			'createdTime without a zone': {
+				status: 400,
+				message: expect.stringMatching(
+					/createdTime" is missing or not an ISO-8601 date-time with a time zone/,
+				),
+			},
 		});
 		// The service's last retry (14 days after the event) and a clock a little ahead are accepted.
 		const late = event(8105, new Date(now - 14 * DAY).toISOString());
 		const ahead = event(8106, new Date(now + 60_000).toISOString());
-		for (const body of [late, ahead]) expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).status).toBe(200);
+		for (const body of [late, ahead])
+			expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).status).toBe(200);
 		const out = await settled(wf.id, 2);
 		expect(out.map((o) => o.metadata.alertId).sort()).toEqual([8105, 8106]);
 		// Unsigned, an old delivery is refused for its signature first (nothing about it is read).
 		expect((await post(wf.url, refusedBodies['16 days old'])).status).toBe(401);
 	});
 
-	test('the bound within the span: a copy after the deduplication window starts an execution that the trigger ends without output (n8n\'s deduplication store, newest 10,000 keys)', async () => {
+	test("the bound within the span: a copy after the deduplication window starts an execution that the trigger ends without output (n8n's deduplication store, newest 10,000 keys)", async () => {
 		// A window of 3 seconds stands for the default day.
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'], options: { dedupWindow: 0.05 } }, hmac);
+		const wf = await publish(
+			{ authentication: 'amlWebhookApi', events: ['*'], options: { dedupWindow: 0.05 } },
+			hmac,
+		);
 		const body = event(8201);
 		expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).data).toBe('');
 		await settled(wf.id, 1, 300);
-		expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).data).toEqual({ received: true, started: false, reason: 'duplicate delivery' });
+		expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).data).toEqual({
+			received: true,
+			started: false,
+			reason: 'duplicate delivery',
+		});
 		await sleep(4000);
 		const replay = await post(wf.url, body, { 'X-AML-Signature': sign(body) });
 		expect({ status: replay.status, data: replay.data }).toEqual({ status: 200, data: '' });
-		const executions = await until('the replay\'s execution', async () => {
-			const list = (await n8n().listExecutions(wf.id, { includeData: true })).filter((e) => e.finished || e.status === 'success');
+		const executions = await until("the replay's execution", async () => {
+			const list = (await n8n().listExecutions(wf.id, { includeData: true })).filter(
+				(e) => e.finished || e.status === 'success',
+			);
 			return list.length >= 2 ? list : undefined;
 		});
-		const items = executions.map((e) => (e.data?.resultData?.runData?.[NODE]?.[0]?.data?.main?.[0] ?? []).length).sort();
+		const items = executions
+			.map((e) => (e.data?.resultData?.runData?.[NODE]?.[0]?.data?.main?.[0] ?? []).length)
+			.sort();
 		expect(items).toEqual([0, 1]);
 	});
 });
 
 describe('AML Trigger: what a delivery cannot put into the output', () => {
-	test('Include Headers redacts Authorization, Proxy-Authorization, Cookie and the signature header; a body\'s own __amlDeliveryKey is dropped and chooses no key', async () => {
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } }, hmac);
+	test("Include Headers redacts Authorization, Proxy-Authorization, Cookie and the signature header; a body's own __amlDeliveryKey is dropped and chooses no key", async () => {
+		const wf = await publish(
+			{ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } },
+			hmac,
+		);
 		const cookie = `sid=${randomUUID()}`;
 		const proxy = `Basic ${Buffer.from(`proxy:${randomUUID()}`).toString('base64')}`;
 		const forged = 'forged-key-chosen-by-the-body';
-		const body = event(8301, null, {}).replace('"action"', `"__amlDeliveryKey":"${forged}","createdTime":"${new Date().toISOString()}","action"`);
-		const r = await post(wf.url, body, { 'X-AML-Signature': sign(body), Cookie: cookie, 'Proxy-Authorization': proxy, Authorization: 'Bearer caller-token' });
+		const body = event(8301, null, {}).replace(
+			'"action"',
+			`"__amlDeliveryKey":"${forged}","createdTime":"${new Date().toISOString()}","action"`,
+		);
+		const r = await post(wf.url, body, {
+			'X-AML-Signature': sign(body),
+			Cookie: cookie,
+			'Proxy-Authorization': proxy,
+			Authorization: 'Bearer caller-token',
+		});
 		expect(r.status).toBe(200);
 		const [out] = await settled(wf.id, 1);
-		expect(out.headers).toMatchObject({ cookie: '[redacted]', 'proxy-authorization': '[redacted]', authorization: '[redacted]', 'x-aml-signature': '[redacted]' });
+		expect(out.headers).toMatchObject({
+			cookie: '[redacted]',
+			'proxy-authorization': '[redacted]',
+			authorization: '[redacted]',
+			'x-aml-signature': '[redacted]',
+		});
 		expect(out).not.toHaveProperty('__amlDeliveryKey');
 		const stored = JSON.stringify(await n8n().listExecutions(wf.id, { includeData: true }));
-		for (const secret of [cookie, proxy, 'caller-token', forged]) expect(stored).not.toContain(secret);
+		for (const secret of [cookie, proxy, 'caller-token', forged])
+			expect(stored).not.toContain(secret);
 		// The delivery is remembered under the hash of its bytes, not under the key the body named.
 		const keys = await until('key saved', async () => {
-			const k = Object.keys((await n8n().getWorkflow(wf.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {});
+			const k = Object.keys(
+				(await n8n().getWorkflow(wf.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {},
+			);
 			return k.length ? k : undefined;
 		});
 		expect(keys).toEqual([createHash('sha256').update(body).digest('base64url')]);
 	});
-
 });

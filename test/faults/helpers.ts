@@ -17,7 +17,13 @@ export function size(name: string, short: number, full: number): number {
 	return Number.isFinite(value) && value > 0 ? value : FULL ? full : short;
 }
 
-export type Logged = { seq: number; method: string; path: string; status: number | string; hasAuth?: boolean };
+export type Logged = {
+	seq: number;
+	method: string;
+	path: string;
+	status: number | string;
+	hasAuth?: boolean;
+};
 
 /** Requests to the service's API (`/api`, not the token endpoint or the control API) after `mark`. */
 export async function apiRequestsSince(mark: number): Promise<Logged[]> {
@@ -50,17 +56,25 @@ export interface AnsweringWorkflow {
  * Publishes runNode's runner workflow (Webhook → Split Out body.items → node under test), but answering with
  * every item of the last node: unlike runNode, many calls may run at once, each answered by its own execution.
  */
-export async function publishAnswering(node: NodeSpec, opts: RunOptions = {}): Promise<AnsweringWorkflow> {
+export async function publishAnswering(
+	node: NodeSpec,
+	opts: RunOptions = {},
+): Promise<AnsweringWorkflow> {
 	const client = n8n();
 	const path = `faults-${randomUUID()}`;
-	const definition = client.runnerWorkflow(node, { credentials: { amlOAuth2Api: context().credential }, ...opts }, path);
+	const definition = client.runnerWorkflow(
+		node,
+		{ credentials: { amlOAuth2Api: context().credential }, ...opts },
+		path,
+	);
 	definition.nodes[0].parameters.responseData = 'allEntries';
 	const workflow = await client.createWorkflow(definition);
 	await client.activate(workflow.id);
 	return {
 		id: workflow.id,
 		path,
-		call: async (items, timeoutMs = 600_000) => await client.callWebhook(path, { items }, { timeoutMs }),
+		call: async (items, timeoutMs = 600_000) =>
+			await client.callWebhook(path, { items }, { timeoutMs }),
 		remove: async () => {
 			await client.deactivate(workflow.id).catch(() => undefined);
 			await client.deleteWorkflow(workflow.id).catch(() => undefined);
@@ -79,12 +93,20 @@ export interface CsvRun {
  * Runs the AML node (Data Upload parameters) on a file n8n makes itself: Split Out `items` → Convert to File
  * (text → binary `data`, one file per item from its `csv` field) → AML.
  */
-export async function runOnCsv(items: Array<{ csv: string }>, parameters: Json, opts: { fileName?: string; continueOnFail?: boolean; timeoutMs?: number } = {}): Promise<CsvRun> {
+export async function runOnCsv(
+	items: Array<{ csv: string }>,
+	parameters: Json,
+	opts: { fileName?: string; continueOnFail?: boolean; timeoutMs?: number } = {},
+): Promise<CsvRun> {
 	const source: NodeSpec = {
 		name: 'Source',
 		type: 'n8n-nodes-base.convertToFile',
 		typeVersion: 1.1,
-		parameters: { operation: 'toText', sourceProperty: 'csv', options: { fileName: opts.fileName ?? 'data.csv' } },
+		parameters: {
+			operation: 'toText',
+			sourceProperty: 'csv',
+			options: { fileName: opts.fileName ?? 'data.csv' },
+		},
 	};
 	const aml = {
 		name: 'AML',
@@ -94,6 +116,14 @@ export async function runOnCsv(items: Array<{ csv: string }>, parameters: Json, 
 		credentials: { amlOAuth2Api: context().credential },
 		...(opts.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
 	};
-	const run = await runNode(source, items, { extraNodes: [aml], extraConnections: { Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } }, timeoutMs: opts.timeoutMs });
-	return { run, error: nodeError(run.execution, 'AML') as CsvRun['error'], output: nodeOutput(run.execution, 'AML') };
+	const run = await runNode(source, items, {
+		extraNodes: [aml],
+		extraConnections: { Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } },
+		timeoutMs: opts.timeoutMs,
+	});
+	return {
+		run,
+		error: nodeError(run.execution, 'AML') as CsvRun['error'],
+		output: nodeOutput(run.execution, 'AML'),
+	};
 }

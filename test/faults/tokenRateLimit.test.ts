@@ -18,85 +18,142 @@ afterAll(async () => {
 	if (credentialId) await n8n().deleteCredential(credentialId);
 });
 
-test(`${PARALLEL} parallel executions sharing one credential, across forced token expiries: ≤ 5 token requests a minute, no 429`, async () => {
-	await control.post('/reset');
-	const fresh = await n8n().createCredential(`faults token ${Date.now()}`, 'amlOAuth2Api', amlCredentialData());
-	credentialId = fresh.id;
-	workflow = await publishAnswering({ parameters: { resource: 'person', operation: 'get', personId: '={{ $json.id }}', options: { parallelRequests: 4 } }, credentials: { amlOAuth2Api: fresh } });
-	const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
-	const call = async (n: number) => await workflow!.call(Array.from({ length: n }, (_, i) => ({ id: ids[i % ids.length] })));
-	const tokens = async () => (await control.get('/stats')) as Json;
-	const check = (answers: Array<{ status: number; data: any }>, n: number) => {
-		for (const a of answers) {
-			expect({ status: a.status, ids: Array.isArray(a.data) ? a.data.map((p: Json) => p.id) : a.data }).toEqual({ status: 200, ids: Array.from({ length: n }, (_, i) => ids[i % ids.length]) });
-		}
-	};
-	const started = Date.now();
-	const phases: Json = {};
-
-	// 1. The first run stores a token with the credential.
-	check([await call(1)], 1);
-	phases.first = (await tokens()).tokenRequests;
-
-	// 2. 20 executions at once: all use the stored token.
-	check(await Promise.all(Array.from({ length: PARALLEL }, () => call(5))), 5);
-	phases.parallel = (await tokens()).tokenRequests;
-
-	// 3. Every token expired, then 20 executions at once: they all meet a 401; one renewal serves them.
-	await control.post('/tokens/expire');
-	const third = await Promise.all(Array.from({ length: PARALLEL }, () => call(5)));
-	check(third, 5);
-	phases.afterExpiry = (await tokens()).tokenRequests;
-
-	// 4. 20 executions of 40 items each, with the tokens expired twice while they run.
-	const running = Promise.all(Array.from({ length: PARALLEL }, () => call(40)));
-	await sleep(300);
-	await control.post('/tokens/expire');
-	await sleep(700);
-	await control.post('/tokens/expire');
-	check(await running, 40);
-	const stats = await tokens();
-	phases.expiredDuringRuns = stats.tokenRequests;
-	const seconds = Math.round((Date.now() - started) / 100) / 10;
-	report('token-rate-limit', { parallel: PARALLEL, seconds, tokenRequestsAfterPhase: phases, tokenRequests: stats.tokenRequests, tokenRequests429: stats.tokenRequests429, apiRequests: stats.requests - stats.tokenRequests, status: stats.status });
-
-	expect(seconds).toBeLessThan(60);
-	expect(phases.first).toBe(1);
-	expect(phases.parallel).toBe(1);
-	expect(stats.tokenRequests).toBeLessThanOrEqual(5);
-	expect(stats.tokenRequests429).toBe(0);
-}, 10 * 60_000);
-
-test('token endpoint refusing renewals (429: its per-minute limit is used up) while tokens keep expiring: every item is answered, the node waits instead of asking once per request', async () => {
-	await control.post('/reset');
-	// Tokens live 1 s; the token endpoint grants 2 per 6 s; each person read takes 15 ms (4 in parallel: the run lasts
-	// several token lifetimes): renewals are refused again and again during the run.
-	await control.post('/config', { tokenLifetimeSeconds: 1, tokenRateLimit: { max: 2, windowSeconds: 6 } });
-	await control.post('/faults', { rules: [{ method: 'GET', path: 'v1/persons/cust-', latencyMs: 15 }] });
-	const fresh = await n8n().createCredential(`faults token limit ${Date.now()}`, 'amlOAuth2Api', amlCredentialData());
-	const answering = await publishAnswering({ parameters: { resource: 'person', operation: 'get', personId: '={{ $json.id }}', options: { parallelRequests: 4 } }, credentials: { amlOAuth2Api: fresh } });
-	try {
-		const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
-		const items = Array.from({ length: 1_000 }, (_, i) => ({ id: ids[i % ids.length] }));
-		await answering.call(items.slice(0, 1));
-		await sleep(1_200); // the stored token has expired: the run starts with a renewal
-		const started = Date.now();
-		const answer = await answering.call(items);
-		const seconds = Math.round((Date.now() - started) / 100) / 10;
-		const stats = (await control.get('/stats')) as Json;
-		const granted = (stats.tokenRequests as number) - (stats.tokenRequests429 as number);
-		report('token-endpoint-429', { items: items.length, seconds, tokenRequests: stats.tokenRequests, tokenRequests429: stats.tokenRequests429, granted });
-
-		expect(answer.status).toBe(200);
-		const returned = (answer.data as Json[]).map((p) => p.id ?? `error: ${String(p.error)}`);
-		expect(returned).toEqual(items.map((item) => item.id));
-		// The 429s really happened (the case under test: before the fix the run failed at the first one), and each
-		// refused renewal was asked again a few times at most.
-		expect(stats.tokenRequests429).toBeGreaterThan(0);
-		expect(stats.tokenRequests429 as number).toBeLessThanOrEqual(granted * 4);
-	} finally {
-		await answering.remove();
-		await n8n().deleteCredential(fresh.id).catch(() => undefined);
+test(
+	`${PARALLEL} parallel executions sharing one credential, across forced token expiries: ≤ 5 token requests a minute, no 429`,
+	async () => {
 		await control.post('/reset');
-	}
-}, 10 * 60_000);
+		const fresh = await n8n().createCredential(
+			`faults token ${Date.now()}`,
+			'amlOAuth2Api',
+			amlCredentialData(),
+		);
+		credentialId = fresh.id;
+		workflow = await publishAnswering({
+			parameters: {
+				resource: 'person',
+				operation: 'get',
+				personId: '={{ $json.id }}',
+				options: { parallelRequests: 4 },
+			},
+			credentials: { amlOAuth2Api: fresh },
+		});
+		const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
+		const call = async (n: number) =>
+			await workflow!.call(Array.from({ length: n }, (_, i) => ({ id: ids[i % ids.length] })));
+		const tokens = async () => (await control.get('/stats')) as Json;
+		const check = (answers: Array<{ status: number; data: any }>, n: number) => {
+			for (const a of answers) {
+				expect({
+					status: a.status,
+					ids: Array.isArray(a.data) ? a.data.map((p: Json) => p.id) : a.data,
+				}).toEqual({ status: 200, ids: Array.from({ length: n }, (_, i) => ids[i % ids.length]) });
+			}
+		};
+		const started = Date.now();
+		const phases: Json = {};
+
+		// 1. The first run stores a token with the credential.
+		check([await call(1)], 1);
+		phases.first = (await tokens()).tokenRequests;
+
+		// 2. 20 executions at once: all use the stored token.
+		check(await Promise.all(Array.from({ length: PARALLEL }, () => call(5))), 5);
+		phases.parallel = (await tokens()).tokenRequests;
+
+		// 3. Every token expired, then 20 executions at once: they all meet a 401; one renewal serves them.
+		await control.post('/tokens/expire');
+		const third = await Promise.all(Array.from({ length: PARALLEL }, () => call(5)));
+		check(third, 5);
+		phases.afterExpiry = (await tokens()).tokenRequests;
+
+		// 4. 20 executions of 40 items each, with the tokens expired twice while they run.
+		const running = Promise.all(Array.from({ length: PARALLEL }, () => call(40)));
+		await sleep(300);
+		await control.post('/tokens/expire');
+		await sleep(700);
+		await control.post('/tokens/expire');
+		check(await running, 40);
+		const stats = await tokens();
+		phases.expiredDuringRuns = stats.tokenRequests;
+		const seconds = Math.round((Date.now() - started) / 100) / 10;
+		report('token-rate-limit', {
+			parallel: PARALLEL,
+			seconds,
+			tokenRequestsAfterPhase: phases,
+			tokenRequests: stats.tokenRequests,
+			tokenRequests429: stats.tokenRequests429,
+			apiRequests: stats.requests - stats.tokenRequests,
+			status: stats.status,
+		});
+
+		expect(seconds).toBeLessThan(60);
+		expect(phases.first).toBe(1);
+		expect(phases.parallel).toBe(1);
+		expect(stats.tokenRequests).toBeLessThanOrEqual(5);
+		expect(stats.tokenRequests429).toBe(0);
+	},
+	10 * 60_000,
+);
+
+test(
+	'token endpoint refusing renewals (429: its per-minute limit is used up) while tokens keep expiring: every item is answered, the node waits instead of asking once per request',
+	async () => {
+		await control.post('/reset');
+		// Tokens live 1 s; the token endpoint grants 2 per 6 s; each person read takes 15 ms (4 in parallel: the run lasts
+		// several token lifetimes): renewals are refused again and again during the run.
+		await control.post('/config', {
+			tokenLifetimeSeconds: 1,
+			tokenRateLimit: { max: 2, windowSeconds: 6 },
+		});
+		await control.post('/faults', {
+			rules: [{ method: 'GET', path: 'v1/persons/cust-', latencyMs: 15 }],
+		});
+		const fresh = await n8n().createCredential(
+			`faults token limit ${Date.now()}`,
+			'amlOAuth2Api',
+			amlCredentialData(),
+		);
+		const answering = await publishAnswering({
+			parameters: {
+				resource: 'person',
+				operation: 'get',
+				personId: '={{ $json.id }}',
+				options: { parallelRequests: 4 },
+			},
+			credentials: { amlOAuth2Api: fresh },
+		});
+		try {
+			const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
+			const items = Array.from({ length: 1_000 }, (_, i) => ({ id: ids[i % ids.length] }));
+			await answering.call(items.slice(0, 1));
+			await sleep(1_200); // the stored token has expired: the run starts with a renewal
+			const started = Date.now();
+			const answer = await answering.call(items);
+			const seconds = Math.round((Date.now() - started) / 100) / 10;
+			const stats = (await control.get('/stats')) as Json;
+			const granted = (stats.tokenRequests as number) - (stats.tokenRequests429 as number);
+			report('token-endpoint-429', {
+				items: items.length,
+				seconds,
+				tokenRequests: stats.tokenRequests,
+				tokenRequests429: stats.tokenRequests429,
+				granted,
+			});
+
+			expect(answer.status).toBe(200);
+			const returned = (answer.data as Json[]).map((p) => p.id ?? `error: ${String(p.error)}`);
+			expect(returned).toEqual(items.map((item) => item.id));
+			// The 429s really happened (the case under test: before the fix the run failed at the first one), and each
+			// refused renewal was asked again a few times at most.
+			expect(stats.tokenRequests429).toBeGreaterThan(0);
+			expect(stats.tokenRequests429 as number).toBeLessThanOrEqual(granted * 4);
+		} finally {
+			await answering.remove();
+			await n8n()
+				.deleteCredential(fresh.id)
+				.catch(() => undefined);
+			await control.post('/reset');
+		}
+	},
+	10 * 60_000,
+);

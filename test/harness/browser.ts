@@ -27,12 +27,17 @@ export function chromiumPath(install = true): string {
 	const candidate = process.env.AML_CHROMIUM ?? '/usr/bin/chromium';
 	if (fs.existsSync(candidate)) return candidate;
 	if (!install) throw new Error(`${candidate} not found: run scripts/install-browser.sh`);
-	const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-browser.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const run = spawnSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-browser.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	process.stderr.write(run.stderr ?? '');
 	if (run.status !== 0) {
 		// the reason (apt-get's or the shell's last words) goes into the error, which the test report shows
 		const tail = (run.stderr ?? '').trim().split('\n').slice(-8).join('\n');
-		throw new Error(`scripts/install-browser.sh failed (${run.error?.message ?? `exit ${run.status}`}):\n${tail}`);
+		throw new Error(
+			`scripts/install-browser.sh failed (${run.error?.message ?? `exit ${run.status}`}):\n${tail}`,
+		);
 	}
 	const line = run.stdout.split('\n').find((l) => l.startsWith('AML_CHROMIUM='));
 	return line ? line.slice('AML_CHROMIUM='.length) : candidate;
@@ -47,7 +52,12 @@ export interface EditorSession {
 }
 
 /** Starts Chromium with a fresh profile and logs into the n8n editor. */
-export async function openEditor(opts: { baseUrl: string; email: string; password: string; viewport?: { width: number; height: number } }): Promise<EditorSession> {
+export async function openEditor(opts: {
+	baseUrl: string;
+	email: string;
+	password: string;
+	viewport?: { width: number; height: number };
+}): Promise<EditorSession> {
 	const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-chromium-'));
 	// launchPersistentContext gives the fresh user data dir; playwright adds its own flags on top of these
 	const context = await chromium.launchPersistentContext(userDataDir, {
@@ -64,7 +74,9 @@ export async function openEditor(opts: { baseUrl: string; email: string; passwor
 	};
 	try {
 		await page.goto(`${opts.baseUrl}/signin`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-		const email = page.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]').first();
+		const email = page
+			.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]')
+			.first();
 		await email.waitFor({ timeout: 60_000 });
 		await email.fill(opts.email);
 		await page.locator('input[type="password"]').first().fill(opts.password);
@@ -80,10 +92,21 @@ export async function openEditor(opts: { baseUrl: string; email: string; passwor
 }
 
 /** Opens a workflow in the editor and saves a screenshot (PNG) of the canvas. */
-export async function screenshotWorkflow(session: EditorSession, baseUrl: string, workflowId: string, file: string): Promise<string> {
+export async function screenshotWorkflow(
+	session: EditorSession,
+	baseUrl: string,
+	workflowId: string,
+	file: string,
+): Promise<string> {
 	const { page } = session;
-	await page.goto(`${baseUrl}/workflow/${workflowId}`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-	await page.locator('[data-test-id="canvas-node"], .vue-flow__node').first().waitFor({ timeout: 60_000 });
+	await page.goto(`${baseUrl}/workflow/${workflowId}`, {
+		waitUntil: 'domcontentloaded',
+		timeout: 60_000,
+	});
+	await page
+		.locator('[data-test-id="canvas-node"], .vue-flow__node')
+		.first()
+		.waitFor({ timeout: 60_000 });
 	await page.waitForTimeout(1000); // let the canvas fit and icons load
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	await page.screenshot({ path: file, fullPage: false });
@@ -91,7 +114,13 @@ export async function screenshotWorkflow(session: EditorSession, baseUrl: string
 }
 
 /** One call: log in, open the workflow, screenshot to `file`, close the browser. */
-export async function screenshot(opts: { baseUrl: string; email: string; password: string; workflowId: string; file: string }): Promise<string> {
+export async function screenshot(opts: {
+	baseUrl: string;
+	email: string;
+	password: string;
+	workflowId: string;
+	file: string;
+}): Promise<string> {
 	const session = await openEditor(opts);
 	try {
 		return await screenshotWorkflow(session, opts.baseUrl, opts.workflowId, opts.file);

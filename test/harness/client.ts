@@ -8,7 +8,9 @@ import { AmlWebhookApi } from '../../credentials/AmlWebhookApi.credentials';
 export type Json = Record<string, any>;
 
 /** This package's credential fields and their defaults (what the editor fills in for a field the caller leaves out). */
-const declaredFields = new Map([new AmlOAuth2Api(), new AmlWebhookApi()].map((c) => [c.name, c.properties]));
+const declaredFields = new Map(
+	[new AmlOAuth2Api(), new AmlWebhookApi()].map((c) => [c.name, c.properties]),
+);
 function declaredDefault(type: string, field: string): unknown {
 	return declaredFields.get(type)?.find((p) => p.name === field)?.default;
 }
@@ -75,7 +77,8 @@ export function unflatten(value: unknown): any {
 			const v = target[key];
 			if (typeof v === 'string') {
 				const resolved = input[Number(v)];
-				target[key] = resolved !== null && typeof resolved === 'object' ? revive(resolved) : resolved;
+				target[key] =
+					resolved !== null && typeof resolved === 'object' ? revive(resolved) : resolved;
 			}
 		}
 		return target;
@@ -97,17 +100,31 @@ function lastRun(execution: Json, nodeName: string, runIndex?: number): Json | u
 }
 
 /** json items of one output branch of one node of an execution. */
-export function nodeOutput(execution: Json, nodeName: string, outputIndex = 0, runIndex?: number): Json[] {
-	return (lastRun(execution, nodeName, runIndex)?.data?.main?.[outputIndex] ?? []).map((item: Json) => item.json);
+export function nodeOutput(
+	execution: Json,
+	nodeName: string,
+	outputIndex = 0,
+	runIndex?: number,
+): Json[] {
+	return (lastRun(execution, nodeName, runIndex)?.data?.main?.[outputIndex] ?? []).map(
+		(item: Json) => item.json,
+	);
 }
 
 /** json items of every output branch of one node. */
 export function nodeOutputs(execution: Json, nodeName: string, runIndex?: number): Json[][] {
-	return (lastRun(execution, nodeName, runIndex)?.data?.main ?? []).map((branch: Json[] | null) => (branch ?? []).map((item) => item.json));
+	return (lastRun(execution, nodeName, runIndex)?.data?.main ?? []).map((branch: Json[] | null) =>
+		(branch ?? []).map((item) => item.json),
+	);
 }
 
 /** Full items (json, binary, pairedItem, error) of one output branch. */
-export function nodeItems(execution: Json, nodeName: string, outputIndex = 0, runIndex?: number): Json[] {
+export function nodeItems(
+	execution: Json,
+	nodeName: string,
+	outputIndex = 0,
+	runIndex?: number,
+): Json[] {
 	return lastRun(execution, nodeName, runIndex)?.data?.main?.[outputIndex] ?? [];
 }
 
@@ -128,8 +145,19 @@ export function dbNotReady(response: { status: number; data: unknown }): boolean
 }
 
 /** The AML OAuth2 credential's data for a sandbox (its URLs and client), as users fill it in. */
-export function sandboxCredentialData(sb: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string }, overrides: Json = {}): Json {
-	return { baseUrl: sb.baseUrl, apiPathPrefix: '/api', accessTokenUrl: sb.tokenUrl, clientId: sb.clientId, clientSecret: sb.clientSecret, scope: 'aml', ...overrides };
+export function sandboxCredentialData(
+	sb: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string },
+	overrides: Json = {},
+): Json {
+	return {
+		baseUrl: sb.baseUrl,
+		apiPathPrefix: '/api',
+		accessTokenUrl: sb.tokenUrl,
+		clientId: sb.clientId,
+		clientSecret: sb.clientSecret,
+		scope: 'aml',
+		...overrides,
+	};
 }
 
 /** A small API over n8n's public REST API (`/api/v1`) for tests and the demo. */
@@ -150,7 +178,12 @@ export class N8nClient {
 		readonly baseUrl: string,
 		apiKey: string,
 	) {
-		this.api = axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': apiKey }, validateStatus: () => true, timeout: 120_000 });
+		this.api = axios.create({
+			baseURL: `${baseUrl}/api/v1`,
+			headers: { 'X-N8N-API-KEY': apiKey },
+			validateStatus: () => true,
+			timeout: 120_000,
+		});
 		// n8n answers 503 "Database is not ready!" while a health ping of its database is late: wait and repeat.
 		this.api.interceptors.response.use(async (response) => {
 			const config = response.config as typeof response.config & { dbRetries?: number };
@@ -162,7 +195,8 @@ export class N8nClient {
 	}
 
 	private ok<T = any>(response: { status: number; data: T }, what: string): T {
-		if (response.status >= 300) throw new Error(`${what} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		if (response.status >= 300)
+			throw new Error(`${what} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
 		return response.data;
 	}
 
@@ -173,13 +207,25 @@ export class N8nClient {
 		let response = await this.api.post('/credentials', { name, type, data });
 		// n8n 1.x's public API checks the data against a schema that requires some of the generic OAuth2 credential's
 		// conditional fields (which the editor fills with their defaults): send those defaults and try once more.
-		const required = [...String(response.data?.message ?? '').matchAll(/requires property \\?"(\w+)\\?"/g)].map((m) => m[1]);
+		const required = [
+			...String(response.data?.message ?? '').matchAll(/requires property \\?"(\w+)\\?"/g),
+		].map((m) => m[1]);
 		if (response.status === 400 && required.length) {
 			const defaults: Json = {};
-			for (const field of required) if (!(field in data)) defaults[field] = declaredDefault(type, field) ?? (field.startsWith('send') ? false : '');
-			response = await this.api.post('/credentials', { name, type, data: { ...defaults, ...data } });
+			for (const field of required)
+				if (!(field in data))
+					defaults[field] = declaredDefault(type, field) ?? (field.startsWith('send') ? false : '');
+			response = await this.api.post('/credentials', {
+				name,
+				type,
+				data: { ...defaults, ...data },
+			});
 		}
-		if (response.status === 400 && this.restFallback && /request\.body\.data/.test(String(response.data?.message))) {
+		if (
+			response.status === 400 &&
+			this.restFallback &&
+			/request\.body\.data/.test(String(response.data?.message))
+		) {
 			// n8n 1.x's public API cannot express some credentials' conditional fields in its schema (a field shown
 			// for one method only): the editor's REST call stores them as the editor would.
 			const { rest } = await this.restFallback('');
@@ -193,7 +239,10 @@ export class N8nClient {
 
 	/** Replaces a credential's data (the public API merges nothing: send every field). */
 	async updateCredential(id: string, data: Json, name?: string): Promise<CredentialRef> {
-		const updated = this.ok(await this.api.patch(`/credentials/${id}`, { ...(name ? { name } : {}), data }), 'update credential');
+		const updated = this.ok(
+			await this.api.patch(`/credentials/${id}`, { ...(name ? { name } : {}), data }),
+			'update credential',
+		);
 		return { id: updated.id ?? id, name: updated.name ?? name ?? '' };
 	}
 
@@ -214,14 +263,18 @@ export class N8nClient {
 			// n8n 1.x has no public route for it: the editor's REST call, with the data the credential was made with
 			// (n8n puts the stored secrets back in).
 			const { rest, data } = await this.restFallback(id);
-			const tested = await rest.post('/credentials/test', { credentials: { id, name: 'test', type: data.type, data: data.data } });
+			const tested = await rest.post('/credentials/test', {
+				credentials: { id, name: 'test', type: data.type, data: data.data },
+			});
 			return this.ok(tested, 'test credential (REST)').data;
 		}
 		return this.ok(response, 'test credential');
 	}
 
 	/** For n8n versions without the public credential-test route: an owner session and the credential's data. */
-	restFallback?: (id: string) => Promise<{ rest: AxiosInstance; data: { type: string; data: Json } }>;
+	restFallback?: (
+		id: string,
+	) => Promise<{ rest: AxiosInstance; data: { type: string; data: Json } }>;
 
 	async deleteCredential(id: string): Promise<void> {
 		await this.api.delete(`/credentials/${id}`);
@@ -234,7 +287,13 @@ export class N8nClient {
 			name: name ?? 'workflow',
 			nodes: nodes ?? [],
 			connections: connections ?? {},
-			settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all', saveManualExecutions: true, ...(settings ?? {}) },
+			settings: {
+				executionOrder: 'v1',
+				saveDataSuccessExecution: 'all',
+				saveDataErrorExecution: 'all',
+				saveManualExecutions: true,
+				...(settings ?? {}),
+			},
 		};
 		if (workflow.staticData) body.staticData = workflow.staticData;
 		return this.ok(await this.api.post('/workflows', body), 'create workflow');
@@ -245,7 +304,8 @@ export class N8nClient {
 	}
 
 	async listWorkflows(): Promise<Json[]> {
-		return this.ok(await this.api.get('/workflows', { params: { limit: 250 } }), 'list workflows').data;
+		return this.ok(await this.api.get('/workflows', { params: { limit: 250 } }), 'list workflows')
+			.data;
 	}
 
 	/** Publishes (activates) a workflow; with N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false its webhooks answer at once. */
@@ -263,14 +323,23 @@ export class N8nClient {
 	}
 
 	/** Executions of a workflow, newest first (finished ones; `status: 'running'` lists running ones). */
-	async listExecutions(workflowId: string, opts: { limit?: number; includeData?: boolean; status?: string } = {}): Promise<Json[]> {
-		const params: Json = { workflowId, limit: opts.limit ?? 20, includeData: opts.includeData ?? false };
+	async listExecutions(
+		workflowId: string,
+		opts: { limit?: number; includeData?: boolean; status?: string } = {},
+	): Promise<Json[]> {
+		const params: Json = {
+			workflowId,
+			limit: opts.limit ?? 20,
+			includeData: opts.includeData ?? false,
+		};
 		if (opts.status) params.status = opts.status;
 		return this.ok(await this.api.get('/executions', { params }), 'list executions').data;
 	}
 
 	async getExecution(id: string, includeData = true): Promise<Json> {
-		let response = await this.api.get(`/executions/${id}`, { params: { includeData, ignoreDataSizeLimit: true } });
+		let response = await this.api.get(`/executions/${id}`, {
+			params: { includeData, ignoreDataSizeLimit: true },
+		});
 		// n8n 1.x knows no size limit on execution data (and no parameter for it)
 		if (response.status === 400 && /ignoreDataSizeLimit/.test(String(response.data?.message))) {
 			response = await this.api.get(`/executions/${id}`, { params: { includeData } });
@@ -297,9 +366,15 @@ export class N8nClient {
 	 * Calls a production webhook, retrying while n8n still answers 404 "not registered" (briefly after
 	 * activation). Returns the HTTP answer.
 	 */
-	async callWebhook(path: string, body: unknown, opts: { method?: string; headers?: Json; timeoutMs?: number } = {}): Promise<{ status: number; data: any; headers: Json }> {
+	async callWebhook(
+		path: string,
+		body: unknown,
+		opts: { method?: string; headers?: Json; timeoutMs?: number } = {},
+	): Promise<{ status: number; data: any; headers: Json }> {
 		const started = Date.now();
-		const base = this.webhookBaseUrls.length ? this.webhookBaseUrls[this.webhookTurn++ % this.webhookBaseUrls.length] : this.baseUrl;
+		const base = this.webhookBaseUrls.length
+			? this.webhookBaseUrls[this.webhookTurn++ % this.webhookBaseUrls.length]
+			: this.baseUrl;
 		for (;;) {
 			const response = await axios.request({
 				method: opts.method ?? 'POST',
@@ -311,18 +386,23 @@ export class N8nClient {
 				maxContentLength: Infinity,
 				maxBodyLength: Infinity,
 			});
-			const notRegistered = response.status === 404 && /not registered/.test(JSON.stringify(response.data));
+			const notRegistered =
+				response.status === 404 && /not registered/.test(JSON.stringify(response.data));
 			if (dbNotReady(response) && Date.now() - started < 60_000) {
 				await sleep(1000);
 				continue;
 			}
-			if (!notRegistered || Date.now() - started > 20_000) return { status: response.status, data: response.data, headers: response.headers as Json };
+			if (!notRegistered || Date.now() - started > 20_000)
+				return { status: response.status, data: response.data, headers: response.headers as Json };
 			await sleep(100);
 		}
 	}
 
 	/** Waits for the execution of `workflowId` (newer than `afterId`) whose Webhook body carries `marker`. */
-	async waitForExecution(workflowId: string, opts: { marker?: string; afterId?: number; timeoutMs?: number } | number = {}): Promise<Json> {
+	async waitForExecution(
+		workflowId: string,
+		opts: { marker?: string; afterId?: number; timeoutMs?: number } | number = {},
+	): Promise<Json> {
 		const o = typeof opts === 'number' ? { timeoutMs: opts } : opts;
 		const timeoutMs = o.timeoutMs ?? 600_000;
 		const started = Date.now();
@@ -331,8 +411,14 @@ export class N8nClient {
 		while (Date.now() - started < timeoutMs) {
 			const list = await this.listExecutions(workflowId, { limit: 10 });
 			for (const entry of list) {
-				if (checked.has(entry.id) || (o.afterId !== undefined && Number(entry.id) <= o.afterId)) continue;
-				if (['new', 'running', 'waiting'].includes(entry.status) && entry.finished === false && !entry.stoppedAt) continue;
+				if (checked.has(entry.id) || (o.afterId !== undefined && Number(entry.id) <= o.afterId))
+					continue;
+				if (
+					['new', 'running', 'waiting'].includes(entry.status) &&
+					entry.finished === false &&
+					!entry.stoppedAt
+				)
+					continue;
 				checked.add(entry.id);
 				const execution = await this.getExecution(entry.id, true);
 				if (!o.marker) return execution;
@@ -342,7 +428,9 @@ export class N8nClient {
 			await sleep(delay);
 			delay = Math.min(delay * 2, 500);
 		}
-		throw new Error(`no finished execution of workflow ${workflowId}${o.marker ? ` with marker ${o.marker}` : ''} within ${timeoutMs} ms`);
+		throw new Error(
+			`no finished execution of workflow ${workflowId}${o.marker ? ` with marker ${o.marker}` : ''} within ${timeoutMs} ms`,
+		);
 	}
 
 	/** The workflow runNode builds: Webhook (POST, answers when done) → Split Out body.items → node under test → extras. */
@@ -362,7 +450,13 @@ export class N8nClient {
 					typeVersion: 2,
 					position: [0, 0],
 					webhookId: randomUUID(),
-					parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+					parameters: {
+						httpMethod: 'POST',
+						path,
+						responseMode: 'lastNode',
+						responseData: 'noData',
+						options: {},
+					},
 				},
 				{
 					id: randomUUID(),
@@ -382,7 +476,12 @@ export class N8nClient {
 					...(credentials && Object.keys(credentials).length ? { credentials } : {}),
 					...settings,
 				},
-				...(opts.extraNodes ?? []).map((n, i) => ({ id: randomUUID(), position: [660 + 220 * i, 0], typeVersion: 1, ...n })),
+				...(opts.extraNodes ?? []).map((n, i) => ({
+					id: randomUUID(),
+					position: [660 + 220 * i, 0],
+					typeVersion: 1,
+					...n,
+				})),
 			],
 			connections: {
 				Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
@@ -403,7 +502,15 @@ export class N8nClient {
 		const name = node.name ?? 'AML';
 		const reuse = opts.reuse !== false;
 		const key = createHash('sha256')
-			.update(JSON.stringify({ node, credentials: opts.credentials, extraNodes: opts.extraNodes, extraConnections: opts.extraConnections, ws: opts.workflowSettings }))
+			.update(
+				JSON.stringify({
+					node,
+					credentials: opts.credentials,
+					extraNodes: opts.extraNodes,
+					extraConnections: opts.extraConnections,
+					ws: opts.workflowSettings,
+				}),
+			)
 			.digest('hex');
 		let runner = reuse ? this.runners.get(key) : undefined;
 		if (!runner) {
@@ -420,13 +527,30 @@ export class N8nClient {
 		}
 		try {
 			const marker = randomUUID();
-			const response = await this.callWebhook(runner.path, { __amlRun: marker, items }, { timeoutMs: opts.timeoutMs });
-			if (response.status === 404) throw new Error(`webhook of workflow ${runner.id} not registered: ${JSON.stringify(response.data)}`);
+			const response = await this.callWebhook(
+				runner.path,
+				{ __amlRun: marker, items },
+				{ timeoutMs: opts.timeoutMs },
+			);
+			if (response.status === 404)
+				throw new Error(
+					`webhook of workflow ${runner.id} not registered: ${JSON.stringify(response.data)}`,
+				);
 			// n8n 1.x starts no execution for a workflow whose node lacks a required parameter ("The workflow has issues"
 			// in its log); its webhook answers "There was a problem executing the workflow"
-			if (response.status >= 500 && /has issues|cannot be executed|problem executing the workflow/i.test(JSON.stringify(response.data)))
-				throw new Error(`n8n refused to run workflow ${runner.id}: ${JSON.stringify(response.data)}`);
-			const execution = await this.waitForExecution(runner.id, { marker, timeoutMs: opts.timeoutMs });
+			if (
+				response.status >= 500 &&
+				/has issues|cannot be executed|problem executing the workflow/i.test(
+					JSON.stringify(response.data),
+				)
+			)
+				throw new Error(
+					`n8n refused to run workflow ${runner.id}: ${JSON.stringify(response.data)}`,
+				);
+			const execution = await this.waitForExecution(runner.id, {
+				marker,
+				timeoutMs: opts.timeoutMs,
+			});
 			const run = lastRun(execution, name);
 			return {
 				status: execution.status,
@@ -458,16 +582,31 @@ export class N8nClient {
 	 * Runs a whole workflow that starts with a Webhook node (POST, path `path`): creates it, activates it,
 	 * posts `body`, waits for the execution and deletes the workflow unless `keep`.
 	 */
-	async runWorkflow(workflow: Json, body: Json = {}, opts: { keep?: boolean; timeoutMs?: number } = {}): Promise<{ execution: Json; workflowId: string; httpStatus: number; response: any }> {
+	async runWorkflow(
+		workflow: Json,
+		body: Json = {},
+		opts: { keep?: boolean; timeoutMs?: number } = {},
+	): Promise<{ execution: Json; workflowId: string; httpStatus: number; response: any }> {
 		const webhook = (workflow.nodes as Json[]).find((n) => n.type === 'n8n-nodes-base.webhook');
 		if (!webhook) throw new Error('runWorkflow needs a workflow with a Webhook node');
 		const created = await this.createWorkflow(workflow);
 		try {
 			await this.activate(created.id);
 			const before = await this.listExecutions(created.id, { limit: 1 });
-			const response = await this.callWebhook(webhook.parameters.path, body, { method: webhook.parameters.httpMethod ?? 'GET', timeoutMs: opts.timeoutMs });
-			const execution = await this.waitForExecution(created.id, { afterId: before[0] ? Number(before[0].id) : 0, timeoutMs: opts.timeoutMs });
-			return { execution, workflowId: created.id, httpStatus: response.status, response: response.data };
+			const response = await this.callWebhook(webhook.parameters.path, body, {
+				method: webhook.parameters.httpMethod ?? 'GET',
+				timeoutMs: opts.timeoutMs,
+			});
+			const execution = await this.waitForExecution(created.id, {
+				afterId: before[0] ? Number(before[0].id) : 0,
+				timeoutMs: opts.timeoutMs,
+			});
+			return {
+				execution,
+				workflowId: created.id,
+				httpStatus: response.status,
+				response: response.data,
+			};
 		} finally {
 			if (!opts.keep) {
 				await this.deactivate(created.id).catch(() => undefined);

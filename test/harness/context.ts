@@ -4,13 +4,42 @@ import * as fs from 'node:fs';
 import type { AxiosInstance } from 'axios';
 
 import { DEFAULT_OWNER, login } from './n8n';
-import { N8nClient, sandboxCredentialData, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
+import {
+	N8nClient,
+	sandboxCredentialData,
+	type Json,
+	type NodeSpec,
+	type RunOptions,
+	type RunResult,
+} from './client';
 
-export { nodeError, nodeItems, nodeOutput, nodeOutputs, N8nClient, type Json, type NodeSpec, type RunOptions, type RunResult } from './client';
+export {
+	nodeError,
+	nodeItems,
+	nodeOutput,
+	nodeOutputs,
+	N8nClient,
+	type Json,
+	type NodeSpec,
+	type RunOptions,
+	type RunResult,
+} from './client';
 
 export interface E2EContext {
-	n8n: { baseUrl: string; apiKey: string; logFile: string; userFolder: string; owner?: { email: string; password: string } };
-	sandbox: { baseUrl: string; tokenUrl: string; controlUrl: string; clientId: string; clientSecret: string };
+	n8n: {
+		baseUrl: string;
+		apiKey: string;
+		logFile: string;
+		userFolder: string;
+		owner?: { email: string; password: string };
+	};
+	sandbox: {
+		baseUrl: string;
+		tokenUrl: string;
+		controlUrl: string;
+		clientId: string;
+		clientSecret: string;
+	};
 	credential: { id: string; name: string };
 	/** The Slack stand-in (test/harness/slack.ts): `GET <url>/calls` lists the Slack calls n8n made. */
 	slack: { url: string };
@@ -32,7 +61,8 @@ export function n8n(): N8nClient {
 		const client = new N8nClient(c.n8n.baseUrl, c.n8n.apiKey);
 		client.restFallback = async (id) => {
 			const made = client.madeCredentials.get(id);
-			if (id && !made) throw new Error(`credential ${id} was not made by this client: its data is unknown`);
+			if (id && !made)
+				throw new Error(`credential ${id} was not made by this client: its data is unknown`);
 			return { rest: await ownerRest(), data: made ?? { type: '', data: {} } };
 		};
 		shared = client;
@@ -61,7 +91,8 @@ export async function loadedTypes(): Promise<{ nodes: Json[]; credentials: Json[
 	const base = context().n8n.baseUrl;
 	const nodes = await rest.get(`${base}/types/nodes.json`, { baseURL: '' });
 	const credentials = await rest.get(`${base}/types/credentials.json`, { baseURL: '' });
-	if (nodes.status !== 200 || credentials.status !== 200) throw new Error(`types: HTTP ${nodes.status}/${credentials.status}`);
+	if (nodes.status !== 200 || credentials.status !== 200)
+		throw new Error(`types: HTTP ${nodes.status}/${credentials.status}`);
 	return { nodes: nodes.data, credentials: credentials.data };
 }
 
@@ -81,7 +112,9 @@ export const control = {
 		const log = await this.get<Array<{ seq: number }>>('/requests');
 		return log.length ? log[log.length - 1].seq : 0;
 	},
-	async requestsSince(seq: number): Promise<Array<{ seq: number; method: string; path: string; status: number }>> {
+	async requestsSince(
+		seq: number,
+	): Promise<Array<{ seq: number; method: string; path: string; status: number }>> {
 		return await this.get('/requests', { since: seq });
 	},
 };
@@ -100,14 +133,29 @@ export function transactionCreateFromInput(extra: Json = {}): Json {
 	};
 }
 
-export async function runAml(parameters: Json, items: Json[] = [{}], extra: Partial<NodeSpec> = {}, opts: RunOptions = {}): Promise<RunResult> {
+export async function runAml(
+	parameters: Json,
+	items: Json[] = [{}],
+	extra: Partial<NodeSpec> = {},
+	opts: RunOptions = {},
+): Promise<RunResult> {
 	const c = context();
-	return await n8n().runNode({ parameters, ...extra }, items, { credentials: { amlOAuth2Api: c.credential }, ...opts });
+	return await n8n().runNode({ parameters, ...extra }, items, {
+		credentials: { amlOAuth2Api: c.credential },
+		...opts,
+	});
 }
 
 /** Runs any node spec with the context's AML credential as default credentials. */
-export async function runNode(node: NodeSpec, items: Json[] = [{}], opts: RunOptions = {}): Promise<RunResult> {
-	return await n8n().runNode(node, items, { credentials: { amlOAuth2Api: context().credential }, ...opts });
+export async function runNode(
+	node: NodeSpec,
+	items: Json[] = [{}],
+	opts: RunOptions = {},
+): Promise<RunResult> {
+	return await n8n().runNode(node, items, {
+		credentials: { amlOAuth2Api: context().credential },
+		...opts,
+	});
 }
 
 export function amlCredentialData(overrides: Json = {}): Json {

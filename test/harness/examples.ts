@@ -56,7 +56,8 @@ export function applyChoices(workflow: Json, choices: ExampleChoices): Json {
 	for (const [nodeName, values] of Object.entries(choices.settings ?? {})) {
 		const node = (copy.nodes as Json[]).find((n) => n.name === nodeName);
 		if (!node) throw new Error(`${copy.name}: no node "${nodeName}"`);
-		if (!notes.includes(`**${nodeName}**`)) throw new Error(`${copy.name}: no sticky note tells the user to set "${nodeName}"`);
+		if (!notes.includes(`**${nodeName}**`))
+			throw new Error(`${copy.name}: no sticky note tells the user to set "${nodeName}"`);
 		node.parameters = { ...node.parameters, ...values };
 	}
 	for (const node of copy.nodes as Json[]) {
@@ -70,14 +71,19 @@ export function applyChoices(workflow: Json, choices: ExampleChoices): Json {
 
 /** Credential types the example's nodes use (what the user has to choose after import). */
 export function credentialTypes(workflow: Json): string[] {
-	return [...new Set(((workflow.nodes ?? []) as Json[]).flatMap((n) => Object.keys(n.credentials ?? {})))].sort();
+	return [
+		...new Set(((workflow.nodes ?? []) as Json[]).flatMap((n) => Object.keys(n.credentials ?? {}))),
+	].sort();
 }
 
 /**
  * An example with its AML OAuth2 credential chosen (for tests that open or run one example with the test's AML
  * credential). `sandboxUrl` and `extra` are accepted for older callers and unused: the files have no placeholders.
  */
-export function prepareExample(file: string, values: { credential: CredentialRef; sandboxUrl?: string; extra?: Record<string, string> }): Json {
+export function prepareExample(
+	file: string,
+	values: { credential: CredentialRef; sandboxUrl?: string; extra?: Record<string, string> },
+): Json {
 	return applyChoices(readExample(file), { credentials: { amlOAuth2Api: values.credential } });
 }
 
@@ -95,8 +101,16 @@ export async function importExample(
 ): Promise<{ id: string; name: string; imported: Json; workflow: Json }> {
 	const shipped = readExample(file);
 	const save = async (workflowId: string, workflow: Json, what: string): Promise<Json> => {
-		const response = await client.api.put(`/workflows/${workflowId}`, { name: workflow.name, nodes: workflow.nodes, connections: workflow.connections, settings: workflow.settings ?? { executionOrder: 'v1' } });
-		if (response.status >= 300) throw new Error(`${what} ${path.basename(file)} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`);
+		const response = await client.api.put(`/workflows/${workflowId}`, {
+			name: workflow.name,
+			nodes: workflow.nodes,
+			connections: workflow.connections,
+			settings: workflow.settings ?? { executionOrder: 'v1' },
+		});
+		if (response.status >= 300)
+			throw new Error(
+				`${what} ${path.basename(file)} failed: HTTP ${response.status} ${JSON.stringify(response.data)}`,
+			);
 		return response.data as Json;
 	};
 	if (existingId) {
@@ -106,12 +120,20 @@ export async function importExample(
 		const before = (await client.getWorkflow(existingId)) as Json;
 		const updated = applyChoices(shipped, choices);
 		for (const node of updated.nodes as Json[]) {
-			const old = ((before.nodes ?? []) as Json[]).find((n) => n.name === node.name && n.type === node.type);
+			const old = ((before.nodes ?? []) as Json[]).find(
+				(n) => n.name === node.name && n.type === node.type,
+			);
 			for (const [type, ref] of Object.entries((node.credentials ?? {}) as Record<string, Json>)) {
-				if (ref.id === null && old?.credentials?.[type]?.id) node.credentials[type] = old.credentials[type];
+				if (ref.id === null && old?.credentials?.[type]?.id)
+					node.credentials[type] = old.credentials[type];
 			}
 		}
-		return { id: existingId, name: shipped.name, imported: shipped, workflow: await save(existingId, updated, 'update of') };
+		return {
+			id: existingId,
+			name: shipped.name,
+			imported: shipped,
+			workflow: await save(existingId, updated, 'update of'),
+		};
 	}
 	const imported = await client.createWorkflow(shipped);
 	const id = String(imported.id);
@@ -123,11 +145,17 @@ export async function importExample(
  * The demo's choices for one example: its credentials by type, and the sandbox's copies of the files the scheduled
  * examples download (a user sets their own export's URL there).
  */
-export function demoChoices(file: string, sandboxUrl: string, credentials: Record<string, CredentialRef>): ExampleChoices {
+export function demoChoices(
+	file: string,
+	sandboxUrl: string,
+	credentials: Record<string, CredentialRef>,
+): ExampleChoices {
 	const settings: Record<string, Json> = {};
 	const name = path.basename(file);
-	if (name.startsWith('02-')) settings['Download blocklist CSV'] = { url: `${sandboxUrl}/files/blocklist.csv` };
-	if (name.startsWith('04-')) settings['Download persons export'] = { url: `${sandboxUrl}/files/persons-nightly.csv` };
+	if (name.startsWith('02-'))
+		settings['Download blocklist CSV'] = { url: `${sandboxUrl}/files/blocklist.csv` };
+	if (name.startsWith('04-'))
+		settings['Download persons export'] = { url: `${sandboxUrl}/files/persons-nightly.csv` };
 	return { credentials, settings };
 }
 
@@ -140,13 +168,30 @@ export async function importExamples(
 	client: N8nClient,
 	values: { sandboxUrl: string; credentials: Record<string, CredentialRef> },
 	dir = EXAMPLES_DIR,
-): Promise<Array<{ file: string; name: string; id: string; updated: boolean; toChoose: string[] }>> {
+): Promise<
+	Array<{ file: string; name: string; id: string; updated: boolean; toChoose: string[] }>
+> {
 	const existing = await client.listWorkflows();
-	const result: Array<{ file: string; name: string; id: string; updated: boolean; toChoose: string[] }> = [];
+	const result: Array<{
+		file: string;
+		name: string;
+		id: string;
+		updated: boolean;
+		toChoose: string[];
+	}> = [];
 	for (const file of exampleFiles(dir)) {
 		const same = existing.find((w) => w.name === readExample(file).name);
-		const imported = await importExample(client, file, demoChoices(file, values.sandboxUrl, values.credentials), same?.id);
-		const toChoose = credentialTypes(imported.workflow).filter((type) => (imported.workflow.nodes as Json[]).some((n) => n.credentials?.[type] && !n.credentials[type].id));
+		const imported = await importExample(
+			client,
+			file,
+			demoChoices(file, values.sandboxUrl, values.credentials),
+			same?.id,
+		);
+		const toChoose = credentialTypes(imported.workflow).filter((type) =>
+			(imported.workflow.nodes as Json[]).some(
+				(n) => n.credentials?.[type] && !n.credentials[type].id,
+			),
+		);
 		result.push({ file, name: imported.name, id: imported.id, updated: Boolean(same), toChoose });
 	}
 	return result;

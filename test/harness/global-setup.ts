@@ -26,31 +26,59 @@ import { startSlackStandIn } from './slack';
  * timeout: executions end in "Timeout waiting for lock SqliteWriteConnectionMutex" and n8n may stop starting
  * executions at all (README, troubleshooting). The e2e project keeps n8n's defaults.
  */
-export default async function globalSetup(_global: Config.GlobalConfig, project: Config.ProjectConfig): Promise<void> {
+export default async function globalSetup(
+	_global: Config.GlobalConfig,
+	project: Config.ProjectConfig,
+): Promise<void> {
 	const started = Date.now();
-	if (process.env.AML_E2E_SKIP_BUILD !== '1') execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
-	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'Aml.node.js'))) throw new Error('dist/ is missing: run npm run build');
+	if (process.env.AML_E2E_SKIP_BUILD !== '1')
+		execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
+	if (!fs.existsSync(path.join(REPO_ROOT, 'dist', 'nodes', 'Aml', 'Aml.node.js')))
+		throw new Error('dist/ is missing: run npm run build');
 	ensureN8nInstalled();
 	const sandbox = await startSandbox({ quiet: true, webhookRetryScale: 0.001 });
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-e2e-'));
 	const slack = await startSlackStandIn(dir);
 	let instance;
 	try {
-		instance = await startN8n({ env: { ...slack.env, ...(project?.displayName?.name === 'faults' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {}) } });
+		instance = await startN8n({
+			env: {
+				...slack.env,
+				...(project?.displayName?.name === 'faults'
+					? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' }
+					: {}),
+			},
+		});
 	} catch (error) {
 		await sandbox.close();
 		await slack.close();
 		throw error;
 	}
 	const client = new N8nClient(instance.baseUrl, instance.apiKey);
-	const credential = await client.createCredential('AML sandbox', 'amlOAuth2Api', sandboxCredentialData(sandbox));
+	const credential = await client.createCredential(
+		'AML sandbox',
+		'amlOAuth2Api',
+		sandboxCredentialData(sandbox),
+	);
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
 		file,
 		JSON.stringify(
 			{
-				n8n: { baseUrl: instance.baseUrl, apiKey: instance.apiKey, logFile: instance.logFile, userFolder: instance.userFolder, owner: instance.owner },
-				sandbox: { baseUrl: sandbox.baseUrl, tokenUrl: sandbox.tokenUrl, controlUrl: sandbox.controlUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret },
+				n8n: {
+					baseUrl: instance.baseUrl,
+					apiKey: instance.apiKey,
+					logFile: instance.logFile,
+					userFolder: instance.userFolder,
+					owner: instance.owner,
+				},
+				sandbox: {
+					baseUrl: sandbox.baseUrl,
+					tokenUrl: sandbox.tokenUrl,
+					controlUrl: sandbox.controlUrl,
+					clientId: sandbox.clientId,
+					clientSecret: sandbox.clientSecret,
+				},
 				credential,
 				slack: { url: slack.url },
 			},
@@ -60,5 +88,7 @@ export default async function globalSetup(_global: Config.GlobalConfig, project:
 	);
 	process.env.AML_E2E_CONTEXT = file;
 	(globalThis as Record<string, unknown>).__AML_E2E__ = { sandbox, instance, dir, slack };
-	console.log(`\n[e2e] sandbox ${sandbox.baseUrl}, n8n ${instance.baseUrl} (started in ${instance.startMs} ms), ready in ${Date.now() - started} ms; n8n log ${instance.logFile}`);
+	console.log(
+		`\n[e2e] sandbox ${sandbox.baseUrl}, n8n ${instance.baseUrl} (started in ${instance.startMs} ms), ready in ${Date.now() - started} ms; n8n log ${instance.logFile}`,
+	);
 }

@@ -10,7 +10,8 @@ export default async function globalTeardown(): Promise<void> {
 	} finally {
 		await state.sandbox.close().catch(() => undefined);
 		await state.slack?.close().catch(() => undefined);
-		if (process.env.AML_KEEP_N8N !== '1') fs.rmSync(state.instance.userFolder, { recursive: true, force: true });
+		if (process.env.AML_KEEP_N8N !== '1')
+			fs.rmSync(state.instance.userFolder, { recursive: true, force: true });
 		else console.log(`[e2e] kept n8n user folder ${state.instance.userFolder}`);
 		fs.rmSync(state.dir, { recursive: true, force: true });
 	}

@@ -33,7 +33,8 @@ export function ensureN8nInstalled(): N8nInstall {
 		const at = line.indexOf('=');
 		if (/^AML_[A-Z0-9_]+=/.test(line)) vars[line.slice(0, at)] = line.slice(at + 1);
 	}
-	if (!vars.AML_NODE24 || !vars.AML_N8N_BIN) throw new Error(`scripts/install-n8n.sh printed no paths:\n${out}`);
+	if (!vars.AML_NODE24 || !vars.AML_N8N_BIN)
+		throw new Error(`scripts/install-n8n.sh printed no paths:\n${out}`);
 	return { node: vars.AML_NODE24, n8n: vars.AML_N8N_BIN, version: vars.AML_N8N_VERSION ?? '' };
 }
 
@@ -108,17 +109,23 @@ export function linkPackage(userFolder: string, mode: 'symlink' | 'copy' = 'copy
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const target = path.join(nodesDir, 'node_modules', PACKAGE_NAME);
 	fs.mkdirSync(path.dirname(target), { recursive: true });
-	const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).version as string;
+	const version = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'))
+		.version as string;
 	fs.writeFileSync(
 		path.join(nodesDir, 'package.json'),
-		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } }, null, 2),
+		JSON.stringify(
+			{ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: version } },
+			null,
+			2,
+		),
 	);
 	// dist/ may be rebuilt right now by someone else (rimraf dist && tsc): wait until it is complete
 	const deadline = Date.now() + 120_000;
 	for (;;) {
 		const missing = missingEntryFiles(REPO_ROOT);
 		if (!missing.length) break;
-		if (Date.now() > deadline) throw new Error(`package not built, missing: ${missing.join(', ')} (run npm run build)`);
+		if (Date.now() > deadline)
+			throw new Error(`package not built, missing: ${missing.join(', ')} (run npm run build)`);
 		execFileSync('sleep', ['1']);
 	}
 	fs.rmSync(target, { recursive: true, force: true });
@@ -136,12 +143,18 @@ export function linkPackage(userFolder: string, mode: 'symlink' | 'copy' = 'copy
 		} catch (error) {
 			if (attempt >= 30) throw error;
 		}
-		if (attempt >= 30) throw new Error(`copying dist/ into ${target} kept failing (concurrent build?)`);
+		if (attempt >= 30)
+			throw new Error(`copying dist/ into ${target} kept failing (concurrent build?)`);
 		execFileSync('sleep', ['1']);
 	}
 }
 
-export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 200): Promise<void> {
+export async function waitFor(
+	check: () => Promise<boolean>,
+	timeoutMs: number,
+	what: string,
+	intervalMs = 200,
+): Promise<void> {
 	const started = Date.now();
 	let lastError: unknown;
 	while (Date.now() - started < timeoutMs) {
@@ -153,11 +166,17 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
 		}
 		await new Promise((r) => setTimeout(r, intervalMs));
 	}
-	throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+	throw new Error(
+		`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
+	);
 }
 
 /** Runs `task(0 … count-1)` with at most `concurrency` running at once (load generators of the tests and benchmarks). */
-export async function pool<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<void> {
+export async function pool<T>(
+	count: number,
+	concurrency: number,
+	task: (i: number) => Promise<T>,
+): Promise<void> {
 	let next = 0;
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
@@ -172,11 +191,22 @@ function hasModule(n8nBin: string, name: string): boolean {
 }
 
 /** The environment n8n runs with: isolated, local only, quiet, synchronous workflow activation. */
-export function n8nEnv(opts: { node: string; n8n: string; userFolder: string; port: number; brokerPort: number; extra?: Record<string, string> }): Record<string, string> {
+export function n8nEnv(opts: {
+	node: string;
+	n8n: string;
+	userFolder: string;
+	port: number;
+	brokerPort: number;
+	extra?: Record<string, string>;
+}): Record<string, string> {
 	// jest sets NODE_ENV=test and the caller may have N8N_* settings of its own: pass a clean environment.
 	const inherited = Object.fromEntries(
 		Object.entries(process.env).filter(
-			([key, value]) => value !== undefined && !/^(NODE_ENV|NODE_OPTIONS|JEST_|N8N_|DB_|EXECUTIONS_|QUEUE_|OFFLOAD_|WEBHOOK_URL|GENERIC_TIMEZONE|npm_)/.test(key),
+			([key, value]) =>
+				value !== undefined &&
+				!/^(NODE_ENV|NODE_OPTIONS|JEST_|N8N_|DB_|EXECUTIONS_|QUEUE_|OFFLOAD_|WEBHOOK_URL|GENERIC_TIMEZONE|npm_)/.test(
+					key,
+				),
 		),
 	) as Record<string, string>;
 	const baseUrl = `http://127.0.0.1:${opts.port}`;
@@ -252,14 +282,31 @@ function installExitHook(): void {
 }
 
 /** Logs in (or sets up the owner on a fresh instance) and returns a REST client carrying the session cookie. */
-export async function ownerSession(baseUrl: string, owner: { email: string; password: string }): Promise<AxiosInstance> {
-	const rest = axios.create({ baseURL: `${baseUrl}/rest`, validateStatus: () => true, timeout: 60_000 });
-	const setup = await rest.post('/owner/setup', { email: owner.email, firstName: 'AML', lastName: 'Owner', password: owner.password });
+export async function ownerSession(
+	baseUrl: string,
+	owner: { email: string; password: string },
+): Promise<AxiosInstance> {
+	const rest = axios.create({
+		baseURL: `${baseUrl}/rest`,
+		validateStatus: () => true,
+		timeout: 60_000,
+	});
+	const setup = await rest.post('/owner/setup', {
+		email: owner.email,
+		firstName: 'AML',
+		lastName: 'Owner',
+		password: owner.password,
+	});
 	let response = setup;
 	if (setup.status !== 200) {
-		response = await rest.post('/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		response = await rest.post('/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
 		if (response.status !== 200) {
-			throw new Error(`n8n owner setup (${setup.status} ${JSON.stringify(setup.data)}) and login (${response.status} ${JSON.stringify(response.data)}) failed`);
+			throw new Error(
+				`n8n owner setup (${setup.status} ${JSON.stringify(setup.data)}) and login (${response.status} ${JSON.stringify(response.data)}) failed`,
+			);
 		}
 	}
 	const cookie = (response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
@@ -268,20 +315,42 @@ export async function ownerSession(baseUrl: string, owner: { email: string; pass
 }
 
 /** Logs in as an existing user; returns a REST client (`/rest`) carrying the session cookie. */
-export async function login(baseUrl: string, user: { email: string; password: string }): Promise<AxiosInstance> {
-	const rest = axios.create({ baseURL: `${baseUrl}/rest`, validateStatus: () => true, timeout: 60_000 });
-	const response = await rest.post('/login', { emailOrLdapLoginId: user.email, password: user.password });
-	if (response.status !== 200) throw new Error(`n8n login failed: ${response.status} ${JSON.stringify(response.data)}`);
-	rest.defaults.headers.common.Cookie = (response.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+export async function login(
+	baseUrl: string,
+	user: { email: string; password: string },
+): Promise<AxiosInstance> {
+	const rest = axios.create({
+		baseURL: `${baseUrl}/rest`,
+		validateStatus: () => true,
+		timeout: 60_000,
+	});
+	const response = await rest.post('/login', {
+		emailOrLdapLoginId: user.email,
+		password: user.password,
+	});
+	if (response.status !== 200)
+		throw new Error(`n8n login failed: ${response.status} ${JSON.stringify(response.data)}`);
+	rest.defaults.headers.common.Cookie = (response.headers['set-cookie'] ?? [])
+		.map((c) => c.split(';')[0])
+		.join('; ');
 	return rest;
 }
 
 /** Creates an API key with every scope the owner may have, no expiry. */
-export async function createApiKey(rest: AxiosInstance, label = `tests-${Date.now()}`): Promise<string> {
+export async function createApiKey(
+	rest: AxiosInstance,
+	label = `tests-${Date.now()}`,
+): Promise<string> {
 	const scopes = await rest.get('/api-keys/scopes');
-	if (scopes.status !== 200) throw new Error(`GET /rest/api-keys/scopes: ${scopes.status} ${JSON.stringify(scopes.data)}`);
-	const created = await rest.post('/api-keys', { label, scopes: scopes.data.data, expiresAt: null });
-	if (created.status !== 200) throw new Error(`POST /rest/api-keys: ${created.status} ${JSON.stringify(created.data)}`);
+	if (scopes.status !== 200)
+		throw new Error(`GET /rest/api-keys/scopes: ${scopes.status} ${JSON.stringify(scopes.data)}`);
+	const created = await rest.post('/api-keys', {
+		label,
+		scopes: scopes.data.data,
+		expiresAt: null,
+	});
+	if (created.status !== 200)
+		throw new Error(`POST /rest/api-keys: ${created.status} ${JSON.stringify(created.data)}`);
 	return created.data.data.rawApiKey as string;
 }
 
@@ -296,7 +365,12 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 	const logFile = path.join(userFolder, 'n8n.log');
 	const log = fs.openSync(logFile, 'a');
 	const env = n8nEnv({ node, n8n, userFolder, port, brokerPort, extra: options.env });
-	const child: ChildProcess = spawn(node, [n8n, 'start'], { env, cwd: userFolder, stdio: ['ignore', log, log], detached: true });
+	const child: ChildProcess = spawn(node, [n8n, 'start'], {
+		env,
+		cwd: userFolder,
+		stdio: ['ignore', log, log],
+		detached: true,
+	});
 	const forget = killOnExit(child);
 	const baseUrl = `http://127.0.0.1:${port}`;
 	let exited = false;
@@ -339,21 +413,61 @@ export async function startN8n(options: StartOptions = {}): Promise<N8nInstance>
 	try {
 		await waitFor(
 			async () => {
-				if (exited) throw Object.assign(new Error(`n8n exited during start; see ${logFile}`), { fatal: true });
-				if ((await axios.get(`${baseUrl}/healthz/readiness`, { validateStatus: () => true, timeout: 5000 })).status !== 200) return false;
+				if (exited)
+					throw Object.assign(new Error(`n8n exited during start; see ${logFile}`), {
+						fatal: true,
+					});
+				if (
+					(
+						await axios.get(`${baseUrl}/healthz/readiness`, {
+							validateStatus: () => true,
+							timeout: 5000,
+						})
+					).status !== 200
+				)
+					return false;
 				// n8n 1.x reports ready before its REST routes are mounted (during database migrations).
-				return (await axios.get(`${baseUrl}/rest/settings`, { validateStatus: () => true, timeout: 5000 })).status === 200;
+				return (
+					(
+						await axios.get(`${baseUrl}/rest/settings`, {
+							validateStatus: () => true,
+							timeout: 5000,
+						})
+					).status === 200
+				);
 			},
 			options.readyTimeoutMs ?? 180_000,
 			`n8n readiness at ${baseUrl} (log: ${logFile})`,
 		);
 		const owner = options.owner ?? DEFAULT_OWNER;
 		const rest = await ownerSession(baseUrl, owner);
-		const apiFor = (key: string) => axios.create({ baseURL: `${baseUrl}/api/v1`, headers: { 'X-N8N-API-KEY': key }, validateStatus: () => true, timeout: 60_000 });
+		const apiFor = (key: string) =>
+			axios.create({
+				baseURL: `${baseUrl}/api/v1`,
+				headers: { 'X-N8N-API-KEY': key },
+				validateStatus: () => true,
+				timeout: 60_000,
+			});
 		let apiKey = options.apiKey;
-		if (!apiKey || (await apiFor(apiKey).get('/workflows', { params: { limit: 1 } })).status !== 200) apiKey = await createApiKey(rest, options.apiKeyLabel);
+		if (
+			!apiKey ||
+			(await apiFor(apiKey).get('/workflows', { params: { limit: 1 } })).status !== 200
+		)
+			apiKey = await createApiKey(rest, options.apiKeyLabel);
 		const api = apiFor(apiKey);
-		return { baseUrl, port, apiKey, owner, userFolder, logFile, api, rest, startMs: Date.now() - spawnedAt, pid: child.pid!, stop };
+		return {
+			baseUrl,
+			port,
+			apiKey,
+			owner,
+			userFolder,
+			logFile,
+			api,
+			rest,
+			startMs: Date.now() - spawnedAt,
+			pid: child.pid!,
+			stop,
+		};
 	} catch (error) {
 		await stop();
 		throw error;

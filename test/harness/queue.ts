@@ -6,7 +6,16 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { REPO_ROOT, ensureN8nInstalled, freePort, killOnExit, n8nEnv, startN8n, waitFor, type N8nInstance } from './n8n';
+import {
+	REPO_ROOT,
+	ensureN8nInstalled,
+	freePort,
+	killOnExit,
+	n8nEnv,
+	startN8n,
+	waitFor,
+	type N8nInstance,
+} from './n8n';
 
 /**
  * n8n's queue mode, started by the tests themselves: Debian's PostgreSQL and Redis (scripts/install-queue.sh
@@ -58,7 +67,10 @@ export interface QueueOptions {
 }
 
 function installQueueDeps(): { pgBin: string; redis: string } {
-	const out = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-queue.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	const out = execFileSync('bash', [path.join(REPO_ROOT, 'scripts', 'install-queue.sh')], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	const pgBin = /^AML_PG_BIN=(.+)$/m.exec(out)?.[1];
 	const redis = /^AML_REDIS=(.+)$/m.exec(out)?.[1];
 	if (!pgBin || !redis) throw new Error(`scripts/install-queue.sh printed no paths:\n${out}`);
@@ -66,9 +78,28 @@ function installQueueDeps(): { pgBin: string; redis: string } {
 }
 
 /** Spawns a long-running process in its own process group, output to `logFile`. */
-export function spawnProc(name: string, command: string, args: string[], opts: { env?: Record<string, string>; cwd?: string; logFile: string; uid?: number; gid?: number; stopSignal?: NodeJS.Signals }): Proc {
+export function spawnProc(
+	name: string,
+	command: string,
+	args: string[],
+	opts: {
+		env?: Record<string, string>;
+		cwd?: string;
+		logFile: string;
+		uid?: number;
+		gid?: number;
+		stopSignal?: NodeJS.Signals;
+	},
+): Proc {
 	const log = fs.openSync(opts.logFile, 'a');
-	const child = spawn(command, args, { env: opts.env ?? (process.env as Record<string, string>), cwd: opts.cwd, stdio: ['ignore', log, log], detached: true, uid: opts.uid, gid: opts.gid });
+	const child = spawn(command, args, {
+		env: opts.env ?? (process.env as Record<string, string>),
+		cwd: opts.cwd,
+		stdio: ['ignore', log, log],
+		detached: true,
+		uid: opts.uid,
+		gid: opts.gid,
+	});
 	fs.closeSync(log);
 	const forget = killOnExit(child);
 	let running = true;
@@ -113,7 +144,10 @@ export function spawnProc(name: string, command: string, args: string[], opts: {
 async function tcpReady(port: number, proc: Proc, what: string, timeoutMs = 60_000): Promise<void> {
 	await waitFor(
 		async () => {
-			if (!proc.isRunning()) throw Object.assign(new Error(`${what} exited during start; see ${proc.logFile}`), { fatal: true });
+			if (!proc.isRunning())
+				throw Object.assign(new Error(`${what} exited during start; see ${proc.logFile}`), {
+					fatal: true,
+				});
 			return await new Promise<boolean>((resolve) => {
 				const socket = net.connect(port, '127.0.0.1', () => {
 					socket.end();
@@ -128,10 +162,17 @@ async function tcpReady(port: number, proc: Proc, what: string, timeoutMs = 60_0
 }
 
 /** PostgreSQL in a temp folder on a free loopback port, trust authentication, as user `postgres` when run as root. */
-export async function startPostgres(pgBin: string, dir: string): Promise<{ proc: Proc; port: number }> {
+export async function startPostgres(
+	pgBin: string,
+	dir: string,
+): Promise<{ proc: Proc; port: number }> {
 	const asRoot = process.getuid?.() === 0;
-	const uid = asRoot ? Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()) : undefined;
-	const gid = asRoot ? Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()) : undefined;
+	const uid = asRoot
+		? Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+		: undefined;
+	const gid = asRoot
+		? Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+		: undefined;
 	const data = path.join(dir, 'pgdata');
 	fs.mkdirSync(data, { recursive: true });
 	if (asRoot) {
@@ -140,25 +181,62 @@ export async function startPostgres(pgBin: string, dir: string): Promise<{ proc:
 		fs.chownSync(dir, uid!, gid!);
 		fs.chownSync(data, uid!, gid!);
 	}
-	execFileSync(path.join(pgBin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: ['ignore', 'ignore', 'pipe'], uid, gid, cwd: dir });
+	execFileSync(
+		path.join(pgBin, 'initdb'),
+		['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+		{ stdio: ['ignore', 'ignore', 'pipe'], uid, gid, cwd: dir },
+	);
 	const port = await freePort();
 	const logFile = path.join(dir, 'postgres.log');
 	fs.writeFileSync(logFile, '');
 	if (asRoot) fs.chownSync(logFile, uid!, gid!);
-	const proc = spawnProc('postgres', path.join(pgBin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'], {
-		logFile,
-		uid,
-		gid,
-		cwd: dir,
-		// SIGINT: PostgreSQL's fast shutdown (SIGTERM waits for every client to leave)
-		stopSignal: 'SIGINT',
-	});
+	const proc = spawnProc(
+		'postgres',
+		path.join(pgBin, 'postgres'),
+		[
+			'-D',
+			data,
+			'-p',
+			String(port),
+			'-k',
+			dir,
+			'-c',
+			'listen_addresses=127.0.0.1',
+			'-c',
+			'fsync=off',
+			'-c',
+			'max_connections=200',
+		],
+		{
+			logFile,
+			uid,
+			gid,
+			cwd: dir,
+			// SIGINT: PostgreSQL's fast shutdown (SIGTERM waits for every client to leave)
+			stopSignal: 'SIGINT',
+		},
+	);
 	await tcpReady(port, proc, `PostgreSQL on ${port} (log ${logFile})`);
 	// accepting connections is not yet "ready": wait until a query runs
 	await waitFor(
 		async () => {
 			try {
-				execFileSync(path.join(pgBin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', 'select 1'], { stdio: 'ignore' });
+				execFileSync(
+					path.join(pgBin, 'psql'),
+					[
+						'-h',
+						'127.0.0.1',
+						'-p',
+						String(port),
+						'-U',
+						'postgres',
+						'-d',
+						'postgres',
+						'-c',
+						'select 1',
+					],
+					{ stdio: 'ignore' },
+				);
 				return true;
 			} catch {
 				return false;
@@ -171,10 +249,29 @@ export async function startPostgres(pgBin: string, dir: string): Promise<{ proc:
 }
 
 /** Redis on a free loopback port, nothing persisted. */
-export async function startRedis(redisBin: string, dir: string): Promise<{ proc: Proc; port: number }> {
+export async function startRedis(
+	redisBin: string,
+	dir: string,
+): Promise<{ proc: Proc; port: number }> {
 	const port = await freePort();
 	const logFile = path.join(dir, 'redis.log');
-	const proc = spawnProc('redis', redisBin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { logFile, cwd: dir });
+	const proc = spawnProc(
+		'redis',
+		redisBin,
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--dir',
+			dir,
+		],
+		{ logFile, cwd: dir },
+	);
 	await tcpReady(port, proc, `Redis on ${port} (log ${logFile})`);
 	return { proc, port };
 }
@@ -213,7 +310,15 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 			...(options.env ?? {}),
 		};
 		const main = await startN8n({ userFolder, env });
-		started.push({ name: 'main', pid: main.pid, logFile: main.logFile, exited: Promise.resolve(), isRunning: () => true, stop: () => main.stop(), kill: () => main.stop() });
+		started.push({
+			name: 'main',
+			pid: main.pid,
+			logFile: main.logFile,
+			exited: Promise.resolve(),
+			isRunning: () => true,
+			stop: () => main.stop(),
+			kill: () => main.stop(),
+		});
 		let workerCount = 0;
 		const startProcess = async (kind: 'worker' | 'webhook', index: number): Promise<N8nProc> => {
 			const port = await freePort();
@@ -221,24 +326,44 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 			const args = [n8n, kind];
 			if (kind === 'worker') {
 				args.push(`--concurrency=${options.concurrency ?? 10}`);
-				Object.assign(extra, { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' });
+				Object.assign(extra, {
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(port),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				});
 			}
 			const procEnv = n8nEnv({ node, n8n, userFolder, port, brokerPort: await freePort(), extra });
 			const logFile = path.join(userFolder, `${kind}-${index}.log`);
-			const proc = spawnProc(`${kind}-${index}`, node, args, { env: procEnv, cwd: userFolder, logFile });
+			const proc = spawnProc(`${kind}-${index}`, node, args, {
+				env: procEnv,
+				cwd: userFolder,
+				logFile,
+			});
 			started.push(proc);
 			const url = `http://127.0.0.1:${port}`;
 			await waitFor(
 				async () => {
-					if (!proc.isRunning()) throw Object.assign(new Error(`n8n ${kind} ${index} exited during start; see ${logFile}`), { fatal: true });
-					return (await axios.get(`${url}/healthz`, { validateStatus: () => true, timeout: 5000 })).status === 200;
+					if (!proc.isRunning())
+						throw Object.assign(
+							new Error(`n8n ${kind} ${index} exited during start; see ${logFile}`),
+							{ fatal: true },
+						);
+					return (
+						(await axios.get(`${url}/healthz`, { validateStatus: () => true, timeout: 5000 }))
+							.status === 200
+					);
 				},
 				180_000,
 				`n8n ${kind} ${index} at ${url} (log ${logFile})`,
 			);
 			if (kind === 'worker') {
 				// the worker's health server answers before it has loaded the community nodes: wait for "ready"
-				await waitFor(async () => /n8n worker is now ready|Worker started/i.test(fs.readFileSync(logFile, 'utf8')), 120_000, `worker ${index} ready (log ${logFile})`);
+				await waitFor(
+					async () =>
+						/n8n worker is now ready|Worker started/i.test(fs.readFileSync(logFile, 'utf8')),
+					120_000,
+					`worker ${index} ready (log ${logFile})`,
+				);
 			}
 			return { ...proc, url };
 		};

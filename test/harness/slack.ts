@@ -41,12 +41,20 @@ function answer(method: string, body: Record<string, any>, calls: number): Recor
 	const ts = `${Math.floor(Date.now() / 1000)}.${String(calls).padStart(6, '0')}`;
 	switch (method) {
 		case 'chat.postMessage':
-			return { ok: true, channel: 'C0AMLREVIEW', ts, message: { type: 'message', text: body.text ?? '', blocks: body.blocks, ts } };
+			return {
+				ok: true,
+				channel: 'C0AMLREVIEW',
+				ts,
+				message: { type: 'message', text: body.text ?? '', blocks: body.blocks, ts },
+			};
 		case 'chat.update':
 		case 'chat.postEphemeral':
 			return { ok: true, channel: body.channel, ts };
 		case 'users.info':
-			return { ok: true, user: { id: body.user ?? 'U0AMLOFFICER', name: 'compliance.officer', profile: {} } };
+			return {
+				ok: true,
+				user: { id: body.user ?? 'U0AMLOFFICER', name: 'compliance.officer', profile: {} },
+			};
 		case 'auth.test':
 		case 'users.profile.get':
 			return { ok: true, user_id: 'U0AMLBOT', team_id: 'T0AMLTEST' };
@@ -67,7 +75,8 @@ function readBody(req: http.IncomingMessage): Promise<string> {
 
 function parseBody(text: string, contentType: string | undefined): Record<string, any> {
 	if (!text) return {};
-	if (contentType?.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(text));
+	if (contentType?.includes('application/x-www-form-urlencoded'))
+		return Object.fromEntries(new URLSearchParams(text));
 	try {
 		return JSON.parse(text) as Record<string, any>;
 	} catch {
@@ -76,25 +85,63 @@ function parseBody(text: string, contentType: string | undefined): Record<string
 }
 
 /** Starts the stand-in; `dir` receives its key and certificate; `onCall` sees each call (the demo prints them). */
-export async function startSlackStandIn(dir: string, onCall?: (call: SlackCall) => void): Promise<SlackStandIn> {
+export async function startSlackStandIn(
+	dir: string,
+	onCall?: (call: SlackCall) => void,
+): Promise<SlackStandIn> {
 	const keyFile = path.join(dir, 'slack-standin.key');
 	const caFile = path.join(dir, 'slack-standin.pem');
-	execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', caFile, '-days', '2', '-subj', '/CN=slack.com', '-addext', 'subjectAltName=DNS:slack.com'], { stdio: 'ignore' });
+	execFileSync(
+		'openssl',
+		[
+			'req',
+			'-x509',
+			'-newkey',
+			'rsa:2048',
+			'-nodes',
+			'-keyout',
+			keyFile,
+			'-out',
+			caFile,
+			'-days',
+			'2',
+			'-subj',
+			'/CN=slack.com',
+			'-addext',
+			'subjectAltName=DNS:slack.com',
+		],
+		{ stdio: 'ignore' },
+	);
 	const calls: SlackCall[] = [];
 
-	const slack = https.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) }, (req, res) => {
-		void readBody(req).then((text) => {
-			const url = new URL(req.url ?? '/', 'https://slack.com');
-			const method = url.pathname.replace(/^\/api\//, '');
-			const body = { ...Object.fromEntries(url.searchParams), ...parseBody(text, req.headers['content-type']) };
-			const auth = req.headers.authorization;
-			const call = { method, token: auth?.replace(/^Bearer /, ''), body, receivedAt: new Date().toISOString() };
-			calls.push(call);
-			onCall?.(call);
-			res.setHeader('content-type', 'application/json; charset=utf-8');
-			res.end(JSON.stringify(auth ? answer(method, body, calls.length) : { ok: false, error: 'not_authed' }));
-		});
-	});
+	const slack = https.createServer(
+		{ key: fs.readFileSync(keyFile), cert: fs.readFileSync(caFile) },
+		(req, res) => {
+			void readBody(req).then((text) => {
+				const url = new URL(req.url ?? '/', 'https://slack.com');
+				const method = url.pathname.replace(/^\/api\//, '');
+				const body = {
+					...Object.fromEntries(url.searchParams),
+					...parseBody(text, req.headers['content-type']),
+				};
+				const auth = req.headers.authorization;
+				const call = {
+					method,
+					token: auth?.replace(/^Bearer /, ''),
+					body,
+					receivedAt: new Date().toISOString(),
+				};
+				calls.push(call);
+				onCall?.(call);
+				res.setHeader('content-type', 'application/json; charset=utf-8');
+				res.end(
+					JSON.stringify(
+						auth ? answer(method, body, calls.length) : { ok: false, error: 'not_authed' },
+					),
+				);
+			});
+		},
+	);
 
 	const proxy = http.createServer((req, res) => {
 		// The tests' side (plain HTTP to this port); a proxied http:// request has an absolute URL and is refused.
@@ -123,7 +170,13 @@ export async function startSlackStandIn(dir: string, onCall?: (call: SlackCall) 
 	return {
 		url,
 		caFile,
-		env: { HTTPS_PROXY: url, https_proxy: url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1', NODE_EXTRA_CA_CERTS: caFile },
+		env: {
+			HTTPS_PROXY: url,
+			https_proxy: url,
+			NO_PROXY: '127.0.0.1,localhost,::1',
+			no_proxy: '127.0.0.1,localhost,::1',
+			NODE_EXTRA_CA_CERTS: caFile,
+		},
 		close: async () => {
 			proxy.closeAllConnections();
 			slack.closeAllConnections();

@@ -28,7 +28,11 @@ export interface Delivery {
 /** Undo steps of what the helpers created (workflows, targets); run them with runCleanup() in afterAll. */
 export const cleanup: Array<() => Promise<unknown>> = [];
 
-export async function until<T>(what: string, check: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+export async function until<T>(
+	what: string,
+	check: () => Promise<T | undefined | false>,
+	ms = 30_000,
+): Promise<T> {
 	const started = Date.now();
 	for (;;) {
 		const value = await check();
@@ -39,7 +43,11 @@ export async function until<T>(what: string, check: () => Promise<T | undefined 
 }
 
 /** Creates and publishes a workflow with only the AML Trigger (fixed webhookId → known production URL); the newest version unless told. */
-export async function publish(parameters: Json, credential?: CredentialRef, typeVersion = 1): Promise<Published> {
+export async function publish(
+	parameters: Json,
+	credential?: CredentialRef,
+	typeVersion = 1,
+): Promise<Published> {
 	const webhookId = randomUUID();
 	const wf = await n8n().createWorkflow({
 		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,
@@ -66,7 +74,10 @@ export async function publish(parameters: Json, credential?: CredentialRef, type
 
 /** Waits until n8n serves the URL. The probe `{}` is not an event (400) or fails verification (401): it starts nothing. */
 export async function registered(url: string): Promise<void> {
-	await until(`webhook ${url} registered`, async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404);
+	await until(
+		`webhook ${url} registered`,
+		async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404,
+	);
 }
 
 /** Adds a sandbox webhook target; removed after the file. */
@@ -85,8 +96,11 @@ export async function runs(workflowId: string): Promise<Json[]> {
 	const list: Json[] = [];
 	let cursor: string | undefined;
 	do {
-		const page = await n8n().api.get('/executions', { params: { workflowId, limit: 250, includeData: true, ...(cursor ? { cursor } : {}) } });
-		if (page.status !== 200) throw new Error(`list executions: HTTP ${page.status} ${JSON.stringify(page.data)}`);
+		const page = await n8n().api.get('/executions', {
+			params: { workflowId, limit: 250, includeData: true, ...(cursor ? { cursor } : {}) },
+		});
+		if (page.status !== 200)
+			throw new Error(`list executions: HTTP ${page.status} ${JSON.stringify(page.data)}`);
 		list.push(...page.data.data);
 		cursor = page.data.nextCursor ?? undefined;
 	} while (cursor);
@@ -97,7 +111,11 @@ export async function runs(workflowId: string): Promise<Json[]> {
 			const items = nodeOutput(e, NODE);
 			// The execution's error, when there is one, is in the failure message.
 			const error = e.data?.resultData?.error;
-			expect({ id: e.id, status: e.status, error: error ? `${error.message ?? ''} ${error.description ?? ''}`.trim() : undefined }).toEqual({ id: e.id, status: 'success', error: undefined });
+			expect({
+				id: e.id,
+				status: e.status,
+				error: error ? `${error.message ?? ''} ${error.description ?? ''}`.trim() : undefined,
+			}).toEqual({ id: e.id, status: 'success', error: undefined });
 			// A redelivered copy (the service retries a delivery answered late, e.g. under load) whose key n8n's
 			// deduplication store already holds starts an execution that stops at the trigger without output, by design:
 			// it ran nothing, so it is not a run of the workflow.
@@ -109,7 +127,10 @@ export async function runs(workflowId: string): Promise<Json[]> {
 
 /** Waits until the workflow has `count` executions, then a little longer to see that no more arrive. */
 export async function settled(workflowId: string, count: number, quietMs = 1500): Promise<Json[]> {
-	await until(`${count} executions of ${workflowId}`, async () => (await runs(workflowId)).length >= count);
+	await until(
+		`${count} executions of ${workflowId}`,
+		async () => (await runs(workflowId)).length >= count,
+	);
 	await sleep(quietMs);
 	return await runs(workflowId);
 }

@@ -20,25 +20,75 @@ export interface UploadRun {
 
 function sourceNodes(source: Source): Json[] {
 	if ('filePath' in source) {
-		return [{ id: randomUUID(), name: 'Source', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [300, 0], parameters: { operation: 'read', fileSelector: source.filePath, options: {} } }];
+		return [
+			{
+				id: randomUUID(),
+				name: 'Source',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [300, 0],
+				parameters: { operation: 'read', fileSelector: source.filePath, options: {} },
+			},
+		];
 	}
 	return [
-		{ id: randomUUID(), name: 'Rows', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [200, 0], parameters: { fieldToSplitOut: 'body.rows', options: {} } },
-		{ id: randomUUID(), name: 'Source', type: 'n8n-nodes-base.convertToFile', typeVersion: 1.1, position: [400, 0], parameters: { operation: 'csv', options: { fileName: 'data.csv', ...(source.csvOptions ?? {}) } } },
+		{
+			id: randomUUID(),
+			name: 'Rows',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { fieldToSplitOut: 'body.rows', options: {} },
+		},
+		{
+			id: randomUUID(),
+			name: 'Source',
+			type: 'n8n-nodes-base.convertToFile',
+			typeVersion: 1.1,
+			position: [400, 0],
+			parameters: {
+				operation: 'csv',
+				options: { fileName: 'data.csv', ...(source.csvOptions ?? {}) },
+			},
+		},
 	];
 }
 
-export async function upload(source: Source, parameters: Json, opts: { continueOnFail?: boolean; onError?: 'continueRegularOutput' | 'continueErrorOutput' } = {}): Promise<UploadRun> {
+export async function upload(
+	source: Source,
+	parameters: Json,
+	opts: {
+		continueOnFail?: boolean;
+		onError?: 'continueRegularOutput' | 'continueErrorOutput';
+	} = {},
+): Promise<UploadRun> {
 	const client = n8n();
 	const webhookPath = `upload-${randomUUID()}`;
 	const nodes = sourceNodes(source);
 	const first = nodes[0].name;
-	const connections: Json = { Webhook: { main: [[{ node: first, type: 'main', index: 0 }]] }, Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } };
+	const connections: Json = {
+		Webhook: { main: [[{ node: first, type: 'main', index: 0 }]] },
+		Source: { main: [[{ node: 'AML', type: 'main', index: 0 }]] },
+	};
 	if (first === 'Rows') connections.Rows = { main: [[{ node: 'Source', type: 'main', index: 0 }]] };
 	const workflow = await client.createWorkflow({
 		name: `upload ${webhookPath}`,
 		nodes: [
-			{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'noData', options: {} } },
+			{
+				id: randomUUID(),
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: {
+					httpMethod: 'POST',
+					path: webhookPath,
+					responseMode: 'lastNode',
+					responseData: 'noData',
+					options: {},
+				},
+			},
 			...nodes,
 			{
 				id: randomUUID(),
@@ -65,7 +115,9 @@ export async function upload(source: Source, parameters: Json, opts: { continueO
 			status: execution.status,
 			executionId: String(execution.id),
 			output: (run?.data?.main?.[0] ?? []).map((item: Json) => item.json),
-			outputs: (run?.data?.main ?? []).map((branch: Json[] | null) => (branch ?? []).map((item: Json) => item.json)),
+			outputs: (run?.data?.main ?? []).map((branch: Json[] | null) =>
+				(branch ?? []).map((item: Json) => item.json),
+			),
 			error: run?.error,
 			binaryFields: Object.keys(sourceItem?.binary ?? {}),
 		};

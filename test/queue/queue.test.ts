@@ -5,13 +5,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { N8nClient, sandboxCredentialData, type Json } from '../harness/client';
-import { amlCredentialData as amlCredential, control, n8n, runAml, transactionCreateFromInput } from '../harness/context';
+import {
+	amlCredentialData as amlCredential,
+	control,
+	n8n,
+	runAml,
+	transactionCreateFromInput,
+} from '../harness/context';
 import { pool, waitFor } from '../harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../harness/queue';
 import { sleep } from '../harness/trigger';
 
 /** waitFor with the test's own label. */
-const until = (check: () => Promise<boolean>, ms: number) => waitFor(check, ms, 'a queue-mode condition', 250);
+const until = (check: () => Promise<boolean>, ms: number) =>
+	waitFor(check, ms, 'a queue-mode condition', 250);
 import { upload } from '../harness/upload';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -30,7 +37,6 @@ let sandbox: Sandbox;
 let cluster: QueueCluster;
 let dir: string;
 const figures: Record<string, unknown> = {};
-
 
 /** Execution ids each worker logged as started ("Worker started execution N"). */
 function startedOnWorkers(): Map<string, string> {
@@ -52,17 +58,37 @@ beforeAll(async () => {
 		workers: 2,
 		webhooks: 2,
 		// a killed worker's job is noticed within seconds, not n8n's default minute
-		env: { QUEUE_WORKER_LOCK_DURATION: '10000', QUEUE_WORKER_LOCK_RENEW_TIME: '2000', QUEUE_WORKER_STALLED_INTERVAL: '5000' },
+		env: {
+			QUEUE_WORKER_LOCK_DURATION: '10000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+			QUEUE_WORKER_STALLED_INTERVAL: '5000',
+		},
 	});
 	const client0 = new N8nClient(cluster.main.baseUrl, cluster.main.apiKey);
-	const credential = await client0.createCredential('AML sandbox', 'amlOAuth2Api', sandboxCredentialData(sandbox));
+	const credential = await client0.createCredential(
+		'AML sandbox',
+		'amlOAuth2Api',
+		sandboxCredentialData(sandbox),
+	);
 	dir = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-queue-ctx-'));
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
 		file,
 		JSON.stringify({
-			n8n: { baseUrl: cluster.main.baseUrl, apiKey: cluster.main.apiKey, logFile: cluster.main.logFile, userFolder: cluster.userFolder, owner: cluster.main.owner },
-			sandbox: { baseUrl: sandbox.baseUrl, tokenUrl: sandbox.tokenUrl, controlUrl: sandbox.controlUrl, clientId: sandbox.clientId, clientSecret: sandbox.clientSecret },
+			n8n: {
+				baseUrl: cluster.main.baseUrl,
+				apiKey: cluster.main.apiKey,
+				logFile: cluster.main.logFile,
+				userFolder: cluster.userFolder,
+				owner: cluster.main.owner,
+			},
+			sandbox: {
+				baseUrl: sandbox.baseUrl,
+				tokenUrl: sandbox.tokenUrl,
+				controlUrl: sandbox.controlUrl,
+				clientId: sandbox.clientId,
+				clientSecret: sandbox.clientSecret,
+			},
 			credential,
 		}),
 	);
@@ -72,7 +98,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
 	console.log(`[queue] figures ${JSON.stringify(figures, null, 1)}`);
-	await n8n().cleanup().catch(() => undefined);
+	await n8n()
+		.cleanup()
+		.catch(() => undefined);
 	await cluster?.stop();
 	await sandbox?.close();
 	if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -82,67 +110,157 @@ describe('every operation family runs on the workers', () => {
 	const prefix = `q-${Date.now()}`;
 
 	test('person and transaction writes, a monitoring check with Clear/Block, Return All', async () => {
-		const person = await runAml({ resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' }, [
-			{ id: `${prefix}-p`, first_name: 'Queue', last_name: 'Mode' },
-		]);
+		const person = await runAml(
+			{
+				resource: 'person',
+				operation: 'create',
+				personId: '={{ $json.id }}',
+				attributesMode: 'input',
+				excludeInputFields: 'id',
+			},
+			[{ id: `${prefix}-p`, first_name: 'Queue', last_name: 'Mode' }],
+		);
 		expect(person.status).toBe('success');
-		const txs = Array.from({ length: 120 }, (_, i) => ({ id: `${prefix}-t${i}`, personId: `${prefix}-p`, amount: i === 0 ? '15000.00' : '10.00', type: 'payment', direction: 'O', timestamp: '2026-03-07T10:00:00Z' }));
+		const txs = Array.from({ length: 120 }, (_, i) => ({
+			id: `${prefix}-t${i}`,
+			personId: `${prefix}-p`,
+			amount: i === 0 ? '15000.00' : '10.00',
+			type: 'payment',
+			direction: 'O',
+			timestamp: '2026-03-07T10:00:00Z',
+		}));
 		const created = await runAml(transactionCreateFromInput(), txs);
 		expect(created.status).toBe('success');
 		expect(created.outputs[0]).toHaveLength(120);
 		// a person of its own for the check: 120 transactions of one person may trigger other scenarios
-		await runAml({ resource: 'person', operation: 'create', personId: `${prefix}-c`, attributesMode: 'fields' });
+		await runAml({
+			resource: 'person',
+			operation: 'create',
+			personId: `${prefix}-c`,
+			attributesMode: 'fields',
+		});
 		const pair = [
-			{ id: `${prefix}-large`, personId: `${prefix}-c`, amount: '15000.00', type: 'wire_transfer', direction: 'O', timestamp: '2026-03-07T10:00:00Z' },
-			{ id: `${prefix}-small`, personId: `${prefix}-c`, amount: '120.00', type: 'payment', direction: 'O', timestamp: '2026-03-07T11:00:00Z' },
+			{
+				id: `${prefix}-large`,
+				personId: `${prefix}-c`,
+				amount: '15000.00',
+				type: 'wire_transfer',
+				direction: 'O',
+				timestamp: '2026-03-07T10:00:00Z',
+			},
+			{
+				id: `${prefix}-small`,
+				personId: `${prefix}-c`,
+				amount: '120.00',
+				type: 'payment',
+				direction: 'O',
+				timestamp: '2026-03-07T11:00:00Z',
+			},
 		];
 		expect((await runAml(transactionCreateFromInput(), pair)).status).toBe('success');
-		const check = await runAml({ resource: 'transaction', operation: 'runMonitoringCheck', transactionId: '={{ $json.id }}' }, [{ id: `${prefix}-large` }, { id: `${prefix}-small` }]);
+		const check = await runAml(
+			{
+				resource: 'transaction',
+				operation: 'runMonitoringCheck',
+				transactionId: '={{ $json.id }}',
+			},
+			[{ id: `${prefix}-large` }, { id: `${prefix}-small` }],
+		);
 		expect(check.status).toBe('success');
 		const [clear, block] = check.outputs;
 		expect(clear.map((i) => i.transactionId)).toEqual([`${prefix}-small`]);
 		expect(block.map((i) => i.transactionId)).toEqual([`${prefix}-large`]);
-		expect((await control.get<Json[]>('/alerts')).some((a) => a.transactionId === `${prefix}-large`)).toBe(true);
-		const all = await runAml({ resource: 'transaction', operation: 'getAll', personId: `${prefix}-p`, returnAll: true });
+		expect(
+			(await control.get<Json[]>('/alerts')).some((a) => a.transactionId === `${prefix}-large`),
+		).toBe(true);
+		const all = await runAml({
+			resource: 'transaction',
+			operation: 'getAll',
+			personId: `${prefix}-p`,
+			returnAll: true,
+		});
 		expect(all.status).toBe('success');
 		expect(all.outputs[0]).toHaveLength(120);
 		const workers = startedOnWorkers();
-		for (const run of [person, created, check, all]) expect(workers.get(run.executionId)).toMatch(/^worker-/);
+		for (const run of [person, created, check, all])
+			expect(workers.get(run.executionId)).toMatch(/^worker-/);
 	});
 
 	test('custom list Sync', async () => {
-		const listId = (await control.post<{ id: string }>('/custom-lists', { name: `queue sync ${prefix}` })).id;
-		const rows = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ id: `r${i}`, name: `Person ${i} ${tag}` }));
-		const params = { resource: 'customList', operation: 'sync', customListId: listId, recordId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id', onMissing: 'archive', options: {} };
+		const listId = (
+			await control.post<{ id: string }>('/custom-lists', { name: `queue sync ${prefix}` })
+		).id;
+		const rows = (n: number, tag: string) =>
+			Array.from({ length: n }, (_, i) => ({ id: `r${i}`, name: `Person ${i} ${tag}` }));
+		const params = {
+			resource: 'customList',
+			operation: 'sync',
+			customListId: listId,
+			recordId: '={{ $json.id }}',
+			attributesMode: 'input',
+			excludeInputFields: 'id',
+			onMissing: 'archive',
+			options: {},
+		};
 		expect((await runAml(params, rows(30, 'a'))).status).toBe('success');
 		const run = await runAml(params, [...rows(20, 'a'), { id: 'r99', name: 'new' }]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toMatchObject({ created: 1, archived: 10, unchanged: 20, failed: 0 });
-		const records = await control.get<Array<{ id: string; archived: boolean }>>(`/custom-lists/${listId}/records`);
-		expect(records.filter((r) => !r.archived).map((r) => r.id).sort()).toEqual([...rows(20, 'a').map((r) => r.id), 'r99'].sort());
+		const records = await control.get<Array<{ id: string; archived: boolean }>>(
+			`/custom-lists/${listId}/records`,
+		);
+		expect(
+			records
+				.filter((r) => !r.archived)
+				.map((r) => r.id)
+				.sort(),
+		).toEqual([...rows(20, 'a').map((r) => r.id), 'r99'].sort());
 		expect(startedOnWorkers().get(run.executionId)).toMatch(/^worker-/);
 	});
 
 	test('CSV upload with Wait for Completion (binary data in the database, read by the worker)', async () => {
-		const rows = Array.from({ length: 25 }, (_, i) => ({ id: `${prefix}-csv${i}`, type: 'INDIVIDUAL', first_name: `F${i}`, last_name: 'Csv' }));
+		const rows = Array.from({ length: 25 }, (_, i) => ({
+			id: `${prefix}-csv${i}`,
+			type: 'INDIVIDUAL',
+			first_name: `F${i}`,
+			last_name: 'Csv',
+		}));
 		const run = await upload({ rows }, { uploadType: 'PERSON', waitForCompletion: true });
 		expect(run.status).toBe('success');
 		expect(run.output[0]).toMatchObject({ status: 'COMPLETED', success: true, type: 'PERSON' });
-		expect((await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-csv`))).toHaveLength(25);
+		expect(
+			(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-csv`)),
+		).toHaveLength(25);
 		expect(startedOnWorkers().get(run.executionId)).toMatch(/^worker-/);
 	});
 });
 
 test(`token economy across processes: ${EXECUTIONS} executions of ${ITEMS_PER_EXECUTION} items over both workers, 2 s tokens`, async () => {
 	const client = n8n();
-	const credential = await client.createCredential(`AML tokens ${Date.now()}`, 'amlOAuth2Api', amlCredential());
+	const credential = await client.createCredential(
+		`AML tokens ${Date.now()}`,
+		'amlOAuth2Api',
+		amlCredential(),
+	);
 	const prefix = `tok-${Date.now()}`;
-	const node = { parameters: { resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id' } };
+	const node = {
+		parameters: {
+			resource: 'person',
+			operation: 'create',
+			personId: '={{ $json.id }}',
+			attributesMode: 'input',
+			excludeInputFields: 'id',
+		},
+	};
 	const webhookPath = `tokens-${randomUUID()}`;
-	const workflow = await client.createWorkflow(client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath));
+	const workflow = await client.createWorkflow(
+		client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath),
+	);
 	await client.activate(workflow.id);
 	// the first use of a credential stores its token (n8n does not single-flight the very first fetch)
-	expect((await client.callWebhook(webhookPath, { items: [{ id: `${prefix}-first` }] })).status).toBe(200);
+	expect(
+		(await client.callWebhook(webhookPath, { items: [{ id: `${prefix}-first` }] })).status,
+	).toBe(200);
 	// tokens live 2 s from now on (the stored one is expired at once)
 	await control.post('/config', { tokenLifetimeSeconds: 2 });
 	await control.post('/tokens/expire');
@@ -150,36 +268,65 @@ test(`token economy across processes: ${EXECUTIONS} executions of ${ITEMS_PER_EX
 	const startedAt = Date.now();
 	const answers = await Promise.all(
 		Array.from({ length: EXECUTIONS }, (_, e) =>
-			client.callWebhook(webhookPath, { items: Array.from({ length: ITEMS_PER_EXECUTION }, (_, i) => ({ id: `${prefix}-${e}-${i}`, first_name: 'T' })) }),
+			client.callWebhook(webhookPath, {
+				items: Array.from({ length: ITEMS_PER_EXECUTION }, (_, i) => ({
+					id: `${prefix}-${e}-${i}`,
+					first_name: 'T',
+				})),
+			}),
 		),
 	);
 	const seconds = (Date.now() - startedAt) / 1000;
 	const after = await stats();
 	await control.post('/config', { tokenLifetimeSeconds: 3600 });
-	const executions = (await client.listExecutions(workflow.id, { limit: 100 })).filter((e) => e.status !== 'new');
+	const executions = (await client.listExecutions(workflow.id, { limit: 100 })).filter(
+		(e) => e.status !== 'new',
+	);
 	const workers = startedOnWorkers();
 	const perWorker: Record<string, number> = {};
-	for (const e of executions) perWorker[workers.get(String(e.id)) ?? 'not on a worker'] = (perWorker[workers.get(String(e.id)) ?? 'not on a worker'] ?? 0) + 1;
+	for (const e of executions)
+		perWorker[workers.get(String(e.id)) ?? 'not on a worker'] =
+			(perWorker[workers.get(String(e.id)) ?? 'not on a worker'] ?? 0) + 1;
 	const tokenRequests = after.tokenRequests - before.tokenRequests;
 	const tokenRequests429 = after.tokenRequests429 - before.tokenRequests429;
 	const lifetimes = Math.ceil(seconds / 2);
-	figures.tokens = { executions: EXECUTIONS, items: EXECUTIONS * ITEMS_PER_EXECUTION, seconds, tokenRequests, tokenRequests429, lifetimesElapsed: lifetimes, perWorker };
+	figures.tokens = {
+		executions: EXECUTIONS,
+		items: EXECUTIONS * ITEMS_PER_EXECUTION,
+		seconds,
+		tokenRequests,
+		tokenRequests429,
+		lifetimesElapsed: lifetimes,
+		perWorker,
+	};
 	expect(answers.map((a) => a.status)).toEqual(Array(EXECUTIONS).fill(200));
 	expect(executions.filter((e) => e.status === 'success')).toHaveLength(EXECUTIONS + 1);
-	const stored = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`) && p.id !== `${prefix}-first`);
+	const stored = (await control.get<Json[]>('/persons')).filter(
+		(p) => p.id.startsWith(`${prefix}-`) && p.id !== `${prefix}-first`,
+	);
 	expect(stored).toHaveLength(EXECUTIONS * ITEMS_PER_EXECUTION);
 	expect(Object.keys(perWorker).sort()).toEqual(['worker-1', 'worker-2']);
 	expect(tokenRequests).toBeLessThanOrEqual(lifetimes + cluster.workers.length);
 }, 600_000);
 
 /** Posts like the service: the same bytes again after a non-2xx answer or a connection failure, until accepted. */
-async function deliver(url: string, body: string, secret: string): Promise<{ status: number; attempts: number; data: Json }> {
+async function deliver(
+	url: string,
+	body: string,
+	secret: string,
+): Promise<{ status: number; attempts: number; data: Json }> {
 	const signature = createHmac('sha256', secret).update(body).digest('hex');
 	for (let attempt = 1; ; attempt++) {
 		const answer = await axios
-			.post(url, body, { headers: { 'Content-Type': 'application/json', 'X-AML-Signature': signature }, validateStatus: () => true, timeout: 30_000, transformRequest: (d) => d })
+			.post(url, body, {
+				headers: { 'Content-Type': 'application/json', 'X-AML-Signature': signature },
+				validateStatus: () => true,
+				timeout: 30_000,
+				transformRequest: (d) => d,
+			})
 			.catch(() => ({ status: 0, data: undefined }));
-		if ((answer.status >= 200 && answer.status < 300) || attempt >= 50) return { status: answer.status, attempts: attempt, data: answer.data };
+		if ((answer.status >= 200 && answer.status < 300) || attempt >= 50)
+			return { status: answer.status, attempts: attempt, data: answer.data };
 		await sleep(200 * Math.min(attempt, 10));
 	}
 }
@@ -187,30 +334,67 @@ async function deliver(url: string, body: string, secret: string): Promise<{ sta
 test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % duplicates: none lost, copies that run twice rare (≤ 5 %)`, async () => {
 	const client = n8n();
 	const secret = `queue-${randomUUID()}`;
-	const credential = await client.createCredential(`AML webhook queue ${Date.now()}`, 'amlWebhookApi', { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret });
+	const credential = await client.createCredential(
+		`AML webhook queue ${Date.now()}`,
+		'amlWebhookApi',
+		{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret },
+	);
 	const webhookId = randomUUID();
 	const workflow = await client.createWorkflow({
 		name: `AML Trigger queue ${webhookId.slice(0, 8)}`,
-		nodes: [{ id: randomUUID(), name: 'AML Trigger', type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1, position: [0, 0], webhookId, parameters: { authentication: 'amlWebhookApi', events: ['*'] }, credentials: { amlWebhookApi: credential } }],
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'AML Trigger',
+				type: 'n8n-nodes-aml.amlTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId,
+				parameters: { authentication: 'amlWebhookApi', events: ['*'] },
+				credentials: { amlWebhookApi: credential },
+			},
+		],
 		connections: {},
 	});
 	await client.activate(workflow.id);
 	const urls = cluster.webhooks.map((w) => `${w.url}/webhook/${webhookId}/aml`);
-	for (const url of urls) await until(async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404, 30_000);
+	for (const url of urls)
+		await until(
+			async () => (await axios.post(url, {}, { validateStatus: () => true })).status !== 404,
+			30_000,
+		);
 
 	const duplicates = Math.round(DELIVERIES / 10);
 	const distinct = DELIVERIES - duplicates;
 	const base = 900_000_000 + Math.floor(Math.random() * 1_000_000);
 	// Dated now: the trigger refuses signed events older than 15 days (a replay).
 	const sentFrom = Date.now() - 60_000;
-	const event = (n: number) => JSON.stringify({ action: 'ALERT_CREATED', createdTime: new Date(sentFrom + n).toISOString(), metadata: { alertId: base + n, personId: `p${n}`, transactionId: `t${n}`, entityType: 'TRANSACTION', scenarioType: 'OFFLINE', hits: [] } });
+	const event = (n: number) =>
+		JSON.stringify({
+			action: 'ALERT_CREATED',
+			createdTime: new Date(sentFrom + n).toISOString(),
+			metadata: {
+				alertId: base + n,
+				personId: `p${n}`,
+				transactionId: `t${n}`,
+				entityType: 'TRANSACTION',
+				scenarioType: 'OFFLINE',
+				hits: [],
+			},
+		});
 	// half of the duplicated events: both copies at once, one to each webhook process; the other half: both copies
 	// at once to the same process
 	const jobs: Array<() => Promise<unknown>> = [];
 	for (let n = 0; n < distinct; n++) {
 		const body = event(n);
-		if (n < duplicates / 2) jobs.push(() => Promise.all([deliver(urls[0], body, secret), deliver(urls[1], body, secret)]));
-		else if (n < duplicates) jobs.push(() => Promise.all([deliver(urls[n % 2], body, secret), deliver(urls[n % 2], body, secret)]));
+		if (n < duplicates / 2)
+			jobs.push(() =>
+				Promise.all([deliver(urls[0], body, secret), deliver(urls[1], body, secret)]),
+			);
+		else if (n < duplicates)
+			jobs.push(() =>
+				Promise.all([deliver(urls[n % 2], body, secret), deliver(urls[n % 2], body, secret)]),
+			);
 		else jobs.push(() => deliver(urls[n % 2], body, secret));
 	}
 	const startedAt = Date.now();
@@ -225,25 +409,53 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 		started = 0;
 		let cursor: string | undefined;
 		do {
-			const page = await client.api.get('/executions', { params: { workflowId: workflow.id, limit: 250, includeData: true, ...(cursor ? { cursor } : {}) } });
+			const page = await client.api.get('/executions', {
+				params: {
+					workflowId: workflow.id,
+					limit: 250,
+					includeData: true,
+					...(cursor ? { cursor } : {}),
+				},
+			});
 			for (const e of page.data.data as Json[]) {
 				started++;
 				const item = e.data?.resultData?.runData?.['AML Trigger']?.[0]?.data?.main?.[0]?.[0]?.json;
-				if (item) runs.set(item.metadata.alertId - base, (runs.get(item.metadata.alertId - base) ?? 0) + 1);
+				if (item)
+					runs.set(item.metadata.alertId - base, (runs.get(item.metadata.alertId - base) ?? 0) + 1);
 			}
 			cursor = page.data.nextCursor ?? undefined;
 		} while (cursor);
 		return runs;
 	};
 	let runs = await count();
-	await until(async () => [...(runs = await count()).values()].reduce((a, b) => a + b, 0) >= distinct, 180_000);
+	await until(
+		async () => [...(runs = await count()).values()].reduce((a, b) => a + b, 0) >= distinct,
+		180_000,
+	);
 	await sleep(3000);
 	runs = await count();
 	const lost = Array.from({ length: distinct }, (_, n) => n).filter((n) => !runs.get(n));
-	const twiceCross = Array.from({ length: duplicates / 2 }, (_, n) => n).filter((n) => (runs.get(n) ?? 0) > 1);
-	const twiceSame = Array.from({ length: duplicates / 2 }, (_, n) => n + duplicates / 2).filter((n) => (runs.get(n) ?? 0) > 1);
-	const twiceSingle = Array.from({ length: distinct - duplicates }, (_, n) => n + duplicates).filter((n) => (runs.get(n) ?? 0) > 1);
-	figures.trigger = { deliveries: DELIVERIES, distinct, seconds, executionsStarted: started, lost: lost.length, startedTwiceCrossProcess: twiceCross.length, crossProcessPairs: duplicates / 2, startedTwiceSameProcess: twiceSame.length, startedTwiceSingle: twiceSingle.length };
+	const twiceCross = Array.from({ length: duplicates / 2 }, (_, n) => n).filter(
+		(n) => (runs.get(n) ?? 0) > 1,
+	);
+	const twiceSame = Array.from({ length: duplicates / 2 }, (_, n) => n + duplicates / 2).filter(
+		(n) => (runs.get(n) ?? 0) > 1,
+	);
+	const twiceSingle = Array.from(
+		{ length: distinct - duplicates },
+		(_, n) => n + duplicates,
+	).filter((n) => (runs.get(n) ?? 0) > 1);
+	figures.trigger = {
+		deliveries: DELIVERIES,
+		distinct,
+		seconds,
+		executionsStarted: started,
+		lost: lost.length,
+		startedTwiceCrossProcess: twiceCross.length,
+		crossProcessPairs: duplicates / 2,
+		startedTwiceSameProcess: twiceSame.length,
+		startedTwiceSingle: twiceSingle.length,
+	};
 	expect(lost).toEqual([]);
 	expect(twiceSingle).toEqual([]);
 
@@ -253,7 +465,10 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	await sleep(5000);
 	runs = await count();
 	const twiceLater = again.filter((n) => (runs.get(n) ?? 0) > 1);
-	Object.assign(figures.trigger as object, { laterCopies: again.length, startedTwiceLater: twiceLater.length });
+	Object.assign(figures.trigger as object, {
+		laterCopies: again.length,
+		startedTwiceLater: twiceLater.length,
+	});
 	// n8n offers nodes no atomic claim: its deduplication store and static data are read, changed and written whole,
 	// so under concurrent executions a recorded key can be overwritten by another execution's write, and two copies
 	// reaching two processes at the same instant can both run. Measured: 1–4 of the 110 copies ran twice in three runs (the design
@@ -269,8 +484,28 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	const workflow = await client.createWorkflow({
 		name: `queue kill ${prefix}`,
 		nodes: [
-			{ id: randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} } },
-			{ id: randomUUID(), name: 'Items', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [220, 0], parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} } },
+			{
+				id: randomUUID(),
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: {
+					httpMethod: 'POST',
+					path: webhookPath,
+					responseMode: 'onReceived',
+					options: {},
+				},
+			},
+			{
+				id: randomUUID(),
+				name: 'Items',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+			},
 			{
 				id: randomUUID(),
 				name: 'AML',
@@ -278,18 +513,35 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 				typeVersion: 1,
 				position: [440, 0],
 				// keyed by the caller's ID; an ID the service already holds is skipped, so a re-run creates only the rest
-				parameters: { resource: 'person', operation: 'create', personId: '={{ $json.id }}', attributesMode: 'input', excludeInputFields: 'id', onExisting: 'skip', options: { parallelRequests: 4 } },
+				parameters: {
+					resource: 'person',
+					operation: 'create',
+					personId: '={{ $json.id }}',
+					attributesMode: 'input',
+					excludeInputFields: 'id',
+					onExisting: 'skip',
+					options: { parallelRequests: 4 },
+				},
 				credentials: { amlOAuth2Api: (await import('../harness/context')).context().credential },
 			},
 		],
-		connections: { Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'AML', type: 'main', index: 0 }]] } },
+		connections: {
+			Webhook: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'AML', type: 'main', index: 0 }]] },
+		},
 	});
 	await client.activate(workflow.id);
-	const items = Array.from({ length: KILL_ITEMS }, (_, i) => ({ id: `${prefix}-${i}`, first_name: 'K' }));
-	const stored = async () => (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`)).length;
+	const items = Array.from({ length: KILL_ITEMS }, (_, i) => ({
+		id: `${prefix}-${i}`,
+		first_name: 'K',
+	}));
+	const stored = async () =>
+		(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`)).length;
 	const mark = await control.mark();
 	// slow the service down a little so that the run is still going when the worker dies
-	await control.post('/faults', { rules: [{ method: 'POST', path: '^/api/v2/persons$', latencyMs: 5 }] });
+	await control.post('/faults', {
+		rules: [{ method: 'POST', path: '^/api/v2/persons$', latencyMs: 5 }],
+	});
 	expect((await client.callWebhook(webhookPath, { items })).status).toBe(200);
 	await until(async () => (await stored()) >= KILL_ITEMS / 5, 120_000);
 	const running = (await client.listExecutions(workflow.id, { limit: 5 }))[0];
@@ -311,16 +563,42 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	expect((await client.callWebhook(webhookPath, { items })).status).toBe(200);
 	await until(async () => (await stored()) >= KILL_ITEMS, 300_000);
 	const last = (await client.listExecutions(workflow.id, { limit: 1 }))[0];
-	await until(async () => ['success', 'error', 'crashed'].includes((await client.getExecution(String(last.id), false)).status), 120_000);
+	await until(
+		async () =>
+			['success', 'error', 'crashed'].includes(
+				(await client.getExecution(String(last.id), false)).status,
+			),
+		120_000,
+	);
 	const lastState = await client.getExecution(String(last.id), true);
-	const creates = (await control.requestsSince(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v2/persons');
-	figures.kill = { items: KILL_ITEMS, storedAtKill: atKill, storedWhenNoticed: afterKill, killedExecution: { id: running.id, status: state.status, error: (await client.getExecution(String(running.id), true)).data?.resultData?.error?.message }, rerun: { status: lastState.status }, createRequests: creates.length, createdOk: creates.filter((r) => r.status < 300).length, answered422: creates.filter((r) => r.status === 422).length };
+	const creates = (await control.requestsSince(mark)).filter(
+		(r) => r.method === 'POST' && r.path === '/api/v2/persons',
+	);
+	figures.kill = {
+		items: KILL_ITEMS,
+		storedAtKill: atKill,
+		storedWhenNoticed: afterKill,
+		killedExecution: {
+			id: running.id,
+			status: state.status,
+			error: (await client.getExecution(String(running.id), true)).data?.resultData?.error?.message,
+		},
+		rerun: { status: lastState.status },
+		createRequests: creates.length,
+		createdOk: creates.filter((r) => r.status < 300).length,
+		answered422: creates.filter((r) => r.status === 422).length,
+	};
 	expect(state.status).not.toBe('running');
 	expect(lastState.status).toBe('success');
 	const all = (await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
 	expect(new Set(all.map((p) => p.id)).size).toBe(KILL_ITEMS);
 	expect(all).toHaveLength(KILL_ITEMS);
 	expect(creates.filter((r) => r.status < 300)).toHaveLength(KILL_ITEMS);
-	const outputs = lastState.data.resultData.runData.AML[0].data.main[0].map((i: Json) => i.json.result);
-	expect(outputs.filter((r: string) => r === 'created').length + outputs.filter((r: string) => r === 'skipped' || r === 'exists').length).toBe(KILL_ITEMS);
+	const outputs = lastState.data.resultData.runData.AML[0].data.main[0].map(
+		(i: Json) => i.json.result,
+	);
+	expect(
+		outputs.filter((r: string) => r === 'created').length +
+			outputs.filter((r: string) => r === 'skipped' || r === 'exists').length,
+	).toBe(KILL_ITEMS);
 }, 600_000);

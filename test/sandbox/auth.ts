@@ -46,7 +46,14 @@ export class Auth {
 		return true;
 	}
 
-	issue(ip: string, authorization: string | undefined, rawBody: string, limit: { max: number; windowSeconds: number }, lifetimeSeconds: number, stats: TokenStats): Reply {
+	issue(
+		ip: string,
+		authorization: string | undefined,
+		rawBody: string,
+		limit: { max: number; windowSeconds: number },
+		lifetimeSeconds: number,
+		stats: TokenStats,
+	): Reply {
 		stats.tokenRequests++;
 		const nowMs = Date.now();
 		const windowMs = limit.windowSeconds * 1000;
@@ -55,27 +62,62 @@ export class Auth {
 			this.windows.set(ip, recent);
 			stats.tokenRequests429++;
 			const retry = Math.max(1, Math.ceil((recent[0] + windowMs - nowMs) / 1000));
-			return { status: 429, body: { error: 'too_many_requests', error_description: `token endpoint rate limit: ${limit.max} requests per ${limit.windowSeconds} s` }, headers: { 'retry-after': String(retry) } };
+			return {
+				status: 429,
+				body: {
+					error: 'too_many_requests',
+					error_description: `token endpoint rate limit: ${limit.max} requests per ${limit.windowSeconds} s`,
+				},
+				headers: { 'retry-after': String(retry) },
+			};
 		}
 		recent.push(nowMs);
 		this.windows.set(ip, recent);
 		const basic = /^Basic\s+(.+)$/i.exec(authorization ?? '')?.[1];
-		if (!basic) return { status: 401, body: { error: 'invalid_client', error_description: 'HTTP Basic client authentication is required' }, headers: { 'www-authenticate': 'Basic realm="oauth"' } };
+		if (!basic)
+			return {
+				status: 401,
+				body: {
+					error: 'invalid_client',
+					error_description: 'HTTP Basic client authentication is required',
+				},
+				headers: { 'www-authenticate': 'Basic realm="oauth"' },
+			};
 		const decoded = Buffer.from(basic, 'base64').toString('utf8');
 		const colon = decoded.indexOf(':');
 		const id = safeDecode(decoded.slice(0, colon < 0 ? undefined : colon));
 		const secret = colon < 0 ? '' : safeDecode(decoded.slice(colon + 1));
 		const form = new URLSearchParams(rawBody);
-		if (form.get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'grant_type must be client_credentials' } };
+		if (form.get('grant_type') !== 'client_credentials')
+			return {
+				status: 400,
+				body: {
+					error: 'unsupported_grant_type',
+					error_description: 'grant_type must be client_credentials',
+				},
+			};
 		const scope = form.get('scope');
-		if (scope !== null && scope.split(/\s+/).some((s) => s && s !== 'aml')) return { status: 400, body: { error: 'invalid_scope', error_description: 'the only scope is aml' } };
-		if (id !== DEMO_CLIENT_ID || secret !== DEMO_CLIENT_SECRET) return { status: 401, body: { error: 'invalid_client', error_description: 'Bad client credentials' } };
+		if (scope !== null && scope.split(/\s+/).some((s) => s && s !== 'aml'))
+			return {
+				status: 400,
+				body: { error: 'invalid_scope', error_description: 'the only scope is aml' },
+			};
+		if (id !== DEMO_CLIENT_ID || secret !== DEMO_CLIENT_SECRET)
+			return {
+				status: 401,
+				body: { error: 'invalid_client', error_description: 'Bad client credentials' },
+			};
 		const token = randomBytes(24).toString('base64url');
 		this.tokens.set(token, nowMs + lifetimeSeconds * 1000);
 		if (this.issued.length < 100_000) this.issued.push(token);
 		if (this.tokens.size > 100_000) this.prune(nowMs);
 		stats.tokensIssued++;
-		return ok({ access_token: token, expires_in: lifetimeSeconds, token_type: 'Bearer', scope: 'aml' });
+		return ok({
+			access_token: token,
+			expires_in: lifetimeSeconds,
+			token_type: 'Bearer',
+			scope: 'aml',
+		});
 	}
 
 	private prune(nowMs: number): void {
@@ -91,4 +133,5 @@ function safeDecode(s: string): string {
 	}
 }
 
-export const unauthorized = (): Reply => fail(401, 'Full authentication is required to access this resource');
+export const unauthorized = (): Reply =>
+	fail(401, 'Full authentication is required to access this resource');

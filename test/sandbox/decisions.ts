@@ -9,7 +9,9 @@ import { closed } from './risk';
 export class Decisions {
 	constructor(private ctx: () => Ctx) {}
 
-	private alertsOf(match: (a: { personId: string | null; transactionId?: string | null }) => boolean): Array<{ id: number; status: string }> {
+	private alertsOf(
+		match: (a: { personId: string | null; transactionId?: string | null }) => boolean,
+	): Array<{ id: number; status: string }> {
 		const { store } = this.ctx();
 		const out: Array<{ id: number; status: string }> = [];
 		for (const a of store.alerts.values()) if (match(a)) out.push(a);
@@ -23,17 +25,29 @@ export class Decisions {
 		for (const rule of store.config.decisionRules) {
 			const id = rule.entity === 'PERSON' ? personId : transactionId;
 			if (!id) continue;
-			const alerts = this.alertsOf((a) => (rule.entity === 'PERSON' ? a.personId === id : a.transactionId === id));
+			const alerts = this.alertsOf((a) =>
+				rule.entity === 'PERSON' ? a.personId === id : a.transactionId === id,
+			);
 			if (!alerts.length) continue;
 			const holds =
-				rule.condition === 'allAlertsClosed' ? alerts.every((a) => closed(a.status)) : alerts.some((a) => a.status === 'CLOSED AS TRUE POSITIVE');
+				rule.condition === 'allAlertsClosed'
+					? alerts.every((a) => closed(a.status))
+					: alerts.some((a) => a.status === 'CLOSED AS TRUE POSITIVE');
 			if (holds) {
-				hooks.emit(rule.name, { rule: rule.name, entityType: rule.entity, personId, transactionId: rule.entity === 'TRANSACTION' ? transactionId : null, alertIds: alerts.map((a) => a.id) });
+				hooks.emit(rule.name, {
+					rule: rule.name,
+					entityType: rule.entity,
+					personId,
+					transactionId: rule.entity === 'TRANSACTION' ? transactionId : null,
+					alertIds: alerts.map((a) => a.id),
+				});
 			}
 		}
 	}
 
-	unresolved(match: (a: { personId: string | null; transactionId?: string | null }) => boolean): boolean {
+	unresolved(
+		match: (a: { personId: string | null; transactionId?: string | null }) => boolean,
+	): boolean {
 		return this.alertsOf(match).some((a) => !closed(a.status));
 	}
 }

@@ -28,7 +28,13 @@ export type FaultAction =
 	| { kind: 'hang' }
 	| { kind: 'error'; status: number }
 	| { kind: '429'; retryAfter: boolean }
-	| { kind: 'answer'; status: number; body: string; contentType?: string; headers?: Record<string, string> };
+	| {
+			kind: 'answer';
+			status: number;
+			body: string;
+			contentType?: string;
+			headers?: Record<string, string>;
+	  };
 
 export interface FaultDecision {
 	latencyMs: number;
@@ -66,10 +72,17 @@ export class Faults {
 		if (!Array.isArray(rules)) throw new Error('rules must be an array');
 		this.rules = rules.map((r) => {
 			for (const k of ['errorRate', 'rate429', 'retryAfterRate', 'dropRate', 'hangRate'] as const) {
-				if (r[k] !== undefined && (typeof r[k] !== 'number' || r[k]! < 0 || r[k]! > 1)) throw new Error(`${k} must be a number 0..1`);
+				if (r[k] !== undefined && (typeof r[k] !== 'number' || r[k]! < 0 || r[k]! > 1))
+					throw new Error(`${k} must be a number 0..1`);
 			}
-			if (r.errorStatus !== undefined && (r.errorStatus < 400 || r.errorStatus > 599)) throw new Error('errorStatus must be 400..599');
-			return { ...r, method: r.method?.toUpperCase(), re: r.path ? new RegExp(r.path) : undefined, hits: 0 };
+			if (r.errorStatus !== undefined && (r.errorStatus < 400 || r.errorStatus > 599))
+				throw new Error('errorStatus must be 400..599');
+			return {
+				...r,
+				method: r.method?.toUpperCase(),
+				re: r.path ? new RegExp(r.path) : undefined,
+				hits: 0,
+			};
 		});
 		this.random = seed !== undefined ? prng(Number(seed)) : Math.random;
 		return this.rules.length;
@@ -96,9 +109,15 @@ export class Faults {
 			if (rule.answer) action = { kind: 'answer', ...rule.answer };
 			else if (rule.dropRate && roll < (edge += rule.dropRate)) action = { kind: 'drop' };
 			else if (rule.hangRate && roll < (edge += rule.hangRate)) action = { kind: 'hang' };
-			else if (rule.errorRate && roll < (edge += rule.errorRate)) action = { kind: 'error', status: rule.errorStatus ?? 500 };
-			else if (rule.rate429 && roll < (edge += rule.rate429)) action = { kind: '429', retryAfter: this.random() < (rule.retryAfterRate ?? 0) };
-			return { latencyMs: rule.latencyMs ?? 0, action, when: action?.kind === '429' ? 'before' : (rule.when ?? 'before') };
+			else if (rule.errorRate && roll < (edge += rule.errorRate))
+				action = { kind: 'error', status: rule.errorStatus ?? 500 };
+			else if (rule.rate429 && roll < (edge += rule.rate429))
+				action = { kind: '429', retryAfter: this.random() < (rule.retryAfterRate ?? 0) };
+			return {
+				latencyMs: rule.latencyMs ?? 0,
+				action,
+				when: action?.kind === '429' ? 'before' : (rule.when ?? 'before'),
+			};
 		}
 		return undefined;
 	}

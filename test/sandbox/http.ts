@@ -35,13 +35,22 @@ export const ok = (body?: unknown, status = 200): Reply => ({ status, body });
 
 /** An error answer: JSON `{status, error, message}`, or the bare message as text/plain when `text`. */
 export const fail = (status: number, message: string, text = false): Reply =>
-	text ? { status, body: message, text: true } : { status, body: { status, error: ERRORS[status] ?? 'Error', message } };
+	text
+		? { status, body: message, text: true }
+		: { status, body: { status, error: ERRORS[status] ?? 'Error', message } };
 
 export const MAX_RESULTS = 10_000;
 
 /** The paged shape `{number, size, total, content}`; `capped` applies the 10,000-result cap of searches. */
-export function paged<T>(items: T[], page: number, size: number, capped = false, view?: (item: T) => unknown): Reply {
-	if (capped && page * size >= MAX_RESULTS && page > 0) return fail(400, `paging past the ${MAX_RESULTS}th result is not possible`);
+export function paged<T>(
+	items: T[],
+	page: number,
+	size: number,
+	capped = false,
+	view?: (item: T) => unknown,
+): Reply {
+	if (capped && page * size >= MAX_RESULTS && page > 0)
+		return fail(400, `paging past the ${MAX_RESULTS}th result is not possible`);
 	const total = capped ? Math.min(items.length, MAX_RESULTS) : items.length;
 	// Only the page's items are turned into views (not the whole list, for every page).
 	const slice = items.slice(page * size, page * size + size);

@@ -15,13 +15,25 @@ import { startSandbox } from './index';
 
 // autocannon ships no type declarations.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: object) => Promise<{ requests: { average: number; total: number }; latency: { p99: number }; non2xx: number; errors: number }>;
+const autocannon = require('autocannon') as (options: object) => Promise<{
+	requests: { average: number; total: number };
+	latency: { p99: number };
+	non2xx: number;
+	errors: number;
+}>;
 
-async function startChild(): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void; pinned: boolean }> {
+async function startChild(): Promise<{
+	baseUrl: string;
+	tokenUrl: string;
+	stop: () => void;
+	pinned: boolean;
+}> {
 	const cli = path.join(__dirname, 'cli.ts');
 	const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
 	const canPin = os.cpus().length > 1 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-	const child = canPin ? spawn('taskset', ['-c', '0', tsx, cli, '--port', '0']) : spawn(tsx, [cli, '--port', '0']);
+	const child = canPin
+		? spawn('taskset', ['-c', '0', tsx, cli, '--port', '0'])
+		: spawn(tsx, [cli, '--port', '0']);
 	if (canPin && child.pid) spawnSync('taskset', ['-pc', '1', String(process.pid)]);
 	const line = await new Promise<string>((resolve, reject) => {
 		let out = '';
@@ -41,11 +53,22 @@ void (async () => {
 	const connections = Number(process.argv[3] ?? 50);
 	const inProcess = process.env.LOADTEST_INPROCESS === '1';
 	const sb = inProcess ? await startSandbox({ quiet: true }) : await startChild();
-	const token = (await axios.post(sb.tokenUrl, 'grant_type=client_credentials', { auth: { username: 'aml-demo-client', password: 'aml-demo-secret' } })).data.access_token;
-	const options = { url: `${sb.baseUrl}/api/v1/persons/cust-1001`, headers: { authorization: `Bearer ${token}` }, connections };
+	const token = (
+		await axios.post(sb.tokenUrl, 'grant_type=client_credentials', {
+			auth: { username: 'aml-demo-client', password: 'aml-demo-secret' },
+		})
+	).data.access_token;
+	const options = {
+		url: `${sb.baseUrl}/api/v1/persons/cust-1001`,
+		headers: { authorization: `Bearer ${token}` },
+		connections,
+	};
 	await autocannon({ ...options, duration: 2 }); // warm-up (JIT)
 	const result = await autocannon({ ...options, duration: seconds });
-	const where = inProcess ? 'in-process (sandbox and autocannon share one process)' : 'sandbox pinned to one core' + ('pinned' in sb && sb.pinned ? '' : ' (taskset unavailable: not pinned)');
+	const where = inProcess
+		? 'in-process (sandbox and autocannon share one process)'
+		: 'sandbox pinned to one core' +
+			('pinned' in sb && sb.pinned ? '' : ' (taskset unavailable: not pinned)');
 	console.log(
 		`sandbox: ${Math.round(result.requests.average)} req/s average, ${result.requests.total} requests, p99 ${result.latency.p99} ms, ${result.non2xx} non-2xx, ${result.errors} errors; ${seconds} s, ${connections} connections, ${where}`,
 	);

@@ -1,5 +1,12 @@
 import type { Ctx } from './context';
-import { now, type Json, type MonitoringAlert, type Person, type Scenario, type Transaction } from './store';
+import {
+	now,
+	type Json,
+	type MonitoringAlert,
+	type Person,
+	type Scenario,
+	type Transaction,
+} from './store';
 
 /**
  * Monitoring: scenarios of a type (ONLINE on the checks endpoints; OFFLINE when a person is created/updated or a
@@ -14,7 +21,12 @@ export class Monitoring {
 		const store = this.ctx().store;
 		if (r.kind === 'amountOver') return !!tx && Number(tx.attributes.amount) > r.threshold;
 		if (r.kind === 'countryIn') {
-			const countries = [p.attributes.country, tx?.attributes.country, tx?.attributes.receiver_country, tx?.attributes.sender_country];
+			const countries = [
+				p.attributes.country,
+				tx?.attributes.country,
+				tx?.attributes.receiver_country,
+				tx?.attributes.sender_country,
+			];
 			return countries.some((c) => typeof c === 'string' && r.countries.includes(c));
 		}
 		if (r.kind === 'attributeEquals') return String((tx ?? p).attributes[r.key] ?? '') === r.value;
@@ -35,21 +47,37 @@ export class Monitoring {
 	private details(s: Scenario, p: Person, tx?: Transaction): string {
 		const r = s.rule;
 		if (r.kind === 'amountOver') return `amount ${tx?.attributes.amount} > ${r.threshold}`;
-		if (r.kind === 'countryIn') return `country ${p.attributes.country ?? tx?.attributes.country ?? ''} in ${r.countries.join(',')}`;
-		if (r.kind === 'velocity') return `more than ${r.count} transactions within ${r.windowMinutes} minutes`;
+		if (r.kind === 'countryIn')
+			return `country ${p.attributes.country ?? tx?.attributes.country ?? ''} in ${r.countries.join(',')}`;
+		if (r.kind === 'velocity')
+			return `more than ${r.count} transactions within ${r.windowMinutes} minutes`;
 		return `${r.key} = ${r.value}`;
 	}
 
 	/** Runs scenarios of one type; returns result items (with alertId for created alerts). */
-	run(type: 'ONLINE' | 'OFFLINE', p: Person, tx: Transaction | undefined, allResults: boolean): Json[] {
+	run(
+		type: 'ONLINE' | 'OFFLINE',
+		p: Person,
+		tx: Transaction | undefined,
+		allResults: boolean,
+	): Json[] {
 		const { store, hooks } = this.ctx();
 		const entity = tx ? 'TRANSACTION' : 'PERSON';
 		const results: Json[] = [];
 		const threshold = store.config.monitoringScoreThreshold;
 		let created = 0;
 		for (const s of store.scenarios) {
-			if (s.type.toUpperCase() !== type || s.entity !== entity || !this.evaluate(s, p, tx)) continue;
-			const item: Json = { reason: s.name, details: this.details(s, p, tx), score: s.score, weight: s.weight, scenarioType: s.type, alertId: null, scenarioHandle: s.handle };
+			if (s.type.toUpperCase() !== type || s.entity !== entity || !this.evaluate(s, p, tx))
+				continue;
+			const item: Json = {
+				reason: s.name,
+				details: this.details(s, p, tx),
+				score: s.score,
+				weight: s.weight,
+				scenarioType: s.type,
+				alertId: null,
+				scenarioHandle: s.handle,
+			};
 			if (s.score < threshold) {
 				if (allResults) results.push(item);
 				continue;
@@ -65,7 +93,17 @@ export class Monitoring {
 				scenarioType: type,
 				results: [item],
 				createdTime: t,
-				statuses: [{ id: store.nextId('status'), assigner: null, status: 'NEW', statusId: 1, createdTime: t, startTime: t, endTime: null }],
+				statuses: [
+					{
+						id: store.nextId('status'),
+						assigner: null,
+						status: 'NEW',
+						statusId: 1,
+						createdTime: t,
+						startTime: t,
+						endTime: null,
+					},
+				],
 				notes: [],
 			};
 			item.alertId = alert.id;

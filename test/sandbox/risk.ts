@@ -39,14 +39,26 @@ export class Risk {
 				const name = personName(p);
 				if (list && name) {
 					for (const rec of list.records.values()) {
-						if (!rec.archived && typeof rec.attributes.name === 'string' && nameScore(name, rec.attributes.name) >= store.config.fuzzyThreshold) {
+						if (
+							!rec.archived &&
+							typeof rec.attributes.name === 'string' &&
+							nameScore(name, rec.attributes.name) >= store.config.fuzzyThreshold
+						) {
 							details = `name matches record ${rec.id} of custom list ${list.name}`;
 							break;
 						}
 					}
 				}
 			}
-			if (details) out.push({ id: r.id, level: r.level, factor: r.factor, details, weight: r.weight, createdTime: now() });
+			if (details)
+				out.push({
+					id: r.id,
+					level: r.level,
+					factor: r.factor,
+					details,
+					weight: r.weight,
+					createdTime: now(),
+				});
 		}
 		return out;
 	}
@@ -63,7 +75,8 @@ export class Risk {
 		if (!ids) return 0;
 		let known = this.volumes.get(ids);
 		if (!known || known.count > ids.length) known = { count: 0, sum: 0 };
-		for (let i = known.count; i < ids.length; i++) known.sum += Number(store.transactions.get(ids[i])?.attributes.amount ?? 0) || 0;
+		for (let i = known.count; i < ids.length; i++)
+			known.sum += Number(store.transactions.get(ids[i])?.attributes.amount ?? 0) || 0;
 		known.count = ids.length;
 		this.volumes.set(ids, known);
 		return known.sum;
@@ -82,7 +95,12 @@ export class Risk {
 		if (finalRisk !== previous) {
 			p.finalRisk = finalRisk;
 			p.finalRiskCreatedTime = now();
-			this.ctx().hooks.emit('FINAL_RISK_UPDATED', { personId: p.id, finalRisk, previousRisk: previous, finalRiskScore: p.finalRiskScore });
+			this.ctx().hooks.emit('FINAL_RISK_UPDATED', {
+				personId: p.id,
+				finalRisk,
+				previousRisk: previous,
+				finalRiskScore: p.finalRiskScore,
+			});
 		}
 	}
 
@@ -109,7 +127,9 @@ export class Risk {
 	}
 
 	usesCustomList(customListId: string): boolean {
-		return this.ctx().store.riskRules.some((r) => r.rule.kind === 'customListMatch' && r.rule.customListId === customListId);
+		return this.ctx().store.riskRules.some(
+			(r) => r.rule.kind === 'customListMatch' && r.rule.customListId === customListId,
+		);
 	}
 }
 

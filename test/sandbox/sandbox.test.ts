@@ -26,13 +26,23 @@ describe('token endpoint', () => {
 	test('5 requests per 60 s, then 429 with Retry-After; bad secret 401; unknown bearer 401', async () => {
 		await axios.post(`${sb.controlUrl}/reset`, {});
 		const call = (secret = sb.clientSecret) =>
-			axios.post(sb.tokenUrl, 'grant_type=client_credentials', { auth: { username: sb.clientId, password: secret }, validateStatus: () => true });
+			axios.post(sb.tokenUrl, 'grant_type=client_credentials', {
+				auth: { username: sb.clientId, password: secret },
+				validateStatus: () => true,
+			});
 		expect((await call('wrong')).status).toBe(401);
 		for (let i = 0; i < 4; i++) expect((await call()).status).toBe(200);
 		const limited = await call();
 		expect(limited.status).toBe(429);
 		expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-		expect((await axios.get(`${sb.baseUrl}/api/v1/persons/cust-1001`, { headers: { Authorization: 'Bearer nope' }, validateStatus: () => true })).status).toBe(401);
+		expect(
+			(
+				await axios.get(`${sb.baseUrl}/api/v1/persons/cust-1001`, {
+					headers: { Authorization: 'Bearer nope' },
+					validateStatus: () => true,
+				})
+			).status,
+		).toBe(401);
 		await axios.post(`${sb.controlUrl}/reset`, {});
 		api.defaults.headers.common.Authorization = `Bearer ${await token()}`;
 	});
@@ -40,19 +50,91 @@ describe('token endpoint', () => {
 
 describe('request rules (400 with a message per rule)', () => {
 	test.each([
-		['bad id character', 'post', '/v2/persons', { id: 'a b', type: 'INDIVIDUAL', attributes: {} }, 400],
+		[
+			'bad id character',
+			'post',
+			'/v2/persons',
+			{ id: 'a b', type: 'INDIVIDUAL', attributes: {} },
+			400,
+		],
 		['missing type', 'post', '/v2/persons', { id: 'x1', attributes: {} }, 400],
-		['dot in key', 'post', '/v2/persons', { id: 'x2', type: 'INDIVIDUAL', attributes: { 'a.b': 'c' } }, 400],
-		['depth 3', 'post', '/v2/persons', { id: 'x3', type: 'INDIVIDUAL', attributes: { a: { b: { c: 'd' } } } }, 400],
-		['existing id', 'post', '/v2/persons', { id: 'cust-1001', type: 'INDIVIDUAL', attributes: {} }, 422],
-		['non-decimal amount', 'post', '/v1/persons/cust-1001/transactions', { id: 't-x', attributes: { amount: '1,000' } }, 400],
-		['7 fractional digits', 'post', '/v1/persons/cust-1001/transactions', { id: 't-y', attributes: { amount: '1', timestamp: '2026-01-01T00:00:00.1234567Z' } }, 400],
-		['size 51', 'post', '/v2/persons/search', { page: 0, size: 51, filters: [], logicalOperator: 'AND', category: 'CUSTOMER' }, 400],
-		['6 filters', 'post', '/v2/persons/search', { page: 0, size: 5, filters: Array(6).fill({ attribute: 'country', operator: 'EXISTS' }), logicalOperator: 'AND', category: 'CUSTOMER' }, 400],
-		['2-char screening name', 'post', '/v2/screening-searches', { name: 'ab', recordEntityType: 'ALL', configurations: [] }, 400],
-		['1001-char comment', 'post', '/v1/manual-alerts', { personId: 'cust-1001', rationale: 'OTHER', rationaleComment: 'x'.repeat(1001) }, 400],
+		[
+			'dot in key',
+			'post',
+			'/v2/persons',
+			{ id: 'x2', type: 'INDIVIDUAL', attributes: { 'a.b': 'c' } },
+			400,
+		],
+		[
+			'depth 3',
+			'post',
+			'/v2/persons',
+			{ id: 'x3', type: 'INDIVIDUAL', attributes: { a: { b: { c: 'd' } } } },
+			400,
+		],
+		[
+			'existing id',
+			'post',
+			'/v2/persons',
+			{ id: 'cust-1001', type: 'INDIVIDUAL', attributes: {} },
+			422,
+		],
+		[
+			'non-decimal amount',
+			'post',
+			'/v1/persons/cust-1001/transactions',
+			{ id: 't-x', attributes: { amount: '1,000' } },
+			400,
+		],
+		[
+			'7 fractional digits',
+			'post',
+			'/v1/persons/cust-1001/transactions',
+			{ id: 't-y', attributes: { amount: '1', timestamp: '2026-01-01T00:00:00.1234567Z' } },
+			400,
+		],
+		[
+			'size 51',
+			'post',
+			'/v2/persons/search',
+			{ page: 0, size: 51, filters: [], logicalOperator: 'AND', category: 'CUSTOMER' },
+			400,
+		],
+		[
+			'6 filters',
+			'post',
+			'/v2/persons/search',
+			{
+				page: 0,
+				size: 5,
+				filters: Array(6).fill({ attribute: 'country', operator: 'EXISTS' }),
+				logicalOperator: 'AND',
+				category: 'CUSTOMER',
+			},
+			400,
+		],
+		[
+			'2-char screening name',
+			'post',
+			'/v2/screening-searches',
+			{ name: 'ab', recordEntityType: 'ALL', configurations: [] },
+			400,
+		],
+		[
+			'1001-char comment',
+			'post',
+			'/v1/manual-alerts',
+			{ personId: 'cust-1001', rationale: 'OTHER', rationaleComment: 'x'.repeat(1001) },
+			400,
+		],
 		['empty note', 'post', '/v1/persons/cust-1001/notes', { content: ' ' }, 400],
-		['unknown status code', 'put', '/v1/alerts/status', { alertType: 'MONITORING', alertId: 1, status: 'NOPE' }, 404],
+		[
+			'unknown status code',
+			'put',
+			'/v1/alerts/status',
+			{ alertType: 'MONITORING', alertId: 1, status: 'NOPE' },
+			404,
+		],
 		['unknown person', 'get', '/v1/persons/nobody', undefined, 404],
 	])('%s', async (_name, method, path, body, status) => {
 		const r = await (api as any)[method](path, body);
@@ -61,7 +143,11 @@ describe('request rules (400 with a message per rule)', () => {
 	});
 
 	test('create person and create transaction errors are text/plain; others JSON', async () => {
-		const person = await api.post('/v2/persons', { id: 'cust-1001', type: 'INDIVIDUAL', attributes: {} });
+		const person = await api.post('/v2/persons', {
+			id: 'cust-1001',
+			type: 'INDIVIDUAL',
+			attributes: {},
+		});
 		expect(person.headers['content-type']).toMatch(/text\/plain/);
 		const other = await api.get('/v1/persons/nobody');
 		expect(other.headers['content-type']).toMatch(/json/);
@@ -71,20 +157,50 @@ describe('request rules (400 with a message per rule)', () => {
 
 describe('semantics', () => {
 	test('v2 patch merges (arrays by id), put replaces', async () => {
-		await api.post('/v2/persons', { id: 'sem-1', type: 'LEGAL', attributes: { company_name: 'A', shareholders: [{ id: 's1', name: 'X' }] } });
-		await api.patch('/v2/persons/sem-1', { attributes: { city: 'Oslo', shareholders: [{ id: 's1', share: '50' }, { id: 's2', name: 'Y' }] } });
+		await api.post('/v2/persons', {
+			id: 'sem-1',
+			type: 'LEGAL',
+			attributes: { company_name: 'A', shareholders: [{ id: 's1', name: 'X' }] },
+		});
+		await api.patch('/v2/persons/sem-1', {
+			attributes: {
+				city: 'Oslo',
+				shareholders: [
+					{ id: 's1', share: '50' },
+					{ id: 's2', name: 'Y' },
+				],
+			},
+		});
 		let p = (await api.get('/v1/persons/sem-1')).data;
-		expect(p.attributes).toEqual({ company_name: 'A', city: 'Oslo', shareholders: [{ id: 's1', name: 'X', share: '50' }, { id: 's2', name: 'Y' }] });
+		expect(p.attributes).toEqual({
+			company_name: 'A',
+			city: 'Oslo',
+			shareholders: [
+				{ id: 's1', name: 'X', share: '50' },
+				{ id: 's2', name: 'Y' },
+			],
+		});
 		await api.put('/v2/persons/sem-1', { type: 'LEGAL', attributes: { company_name: 'B' } });
 		p = (await api.get('/v1/persons/sem-1')).data;
 		expect(p.attributes).toEqual({ company_name: 'B' });
 	});
 
 	test('transaction update accepts only new keys and status', async () => {
-		await api.post('/v1/persons/cust-1001/transactions', { id: 'sem-tx', attributes: { amount: '10.00', type: 'payment' } });
-		await api.patch('/v1/persons/cust-1001/transactions/sem-tx', { id: 'sem-tx', attributes: { amount: '99.00', status: 'BOOKED', reference: 'R1' } });
+		await api.post('/v1/persons/cust-1001/transactions', {
+			id: 'sem-tx',
+			attributes: { amount: '10.00', type: 'payment' },
+		});
+		await api.patch('/v1/persons/cust-1001/transactions/sem-tx', {
+			id: 'sem-tx',
+			attributes: { amount: '99.00', status: 'BOOKED', reference: 'R1' },
+		});
 		const t = (await api.get('/v1/persons/cust-1001/transactions/sem-tx')).data;
-		expect(t.attributes).toEqual({ amount: '10.00', type: 'payment', status: 'BOOKED', reference: 'R1' });
+		expect(t.attributes).toEqual({
+			amount: '10.00',
+			type: 'payment',
+			status: 'BOOKED',
+			reference: 'R1',
+		});
 	});
 
 	test('deletion is asynchronous; 403 when switched off', async () => {
@@ -99,25 +215,50 @@ describe('semantics', () => {
 	});
 
 	test('online monitoring: large amount creates one alert; clean transaction none; all-results shows low scores', async () => {
-		await api.post('/v1/persons/cust-1001/transactions', { id: 'mon-big', attributes: { amount: '25000.00', timestamp: '2026-05-01T10:00:00Z' } });
+		await api.post('/v1/persons/cust-1001/transactions', {
+			id: 'mon-big',
+			attributes: { amount: '25000.00', timestamp: '2026-05-01T10:00:00Z' },
+		});
 		const big = (await api.post('/v1/transactions/mon-big/monitoring-checks')).data;
 		expect(big.results).toHaveLength(1);
 		expect(big.results[0].alertId).toBeGreaterThan(0);
-		await api.post('/v1/persons/cust-1001/transactions', { id: 'mon-small', attributes: { amount: '20.00', timestamp: '2026-05-01T10:00:00Z' } });
-		expect((await api.post('/v1/transactions/mon-small/monitoring-checks')).data.results).toEqual([]);
-		await api.post('/v2/persons', { id: 'mon-ir', type: 'INDIVIDUAL', attributes: { country: 'SY' } });
-		expect((await api.post('/v1/persons/mon-ir/monitoring-checks?all-results=true')).data.results.length).toBeGreaterThan(0);
+		await api.post('/v1/persons/cust-1001/transactions', {
+			id: 'mon-small',
+			attributes: { amount: '20.00', timestamp: '2026-05-01T10:00:00Z' },
+		});
+		expect((await api.post('/v1/transactions/mon-small/monitoring-checks')).data.results).toEqual(
+			[],
+		);
+		await api.post('/v2/persons', {
+			id: 'mon-ir',
+			type: 'INDIVIDUAL',
+			attributes: { country: 'SY' },
+		});
+		expect(
+			(await api.post('/v1/persons/mon-ir/monitoring-checks?all-results=true')).data.results.length,
+		).toBeGreaterThan(0);
 	});
 
 	test('screening: transliterated sanctioned name matches; goodlisted name is cleared; search stores nothing', async () => {
 		const m = (await api.post('/v1/persons/cust-1006/screening-checks')).data;
 		expect(m.matches[0].sanctionList).toBe('Synthetic Sanctions List');
-		const hits = (await api.get(`/v1/screening-alerts/${m.matches[0].alertId}/hits?page=0&size=50`)).data;
+		const hits = (await api.get(`/v1/screening-alerts/${m.matches[0].alertId}/hits?page=0&size=50`))
+			.data;
 		expect(hits.total).toBeGreaterThan(0);
-		await api.post('/v2/persons', { id: 'good-p', type: 'INDIVIDUAL', attributes: { first_name: 'Marta', last_name: 'Vukovic' } });
+		await api.post('/v2/persons', {
+			id: 'good-p',
+			type: 'INDIVIDUAL',
+			attributes: { first_name: 'Marta', last_name: 'Vukovic' },
+		});
 		expect((await api.post('/v1/persons/good-p/screening-checks')).data.matches).toEqual([]);
 		const before = (await axios.get(`${sb.controlUrl}/screening-alerts`)).data.length;
-		const search = (await api.post('/v2/screening-searches', { name: 'Viktor Drabenko', recordEntityType: 'ALL', configurations: [] })).data;
+		const search = (
+			await api.post('/v2/screening-searches', {
+				name: 'Viktor Drabenko',
+				recordEntityType: 'ALL',
+				configurations: [],
+			})
+		).data;
 		expect(search[0].sanctionList).toBeDefined();
 		expect((await axios.get(`${sb.controlUrl}/screening-alerts`)).data.length).toBe(before);
 	});
@@ -138,7 +279,10 @@ describe('semantics', () => {
 });
 
 describe('uploads (state machine)', () => {
-	async function upload(type: string, csv: string): Promise<{ status: string; reason: string | null }> {
+	async function upload(
+		type: string,
+		csv: string,
+	): Promise<{ status: string; reason: string | null }> {
 		const form = new FormData();
 		form.append('file', new Blob([csv], { type: 'text/csv' }), 'data.csv');
 		const accepted = await api.post(`/v1/data-upload?type=${type}`, form);
@@ -152,12 +296,17 @@ describe('uploads (state machine)', () => {
 	}
 
 	test('COMPLETED', async () => {
-		expect((await upload('PERSON', 'id,type,first_name\nup-1,INDIVIDUAL,Ann\nup-2,LEGAL,\n')).status).toBe('COMPLETED');
+		expect(
+			(await upload('PERSON', 'id,type,first_name\nup-1,INDIVIDUAL,Ann\nup-2,LEGAL,\n')).status,
+		).toBe('COMPLETED');
 		expect((await api.get('/v1/persons/up-2')).status).toBe(200);
 	});
 
 	test('FAILED stores nothing and names the first error', async () => {
-		const s = await upload('TRANSACTION', 'id,person_id,timestamp,amount,direction\nf-1,cust-1001,2026-01-01T00:00:00Z,1.00,I\nf-2,cust-1001,yesterday,2.00,O\n');
+		const s = await upload(
+			'TRANSACTION',
+			'id,person_id,timestamp,amount,direction\nf-1,cust-1001,2026-01-01T00:00:00Z,1.00,I\nf-2,cust-1001,yesterday,2.00,O\n',
+		);
 		expect(s.status).toBe('FAILED');
 		expect(s.reason).toMatch(/line 3/);
 		expect((await api.get('/v1/persons/cust-1001/transactions/f-1')).status).toBe(404);
@@ -185,19 +334,28 @@ describe('webhooks', () => {
 			req.on('data', (c) => (b += c));
 			req.on('end', () => {
 				calls++;
-				expect(req.headers['x-aml-signature']).toBe(createHmac('sha256', 'k').update(b).digest('hex'));
+				expect(req.headers['x-aml-signature']).toBe(
+					createHmac('sha256', 'k').update(b).digest('hex'),
+				);
 				bodies.push(b);
 				res.writeHead(calls < 3 ? 503 : 200).end();
 			});
 		});
 		await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 		const port = (receiver.address() as { port: number }).port;
-		await axios.post(`${sb.controlUrl}/webhooks`, { url: `http://127.0.0.1:${port}/hook`, events: ['MANUAL_ALERT_CREATED'], verification: { mode: 'hmac', secret: 'k' } });
+		await axios.post(`${sb.controlUrl}/webhooks`, {
+			url: `http://127.0.0.1:${port}/hook`,
+			events: ['MANUAL_ALERT_CREATED'],
+			verification: { mode: 'hmac', secret: 'k' },
+		});
 		await api.post('/v1/manual-alerts', { personId: 'cust-1001', rationale: 'OTHER' });
 		for (let i = 0; i < 100 && calls < 3; i++) await new Promise((r) => setTimeout(r, 20));
 		expect(calls).toBe(3);
 		expect(new Set(bodies).size).toBe(1);
-		expect(JSON.parse(bodies[0])).toMatchObject({ action: 'MANUAL_ALERT_CREATED', metadata: { personId: 'cust-1001' } });
+		expect(JSON.parse(bodies[0])).toMatchObject({
+			action: 'MANUAL_ALERT_CREATED',
+			metadata: { personId: 'cust-1001' },
+		});
 		receiver.close();
 	});
 });

@@ -106,14 +106,22 @@ class Router {
 	constructor(defs: RouteDef[]) {
 		for (const [method, pattern, handler] of defs) {
 			const segments = pattern.split('/');
-			const route: Route = { name: `${method} ${pattern}`, segments, keys: segments.map((s) => (s.startsWith(':') ? s.slice(1) : null)), handler };
+			const route: Route = {
+				name: `${method} ${pattern}`,
+				segments,
+				keys: segments.map((s) => (s.startsWith(':') ? s.slice(1) : null)),
+				handler,
+			};
 			const list = this.byMethod.get(method) ?? [];
 			list.push(route);
 			this.byMethod.set(method, list);
 		}
 	}
 
-	match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+	match(
+		method: string,
+		path: string,
+	): { route: Route; params: Record<string, string> } | undefined {
 		const list = this.byMethod.get(method);
 		if (!list) return undefined;
 		const parts = path.split('/');
@@ -142,7 +150,14 @@ function safeDecode(s: string): string {
 }
 
 function emptyStats() {
-	return { tokenRequests: 0, tokenRequests429: 0, tokensIssued: 0, requests: 0, byRoute: {} as Record<string, number>, status: {} as Record<string, number> };
+	return {
+		tokenRequests: 0,
+		tokenRequests429: 0,
+		tokensIssued: 0,
+		requests: 0,
+		byRoute: {} as Record<string, number>,
+		status: {} as Record<string, number>,
+	};
 }
 
 const UPLOAD_ROUTE = 'POST /api/v1/data-upload';
@@ -165,7 +180,14 @@ export class SandboxServer {
 
 	constructor(private options: SandboxOptions = {}) {
 		const get = () => this.ctx;
-		this.ctx = { store: this.store, hooks: this.hooks, risk: new Risk(get), monitoring: new Monitoring(get), screening: new Screening(get), decisions: new Decisions(get) };
+		this.ctx = {
+			store: this.store,
+			hooks: this.hooks,
+			risk: new Risk(get),
+			monitoring: new Monitoring(get),
+			screening: new Screening(get),
+			decisions: new Decisions(get),
+		};
 		this.uploads = new Uploads(get);
 		this.api = new Router([
 			...personRoutes(get),
@@ -174,7 +196,11 @@ export class SandboxServer {
 			...this.ctx.screening.routes(),
 			...customListRoutes(get),
 			['POST', '/api/v1/data-upload', () => fail(500, 'streamed route')],
-			['GET', '/api/v1/data-upload/:uploadId/status', ({ params }) => this.uploads.status(params.uploadId)],
+			[
+				'GET',
+				'/api/v1/data-upload/:uploadId/status',
+				({ params }) => this.uploads.status(params.uploadId),
+			],
 		]);
 		this.control = new Router(controlRoutes(this));
 		this.reset(options.seed !== false);
@@ -191,7 +217,8 @@ export class SandboxServer {
 		this.store.clear();
 		this.store.config = {
 			...structuredClone(DEFAULT_CONFIG),
-			tokenLifetimeSeconds: this.options.tokenLifetimeSeconds ?? DEFAULT_CONFIG.tokenLifetimeSeconds,
+			tokenLifetimeSeconds:
+				this.options.tokenLifetimeSeconds ?? DEFAULT_CONFIG.tokenLifetimeSeconds,
 			webhookRetryScale: this.options.webhookRetryScale ?? DEFAULT_CONFIG.webhookRetryScale,
 			deletionDelayMs: this.options.deletionDelayMs ?? DEFAULT_CONFIG.deletionDelayMs,
 		};
@@ -243,16 +270,34 @@ export class SandboxServer {
 		res.end(payload);
 	}
 
-	private record(req: http.IncomingMessage, path: string, query: string, status: number | string, started: number, route: string): void {
+	private record(
+		req: http.IncomingMessage,
+		path: string,
+		query: string,
+		status: number | string,
+		started: number,
+		route: string,
+	): void {
 		const s = this.stats;
 		s.requests++;
 		s.status[status] = (s.status[status] ?? 0) + 1;
 		s.byRoute[route] = (s.byRoute[route] ?? 0) + 1;
-		this.requestLog.push({ method: req.method ?? '', path, query, status: typeof status === 'number' ? status : 0, ms: Date.now() - started, hasAuth: req.headers.authorization !== undefined });
+		this.requestLog.push({
+			method: req.method ?? '',
+			path,
+			query,
+			status: typeof status === 'number' ? status : 0,
+			ms: Date.now() - started,
+			hasAuth: req.headers.authorization !== undefined,
+		});
 	}
 
 	private async body(req: http.IncomingMessage): Promise<string> {
-		if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return '';
+		if (
+			req.headers['content-length'] === undefined &&
+			req.headers['transfer-encoding'] === undefined
+		)
+			return '';
 		const chunks: Buffer[] = [];
 		let size = 0;
 		for await (const chunk of req) {
@@ -264,7 +309,11 @@ export class SandboxServer {
 	}
 
 	/** Applies a fault action; returns the status to log (0 for a dropped or hanging request). */
-	private applyFault(action: FaultAction, req: http.IncomingMessage, res: http.ServerResponse): number | string {
+	private applyFault(
+		action: FaultAction,
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+	): number | string {
 		if (action.kind === 'drop') {
 			req.socket.destroy();
 			return 'dropped';
@@ -279,13 +328,19 @@ export class SandboxServer {
 			return action.status;
 		}
 		if (action.kind === 'answer') {
-			const headers: Record<string, string> = { ...(action.headers ?? {}), 'content-length': String(Buffer.byteLength(action.body)) };
+			const headers: Record<string, string> = {
+				...(action.headers ?? {}),
+				'content-length': String(Buffer.byteLength(action.body)),
+			};
 			if (action.contentType) headers['content-type'] = action.contentType;
 			res.writeHead(action.status, headers);
 			res.end(action.body);
 			return action.status;
 		}
-		this.send(res, { ...fail(429, 'rate limit exceeded (injected)'), headers: action.retryAfter ? { 'retry-after': '1' } : {} });
+		this.send(res, {
+			...fail(429, 'rate limit exceeded (injected)'),
+			headers: action.retryAfter ? { 'retry-after': '1' } : {},
+		});
 		return 429;
 	}
 
@@ -298,8 +353,10 @@ export class SandboxServer {
 		const path = rawPath.includes('%') ? safeDecodeUri(rawPath) : rawPath;
 		const method = req.method ?? 'GET';
 		try {
-			if (rawPath.startsWith('/_control')) return this.send(res, await this.handleControl(req, method, rawPath, search));
-			if (rawPath.startsWith('/files/')) return this.send(res, exampleFile(rawPath.slice('/files/'.length)));
+			if (rawPath.startsWith('/_control'))
+				return this.send(res, await this.handleControl(req, method, rawPath, search));
+			if (rawPath.startsWith('/files/'))
+				return this.send(res, exampleFile(rawPath.slice('/files/'.length)));
 			if (rawPath === '/_demo/slack' && method === 'POST') {
 				// A stand-in for a Slack incoming webhook, so the examples can post somewhere local.
 				const text = await this.body(req);
@@ -313,19 +370,40 @@ export class SandboxServer {
 				return this.send(res, { status: 200, body: 'ok', text: true });
 			}
 			const isToken = rawPath === '/oauth/token';
-			if (!isToken && !rawPath.startsWith('/api/')) return this.send(res, fail(404, `No such path ${path}`));
+			if (!isToken && !rawPath.startsWith('/api/'))
+				return this.send(res, fail(404, `No such path ${path}`));
 			const match = isToken ? undefined : this.api.match(method, rawPath);
-			const routeName = isToken ? `${method} /oauth/token` : match ? match.route.name : `${method} (no route)`;
+			const routeName = isToken
+				? `${method} /oauth/token`
+				: match
+					? match.route.name
+					: `${method} (no route)`;
 
 			const fault = this.faults.active ? this.faults.decide(method, path) : undefined;
 			if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
-			if (fault?.action && fault.when === 'before') return this.record(req, path, search, this.applyFault(fault.action, req, res), started, routeName);
+			if (fault?.action && fault.when === 'before')
+				return this.record(
+					req,
+					path,
+					search,
+					this.applyFault(fault.action, req, res),
+					started,
+					routeName,
+				);
 
 			let reply: Reply;
 			if (isToken) {
-				reply = method === 'POST'
-					? this.auth.issue(req.socket.remoteAddress ?? 'unknown', req.headers.authorization, await this.body(req), this.store.config.tokenRateLimit, this.store.config.tokenLifetimeSeconds, this.stats)
-					: fail(405, 'use POST');
+				reply =
+					method === 'POST'
+						? this.auth.issue(
+								req.socket.remoteAddress ?? 'unknown',
+								req.headers.authorization,
+								await this.body(req),
+								this.store.config.tokenRateLimit,
+								this.store.config.tokenLifetimeSeconds,
+								this.stats,
+							)
+						: fail(405, 'use POST');
 			} else if (!this.auth.verify(req.headers.authorization)) {
 				req.resume();
 				reply = unauthorized();
@@ -351,9 +429,23 @@ export class SandboxServer {
 						bad = true;
 					}
 				}
-				reply = bad ? fail(400, 'malformed JSON body') : await match.route.handler({ params: match.params, query: new URLSearchParams(search), body });
+				reply = bad
+					? fail(400, 'malformed JSON body')
+					: await match.route.handler({
+							params: match.params,
+							query: new URLSearchParams(search),
+							body,
+						});
 			}
-			if (fault?.action && fault.when === 'after') return this.record(req, path, search, this.applyFault(fault.action, req, res), started, routeName);
+			if (fault?.action && fault.when === 'after')
+				return this.record(
+					req,
+					path,
+					search,
+					this.applyFault(fault.action, req, res),
+					started,
+					routeName,
+				);
 			this.record(req, path, search, reply.status, started, routeName);
 			this.send(res, reply);
 		} catch (error) {
@@ -361,7 +453,12 @@ export class SandboxServer {
 		}
 	}
 
-	private async handleControl(req: http.IncomingMessage, method: string, rawPath: string, search: string): Promise<Reply> {
+	private async handleControl(
+		req: http.IncomingMessage,
+		method: string,
+		rawPath: string,
+		search: string,
+	): Promise<Reply> {
 		const match = this.control.match(method, rawPath);
 		if (!match) {
 			req.resume();
@@ -374,7 +471,11 @@ export class SandboxServer {
 		} catch {
 			return fail(400, 'malformed JSON body');
 		}
-		return await match.route.handler({ params: match.params, query: new URLSearchParams(search), body });
+		return await match.route.handler({
+			params: match.params,
+			query: new URLSearchParams(search),
+			body,
+		});
 	}
 }
 
@@ -391,5 +492,10 @@ function exampleFile(name: string): Reply {
 	if (!/^[\w.-]+$/.test(name)) return fail(404, 'no such file');
 	const file = path.join(__dirname, 'files', name);
 	if (!fs.existsSync(file)) return fail(404, 'no such file');
-	return { status: 200, body: fs.readFileSync(file, 'utf8'), text: true, headers: { 'content-type': 'text/csv' } };
+	return {
+		status: 200,
+		body: fs.readFileSync(file, 'utf8'),
+		text: true,
+		headers: { 'content-type': 'text/csv' },
+	};
 }

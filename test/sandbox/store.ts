@@ -163,7 +163,14 @@ export const DEFAULT_CONFIG: Config = {
 	tokenRateLimit: { max: 5, windowSeconds: 60 },
 	personDeletionEnabled: true,
 	deletionDelayMs: 2000,
-	alertStatuses: ['NEW', 'IN_PROGRESS', 'CLOSED', 'CLOSED AS FALSE POSITIVE', 'CLOSED AS TRUE POSITIVE', 'ESCALATED'],
+	alertStatuses: [
+		'NEW',
+		'IN_PROGRESS',
+		'CLOSED',
+		'CLOSED AS FALSE POSITIVE',
+		'CLOSED AS TRUE POSITIVE',
+		'ESCALATED',
+	],
 	fuzzyThreshold: 85,
 	webhookRetryScale: 1,
 	monitoringScoreThreshold: 50,
@@ -177,7 +184,14 @@ export const DEFAULT_CONFIG: Config = {
 	},
 };
 
-export const RISK_LEVELS = ['LOW', 'LOW_TO_MEDIUM', 'MEDIUM', 'MEDIUM_TO_HIGH', 'HIGH', 'UNACCEPTABLE'];
+export const RISK_LEVELS = [
+	'LOW',
+	'LOW_TO_MEDIUM',
+	'MEDIUM',
+	'MEDIUM_TO_HIGH',
+	'HIGH',
+	'UNACCEPTABLE',
+];
 
 export class Store {
 	config: Config = { ...DEFAULT_CONFIG };
@@ -213,7 +227,15 @@ export class Store {
 		this.uploads.clear();
 		this.relations = [];
 		this.riskRules = [];
-		this.seq = { alert: 1000, screening: 300, manual: 500, note: 100000, upload: 0, status: 1, risk: 1 };
+		this.seq = {
+			alert: 1000,
+			screening: 300,
+			manual: 500,
+			note: 100000,
+			upload: 0,
+			status: 1,
+			risk: 1,
+		};
 	}
 
 	/** Persons still visible (not yet removed by an asynchronous deletion). */
@@ -226,7 +248,13 @@ export class Store {
 		return out;
 	}
 
-	newPerson(id: string, type: string, attributes: Json, category = 'CUSTOMER', created = now()): Person {
+	newPerson(
+		id: string,
+		type: string,
+		attributes: Json,
+		category = 'CUSTOMER',
+		created = now(),
+	): Person {
 		return {
 			id,
 			type,
@@ -236,7 +264,16 @@ export class Store {
 			createdTime: created,
 			snoozeConfiguration: null,
 			scenarioSnoozeConfigurations: [],
-			statuses: [{ id: this.nextId('status'), assigner: null, status: 'NEW', startTime: created, endTime: null, createdTime: created }],
+			statuses: [
+				{
+					id: this.nextId('status'),
+					assigner: null,
+					status: 'NEW',
+					startTime: created,
+					endTime: null,
+					createdTime: created,
+				},
+			],
 			finalRisk: 'LOW',
 			finalRiskScore: 10,
 			finalRiskCreatedTime: created,

@@ -50,10 +50,23 @@ export class Uploads {
 	}
 
 	async receive(req: IncomingMessage, type: string | null): Promise<Reply> {
-		if (!type || !v.UPLOAD_TYPES.includes(type)) return drained(req, fail(400, `type is required and must be one of ${v.UPLOAD_TYPES.join(', ')}`));
-		if (!String(req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) return drained(req, fail(400, 'the body must be multipart/form-data with a "file" part'));
-		if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES + 1024 * 1024) return drained(req, fail(413, 'the file exceeds the 100M upload limit'));
-		const file = path.join(os.tmpdir(), `aml-sandbox-upload-${process.pid}-${randomBytes(6).toString('hex')}.csv`);
+		if (!type || !v.UPLOAD_TYPES.includes(type))
+			return drained(
+				req,
+				fail(400, `type is required and must be one of ${v.UPLOAD_TYPES.join(', ')}`),
+			);
+		if (
+			!String(req.headers['content-type'] ?? '')
+				.toLowerCase()
+				.startsWith('multipart/form-data')
+		)
+			return drained(req, fail(400, 'the body must be multipart/form-data with a "file" part'));
+		if (Number(req.headers['content-length'] ?? 0) > MAX_UPLOAD_BYTES + 1024 * 1024)
+			return drained(req, fail(413, 'the file exceeds the 100M upload limit'));
+		const file = path.join(
+			os.tmpdir(),
+			`aml-sandbox-upload-${process.pid}-${randomBytes(6).toString('hex')}.csv`,
+		);
 		this.temp.add(file);
 		let bb: ReturnType<typeof Busboy>;
 		try {
@@ -61,42 +74,56 @@ export class Uploads {
 		} catch {
 			return drained(req, fail(400, 'malformed multipart body'));
 		}
-		const result = await new Promise<{ error?: Reply; fileName?: string; bytes: number }>((resolve) => {
-			let fileName: string | undefined;
-			let writing: Promise<void> | undefined;
-			let tooLarge = false;
-			let bytes = 0;
-			bb.on('file', (name, stream, info) => {
-				if (name !== 'file' || writing) {
-					stream.resume();
-					return;
-				}
-				fileName = info.filename || 'upload.csv';
-				stream.on('data', (c: Buffer) => (bytes += c.length));
-				stream.on('limit', () => (tooLarge = true));
-				writing = pipeline(stream, fs.createWriteStream(file));
-			});
-			bb.on('close', () => {
-				void (async () => {
-					try {
-						await writing;
-					} catch {
-						return resolve({ error: fail(400, 'the file part could not be read'), bytes });
+		const result = await new Promise<{ error?: Reply; fileName?: string; bytes: number }>(
+			(resolve) => {
+				let fileName: string | undefined;
+				let writing: Promise<void> | undefined;
+				let tooLarge = false;
+				let bytes = 0;
+				bb.on('file', (name, stream, info) => {
+					if (name !== 'file' || writing) {
+						stream.resume();
+						return;
 					}
-					if (!writing) return resolve({ error: fail(400, 'the multipart field "file" is required'), bytes });
-					if (tooLarge) return resolve({ error: fail(413, 'the file exceeds the 100M upload limit'), bytes });
-					resolve({ fileName, bytes });
-				})();
-			});
-			bb.on('error', () => resolve({ error: fail(400, 'malformed multipart body'), bytes }));
-			req.pipe(bb);
-		});
+					fileName = info.filename || 'upload.csv';
+					stream.on('data', (c: Buffer) => (bytes += c.length));
+					stream.on('limit', () => (tooLarge = true));
+					writing = pipeline(stream, fs.createWriteStream(file));
+				});
+				bb.on('close', () => {
+					void (async () => {
+						try {
+							await writing;
+						} catch {
+							return resolve({ error: fail(400, 'the file part could not be read'), bytes });
+						}
+						if (!writing)
+							return resolve({ error: fail(400, 'the multipart field "file" is required'), bytes });
+						if (tooLarge)
+							return resolve({ error: fail(413, 'the file exceeds the 100M upload limit'), bytes });
+						resolve({ fileName, bytes });
+					})();
+				});
+				bb.on('error', () => resolve({ error: fail(400, 'malformed multipart body'), bytes }));
+				req.pipe(bb);
+			},
+		);
 		if (result.error) {
 			this.discard(file);
 			return result.error;
 		}
 		const { store } = this.ctx();
-		const upload: Upload = { id: store.nextId('upload'), fileName: result.fileName!, type, status: 'PROCESSING', reason: null, bytes: result.bytes, rows: 0, stored: 0, createdTime: now() };
+		const upload: Upload = {
+			id: store.nextId('upload'),
+			fileName: result.fileName!,
+			type,
+			status: 'PROCESSING',
+			reason: null,
+			bytes: result.bytes,
+			rows: 0,
+			stored: 0,
+			createdTime: now(),
+		};
 		store.uploads.set(upload.id, upload);
 		setTimeout(() => void this.process(upload, file).finally(() => this.discard(file)), 20).unref();
 		return ok({ id: upload.id, fileName: upload.fileName, type }, 202);
@@ -116,8 +143,14 @@ export class Uploads {
 	}
 
 	/** Streams the rows of the file (header first) to `onRow`; `onRow` returning false stops early. */
-	private async rows(file: string, onHeader: (h: string[]) => string | undefined, onRow: (row: Row, line: number) => Promise<boolean> | boolean): Promise<string | undefined> {
-		const parser = fs.createReadStream(file).pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false, trim: false }));
+	private async rows(
+		file: string,
+		onHeader: (h: string[]) => string | undefined,
+		onRow: (row: Row, line: number) => Promise<boolean> | boolean,
+	): Promise<string | undefined> {
+		const parser = fs
+			.createReadStream(file)
+			.pipe(parse({ bom: true, skip_empty_lines: true, relax_column_count: false, trim: false }));
 		let header: string[] | undefined;
 		let line = 1;
 		try {
@@ -147,7 +180,8 @@ export class Uploads {
 			upload.status = 'FAILED';
 			upload.reason = reason;
 		};
-		if (!/\.csv$/i.test(upload.fileName)) return failWith(`file name ${upload.fileName} must end with .csv`);
+		if (!/\.csv$/i.test(upload.fileName))
+			return failWith(`file name ${upload.fileName} must end with .csv`);
 		const type = upload.type;
 		let get: (row: Row, key: string) => string = (row, key) => row[key];
 		const headerError = (header: string[]): string | undefined => {
@@ -155,9 +189,11 @@ export class Uploads {
 			const dup = header.find((h, i) => header.indexOf(h) !== i);
 			if (dup) return `bad header: duplicate column ${dup}`;
 			const styled = header.filter((h) => h !== 'person_id');
-			if (styled.some((h) => h.includes('_')) && styled.some((h) => /[A-Z]/.test(h))) return 'bad header: column names must be all snake_case or all camelCase, not mixed';
+			if (styled.some((h) => h.includes('_')) && styled.some((h) => /[A-Z]/.test(h)))
+				return 'bad header: column names must be all snake_case or all camelCase, not mixed';
 			const useCamel = styled.some((h) => /[A-Z]/.test(h));
-			const name = (k: string) => (k === 'person_id' && type === 'TRANSACTION' ? k : useCamel ? camel(k) : k);
+			const name = (k: string) =>
+				k === 'person_id' && type === 'TRANSACTION' ? k : useCamel ? camel(k) : k;
 			const missing = REQUIRED[type].filter((k) => !header.includes(name(k)));
 			if (missing.length) return `missing required column(s): ${missing.map(name).join(', ')}`;
 			get = (row, key) => row[name(key)];
@@ -176,7 +212,8 @@ export class Uploads {
 		if (this.closed) return;
 		// Upload pass: batches of 1000.
 		const { store } = this.ctx();
-		const idOf = (row: Row) => (type === 'PERSON_RELATION' ? get(row, 'person_id') : get(row, 'id'));
+		const idOf = (row: Row) =>
+			type === 'PERSON_RELATION' ? get(row, 'person_id') : get(row, 'id');
 		let lastSaved: string | null = null;
 		let batch: Row[] = [];
 		let stopped = false;
@@ -208,9 +245,15 @@ export class Uploads {
 		void store;
 	}
 
-	private rowError(type: string, row: Row, get: (r: Row, k: string) => string, line: number): string | undefined {
+	private rowError(
+		type: string,
+		row: Row,
+		get: (r: Row, k: string) => string,
+		line: number,
+	): string | undefined {
 		const at = `line ${line}`;
-		for (const k of REQUIRED[type]) if (!get(row, k)?.trim()) return `${at}: required column ${k} is empty`;
+		for (const k of REQUIRED[type])
+			if (!get(row, k)?.trim()) return `${at}: required column ${k} is empty`;
 		if (type !== 'PERSON_RELATION') {
 			const e = v.idError(get(row, 'id'));
 			if (e) return `${at}: ${e}`;
@@ -224,10 +267,12 @@ export class Uploads {
 			if (e) return `${at}: ${e}`;
 			return undefined;
 		}
-		if (type === 'PERSON' && !v.PERSON_TYPES.includes(get(row, 'type'))) return `${at}: invalid type "${get(row, 'type')}" (expected INDIVIDUAL, LEGAL or UNDEFINED)`;
+		if (type === 'PERSON' && !v.PERSON_TYPES.includes(get(row, 'type')))
+			return `${at}: invalid type "${get(row, 'type')}" (expected INDIVIDUAL, LEGAL or UNDEFINED)`;
 		const attributes: Json = {};
 		for (const [k, raw] of Object.entries(row)) {
-			if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k)) continue;
+			if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k))
+				continue;
 			const value = cell(raw);
 			if (value === INVALID) return `${at}: column ${k} holds invalid JSON`;
 			attributes[k] = value;
@@ -235,7 +280,11 @@ export class Uploads {
 				const e = v.timestampError(raw, k);
 				if (e) return `${at}: ${e} (value "${raw}")`;
 			}
-			if ((type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE') && /amount|total|rate/i.test(k) && !/^-?\d+(\.\d+)?$/.test(raw.trim())) {
+			if (
+				(type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE') &&
+				/amount|total|rate/i.test(k) &&
+				!/^-?\d+(\.\d+)?$/.test(raw.trim())
+			) {
 				return `${at}: column ${k} must be a decimal number (value "${raw}")`;
 			}
 		}
@@ -244,7 +293,11 @@ export class Uploads {
 		return undefined;
 	}
 
-	private batchProblem(type: string, batch: Row[], get: (r: Row, k: string) => string): { id: string; why: string } | undefined {
+	private batchProblem(
+		type: string,
+		batch: Row[],
+		get: (r: Row, k: string) => string,
+	): { id: string; why: string } | undefined {
 		const { store } = this.ctx();
 		const seen = new Set<string>();
 		for (const row of batch) {
@@ -252,16 +305,20 @@ export class Uploads {
 			if (type === 'PERSON') {
 				if (store.persons.has(id) || seen.has(id)) return { id, why: `Duplicate person id ${id}` };
 			} else if (type === 'TRANSACTION') {
-				if (store.transactions.has(id) || seen.has(id)) return { id, why: `Duplicate transaction id ${id}` };
-				if (!store.personVisible(get(row, 'person_id'))) return { id, why: `Person ${get(row, 'person_id')} of transaction ${id} does not exist` };
+				if (store.transactions.has(id) || seen.has(id))
+					return { id, why: `Duplicate transaction id ${id}` };
+				if (!store.personVisible(get(row, 'person_id')))
+					return { id, why: `Person ${get(row, 'person_id')} of transaction ${id} does not exist` };
 			} else if (type === 'TRANSACTION_UPDATE') {
 				const tx = store.transactions.get(id);
-				if (!tx || tx.personId !== get(row, 'person_id')) return { id, why: `Transaction ${id} of person ${get(row, 'person_id')} does not exist` };
+				if (!tx || tx.personId !== get(row, 'person_id'))
+					return { id, why: `Transaction ${id} of person ${get(row, 'person_id')} does not exist` };
 			} else {
 				const pid = get(row, 'person_id');
 				const rid = get(row, 'related_person_id');
 				if (!store.personVisible(pid)) return { id: pid, why: `Person ${pid} does not exist` };
-				if (!store.personVisible(rid)) return { id: pid, why: `Related person ${rid} does not exist` };
+				if (!store.personVisible(rid))
+					return { id: pid, why: `Related person ${rid} does not exist` };
 			}
 			seen.add(id);
 		}
@@ -274,7 +331,8 @@ export class Uploads {
 		for (const row of batch) {
 			const attributes: Json = {};
 			for (const [k, raw] of Object.entries(row)) {
-				if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k)) continue;
+				if (raw === undefined || raw === '' || ['id', 'type', 'person_id', 'personId'].includes(k))
+					continue;
 				attributes[k] = cell(raw);
 			}
 			if (type === 'PERSON') {
@@ -292,9 +350,14 @@ export class Uploads {
 				touched.add(p.id);
 			} else if (type === 'TRANSACTION_UPDATE') {
 				const tx = store.transactions.get(get(row, 'id'))!;
-				for (const [k, value] of Object.entries(attributes)) if (k === 'status' || !(k in tx.attributes)) tx.attributes[k] = value;
+				for (const [k, value] of Object.entries(attributes))
+					if (k === 'status' || !(k in tx.attributes)) tx.attributes[k] = value;
 			} else {
-				store.relations.push({ personId: get(row, 'person_id'), relatedPersonId: get(row, 'related_person_id'), relationType: get(row, 'relation_type') });
+				store.relations.push({
+					personId: get(row, 'person_id'),
+					relatedPersonId: get(row, 'related_person_id'),
+					relationType: get(row, 'relation_type'),
+				});
 			}
 		}
 		for (const id of touched) {

@@ -8,11 +8,15 @@ export function idError(value: unknown, field = 'id'): string | undefined {
 }
 
 export function attributesError(value: unknown, depth = 1): string | undefined {
-	if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'attributes must be an object';
+	if (value === null || typeof value !== 'object' || Array.isArray(value))
+		return 'attributes must be an object';
 	for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
 		if (key.trim() === '') return 'attribute keys must not be blank';
 		if (key.includes('.')) return `attribute key "${key}" must not contain "."`;
-		if (depth === 1 && !(typeof child === 'string' || (child !== null && typeof child === 'object'))) {
+		if (
+			depth === 1 &&
+			!(typeof child === 'string' || (child !== null && typeof child === 'object'))
+		) {
 			return `attribute "${key}" must be a string, array or object`;
 		}
 		if (child !== null && typeof child === 'object') {
@@ -32,14 +36,17 @@ export function attributesError(value: unknown, depth = 1): string | undefined {
 
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 export function timestampError(value: unknown, field = 'timestamp'): string | undefined {
-	if (typeof value !== 'string' || !ISO.test(value) || Number.isNaN(Date.parse(value))) return `${field} must be ISO-8601`;
+	if (typeof value !== 'string' || !ISO.test(value) || Number.isNaN(Date.parse(value)))
+		return `${field} must be ISO-8601`;
 	const fraction = /\.(\d+)/.exec(value);
-	if (fraction && fraction[1].length > 6) return `${field} may have at most 6 fractional-second digits`;
+	if (fraction && fraction[1].length > 6)
+		return `${field} may have at most 6 fractional-second digits`;
 	return undefined;
 }
 
 export function amountError(value: unknown): string | undefined {
-	if (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value)) return 'attributes.amount is required and must be a decimal string';
+	if (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value))
+		return 'attributes.amount is required and must be a decimal string';
 	return undefined;
 }
 
@@ -52,8 +59,27 @@ export function pageError(page: unknown, size: unknown): string | undefined {
 }
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'PRIVATE', 'BUSINESS', 'LEGAL', 'UNDEFINED'];
-export const PERSON_STATUSES = ['NEW', 'REVIEWED', 'MONITORING', 'SUSPENDED', 'TERMINATED', 'TERMINATED_AND_REPORTED'];
-export const OPERATORS = ['IS_EXACTLY', 'CONTAINS', 'STARTS_WITH', 'ENDS_WITH', 'CONTAINS_WORD', 'GT', 'GTE', 'LT', 'LTE', 'EXISTS', 'NOT_EXISTS'];
+export const PERSON_STATUSES = [
+	'NEW',
+	'REVIEWED',
+	'MONITORING',
+	'SUSPENDED',
+	'TERMINATED',
+	'TERMINATED_AND_REPORTED',
+];
+export const OPERATORS = [
+	'IS_EXACTLY',
+	'CONTAINS',
+	'STARTS_WITH',
+	'ENDS_WITH',
+	'CONTAINS_WORD',
+	'GT',
+	'GTE',
+	'LT',
+	'LTE',
+	'EXISTS',
+	'NOT_EXISTS',
+];
 export const ALERT_TYPES = ['MONITORING', 'SCREENING', 'BRIDGE', 'MANUAL'];
 export const RATIONALES = [
 	'SUSPICIOUS_ACTIVITY',
@@ -69,19 +95,32 @@ export const RATIONALES = [
 export const UPLOAD_TYPES = ['PERSON', 'PERSON_RELATION', 'TRANSACTION', 'TRANSACTION_UPDATE'];
 
 /** v2 patch semantics: given keys replace; arrays of objects merged by `id`. */
-export function mergeAttributes(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+export function mergeAttributes(
+	current: Record<string, unknown>,
+	patch: Record<string, unknown>,
+): Record<string, unknown> {
 	const result: Record<string, unknown> = { ...current };
 	for (const [key, value] of Object.entries(patch)) {
 		const old = result[key];
 		if (Array.isArray(value) && Array.isArray(old)) {
 			const merged = [...old] as Array<Record<string, unknown>>;
 			for (const item of value as Array<Record<string, unknown>>) {
-				const index = item && typeof item === 'object' && 'id' in item ? merged.findIndex((o) => o && o.id === item.id) : -1;
+				const index =
+					item && typeof item === 'object' && 'id' in item
+						? merged.findIndex((o) => o && o.id === item.id)
+						: -1;
 				if (index >= 0) merged[index] = { ...merged[index], ...item };
 				else merged.push(item);
 			}
 			result[key] = merged;
-		} else if (value && typeof value === 'object' && !Array.isArray(value) && old && typeof old === 'object' && !Array.isArray(old)) {
+		} else if (
+			value &&
+			typeof value === 'object' &&
+			!Array.isArray(value) &&
+			old &&
+			typeof old === 'object' &&
+			!Array.isArray(old)
+		) {
 			result[key] = { ...(old as object), ...(value as object) };
 		} else {
 			result[key] = value;
@@ -90,19 +129,23 @@ export function mergeAttributes(current: Record<string, unknown>, patch: Record<
 	return result;
 }
 
-
 export const CATEGORIES = ['COUNTERPARTY', 'CUSTOMER'];
 export const DIRECTIONS = ['ASC', 'DESC'];
 
 /** 1..200 characters when present. */
 export function lengthError(value: unknown, field: string): string | undefined {
 	if (value === undefined || value === null) return undefined;
-	if (typeof value !== 'string' || value.length < 1 || value.length > 200) return `${field} must have 1..200 characters`;
+	if (typeof value !== 'string' || value.length < 1 || value.length > 200)
+		return `${field} must have 1..200 characters`;
 	return undefined;
 }
 
 /** page >= 0 (default 0) and size 1..50 (default 20), from a query string or a JSON body. */
-export function pageArgs(q: URLSearchParams | Record<string, unknown>): { page: number; size: number; error?: string } {
+export function pageArgs(q: URLSearchParams | Record<string, unknown>): {
+	page: number;
+	size: number;
+	error?: string;
+} {
 	const get = (k: string) => (q instanceof URLSearchParams ? (q.get(k) ?? undefined) : q[k]);
 	const rawPage = get('page');
 	const rawSize = get('size');
@@ -113,6 +156,7 @@ export function pageArgs(q: URLSearchParams | Record<string, unknown>): { page: 
 
 /** A path id that must be an integer int64 >= min. */
 export function intIdError(value: string, field: string, min = 1): string | undefined {
-	if (!/^\d{1,18}$/.test(value) || Number(value) < min) return `${field} must be an integer >= ${min}`;
+	if (!/^\d{1,18}$/.test(value) || Number(value) < min)
+		return `${field} must be an integer >= ${min}`;
 	return undefined;
 }

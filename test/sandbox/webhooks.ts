@@ -5,7 +5,13 @@ export interface WebhookTarget {
 	id: string;
 	url: string;
 	events?: string[];
-	verification?: { mode: 'none' | 'header' | 'basic' | 'hmac'; headerName?: string; secret?: string; username?: string; password?: string };
+	verification?: {
+		mode: 'none' | 'header' | 'basic' | 'hmac';
+		headerName?: string;
+		secret?: string;
+		username?: string;
+		password?: string;
+	};
 }
 
 export interface DeliveryAttempt {
@@ -86,9 +92,11 @@ export class Webhooks {
 	}
 
 	add(target: Omit<WebhookTarget, 'id'>): WebhookTarget {
-		if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url)) throw new Error('url must be an http(s) URL');
+		if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url))
+			throw new Error('url must be an http(s) URL');
 		const mode = target.verification?.mode ?? 'none';
-		if (!['none', 'header', 'basic', 'hmac'].includes(mode)) throw new Error('verification.mode must be none, header, basic or hmac');
+		if (!['none', 'header', 'basic', 'hmac'].includes(mode))
+			throw new Error('verification.mode must be none, header, basic or hmac');
 		const full = { ...target, id: randomUUID() };
 		this.targets.push(full);
 		return full;
@@ -100,8 +108,23 @@ export class Webhooks {
 		if (this.events.length > 20_000) this.events.splice(0, 5_000);
 		const body = Buffer.from(JSON.stringify(payload));
 		for (const target of this.targets) {
-			if (target.events && target.events.length && !target.events.includes(action) && !target.events.includes('*')) continue;
-			const pending: Pending = { eventId: randomUUID(), action, target, body, attempt: 0, retryIndex: 0, dueAt: Date.now(), inFlight: false };
+			if (
+				target.events &&
+				target.events.length &&
+				!target.events.includes(action) &&
+				!target.events.includes('*')
+			)
+				continue;
+			const pending: Pending = {
+				eventId: randomUUID(),
+				action,
+				target,
+				body,
+				attempt: 0,
+				retryIndex: 0,
+				dueAt: Date.now(),
+				inFlight: false,
+			};
 			this.pending.add(pending);
 			void this.deliver(pending, 0);
 		}
@@ -125,11 +148,14 @@ export class Webhooks {
 
 	private schedule(p: Pending, delayMs: number): void {
 		p.dueAt = Date.now() + delayMs;
-		const timer = setTimeout(() => {
-			this.timers.delete(timer);
-			p.timer = undefined;
-			if (this.pending.has(p)) void this.deliver(p, 0);
-		}, Math.max(0, Math.round(delayMs)));
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(timer);
+				p.timer = undefined;
+				if (this.pending.has(p)) void this.deliver(p, 0);
+			},
+			Math.max(0, Math.round(delayMs)),
+		);
 		timer.unref();
 		p.timer = timer;
 		this.timers.add(timer);
@@ -158,7 +184,11 @@ export class Webhooks {
 		}
 		const scale = this.scale();
 		// Transient: no answer (connect/read timeout, reset), 5xx, 408, 429.
-		const transient = result.status === null || result.status >= 500 || result.status === 408 || result.status === 429;
+		const transient =
+			result.status === null ||
+			result.status >= 500 ||
+			result.status === 408 ||
+			result.status === 429;
 		if (transient && quick < QUICK_RETRIES) {
 			p.inFlight = true;
 			await new Promise<void>((r) => {
@@ -182,11 +212,22 @@ export class Webhooks {
 	}
 
 	private send(p: Pending): Promise<{ status: number | null; error?: string }> {
-		const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(p.body.length) };
+		const headers: Record<string, string> = {
+			'content-type': 'application/json',
+			'content-length': String(p.body.length),
+		};
 		const v = p.target.verification;
-		if (v?.mode === 'header') headers[(v.headerName ?? 'X-AML-Secret').toLowerCase()] = v.secret ?? '';
-		if (v?.mode === 'basic') headers.authorization = `Basic ${Buffer.from(`${v.username}:${v.password}`).toString('base64')}`;
-		if (v?.mode === 'hmac') headers[(v.headerName ?? 'X-AML-Signature').toLowerCase()] = createHmac('sha256', v.secret ?? '').update(p.body).digest('hex');
+		if (v?.mode === 'header')
+			headers[(v.headerName ?? 'X-AML-Secret').toLowerCase()] = v.secret ?? '';
+		if (v?.mode === 'basic')
+			headers.authorization = `Basic ${Buffer.from(`${v.username}:${v.password}`).toString('base64')}`;
+		if (v?.mode === 'hmac')
+			headers[(v.headerName ?? 'X-AML-Signature').toLowerCase()] = createHmac(
+				'sha256',
+				v.secret ?? '',
+			)
+				.update(p.body)
+				.digest('hex');
 		return new Promise((resolve) => {
 			let done = false;
 			const finish = (r: { status: number | null; error?: string }) => {
@@ -195,11 +236,15 @@ export class Webhooks {
 					resolve(r);
 				}
 			};
-			const req = http.request(p.target.url, { method: 'POST', headers, agent: this.agent }, (res) => {
-				res.resume();
-				res.on('end', () => finish({ status: res.statusCode ?? null }));
-				res.on('error', (e) => finish({ status: null, error: e.message }));
-			});
+			const req = http.request(
+				p.target.url,
+				{ method: 'POST', headers, agent: this.agent },
+				(res) => {
+					res.resume();
+					res.on('end', () => finish({ status: res.statusCode ?? null }));
+					res.on('error', (e) => finish({ status: null, error: e.message }));
+				},
+			);
 			// Spec: 1 s connect, 9 s read timeouts. The connect timeout runs from the moment the request has a socket
 			// that is connecting: time spent waiting for a free socket of the agent (maxSockets) is not connect time.
 			let connectTimer: NodeJS.Timeout | undefined;

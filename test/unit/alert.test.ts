@@ -59,7 +59,12 @@ describe('simplify', () => {
 	});
 
 	test('monitoring alert without transaction or person', () => {
-		const simple = simplifyMonitoringAlert({ id: 5, status: 'NEW', transaction: null, person: null });
+		const simple = simplifyMonitoringAlert({
+			id: 5,
+			status: 'NEW',
+			transaction: null,
+			person: null,
+		});
 		expect(simple.personId).toBeNull();
 		expect(simple.transactionId).toBeNull();
 		expect(simple.results).toEqual([]);
@@ -67,7 +72,14 @@ describe('simplify', () => {
 
 	test('hit keeps id, name, list name, list type, score', () => {
 		expect(
-			simplifyHit({ id: 'hit-1', listName: 'Sanctions', listType: 'SANCTION', listProvider: 'X', score: 93, attributes: { name: 'V D', roles: [] } }),
+			simplifyHit({
+				id: 'hit-1',
+				listName: 'Sanctions',
+				listType: 'SANCTION',
+				listProvider: 'X',
+				score: 93,
+				attributes: { name: 'V D', roles: [] },
+			}),
 		).toEqual({ id: 'hit-1', name: 'V D', listName: 'Sanctions', listType: 'SANCTION', score: 93 });
 	});
 });
@@ -83,7 +95,9 @@ describe('answers', () => {
 	test('a 404 of a status change names both causes; other errors are unchanged', () => {
 		const notFound = { httpCode: '404', description: 'PUT /v1/alerts/status answered HTTP 404' };
 		explainStatusNotFound(notFound, 'MONITORING alert 7', 'DONE');
-		expect(notFound.description).toMatch(/MONITORING alert 7 does not exist, or the status code "DONE" is not configured/);
+		expect(notFound.description).toMatch(
+			/MONITORING alert 7 does not exist, or the status code "DONE" is not configured/,
+		);
 		expect(notFound.description).toMatch(/answered HTTP 404$/);
 		const other = { httpCode: '400', description: 'x' };
 		explainStatusNotFound(other, 'a', 'b');

@@ -11,9 +11,13 @@ import {
 
 describe('custom list sync planning', () => {
 	test('canonical JSON ignores key order at every level but keeps array order', () => {
-		expect(canonicalJson({ b: '1', a: { y: '2', x: ['p', 'q'] } })).toBe(canonicalJson({ a: { x: ['p', 'q'], y: '2' }, b: '1' }));
+		expect(canonicalJson({ b: '1', a: { y: '2', x: ['p', 'q'] } })).toBe(
+			canonicalJson({ a: { x: ['p', 'q'], y: '2' }, b: '1' }),
+		);
 		expect(sameAttributes({ list: ['a', 'b'] }, { list: ['b', 'a'] })).toBe(false);
-		expect(sameAttributes({ list: [{ id: '1', v: 'x' }] }, { list: [{ v: 'x', id: '1' }] })).toBe(true);
+		expect(sameAttributes({ list: [{ id: '1', v: 'x' }] }, { list: [{ v: 'x', id: '1' }] })).toBe(
+			true,
+		);
 		expect(sameAttributes({ a: '1' }, { a: '1', b: '' })).toBe(false);
 		expect(sameAttributes(undefined, {})).toBe(true);
 	});
@@ -82,10 +86,15 @@ describe('custom list sync planning', () => {
 		expect(results).toEqual([50, 10, 30, 20, 40, 0]);
 		expect(peak).toBe(2);
 		let started = 0;
-		const stopped = await mapBounded([1, 2, 3, 4, 5], 1, async (n) => {
-			started++;
-			return n;
-		}, () => started >= 2);
+		const stopped = await mapBounded(
+			[1, 2, 3, 4, 5],
+			1,
+			async (n) => {
+				started++;
+				return n;
+			},
+			() => started >= 2,
+		);
 		expect(stopped).toEqual([1, 2, undefined, undefined, undefined]);
 	});
 });

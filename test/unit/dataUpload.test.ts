@@ -5,7 +5,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 
-import { firstRowId, headerProblem, parseReason, readHead, splitCsvLine, type HeadFacts } from '../../nodes/Aml/actions/dataUpload/csv';
+import {
+	firstRowId,
+	headerProblem,
+	parseReason,
+	readHead,
+	splitCsvLine,
+	type HeadFacts,
+} from '../../nodes/Aml/actions/dataUpload/csv';
 import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
 import { CHECK_REQUEST_PATH, confirmToken } from '../../nodes/Aml/transport';
 import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
@@ -15,7 +22,11 @@ describe('CSV header row', () => {
 	test.each([
 		['id,type,first_name', 'PERSON', undefined],
 		['\uFEFF"id","type"', 'PERSON', undefined],
-		['id,personId,timestamp,amount,direction', 'TRANSACTION', /lacks the required column\(s\) person_id/],
+		[
+			'id,personId,timestamp,amount,direction',
+			'TRANSACTION',
+			/lacks the required column\(s\) person_id/,
+		],
 		['id,person_id,timestamp,amount,direction,receiver_name', 'TRANSACTION', undefined],
 		['id,person_id', 'TRANSACTION_UPDATE', undefined],
 		['personId,relatedPersonId,relationType', 'PERSON_RELATION', undefined],
@@ -39,16 +50,30 @@ describe('CSV header row', () => {
 
 	test('only the head of the file is needed; binary and header-only files are recognised', () => {
 		const csv = Buffer.from('id,type\r\np-1,INDIVIDUAL\r\n');
-		expect(readHead(csv, csv.length)).toEqual({ headerLine: 'id,type', complete: true, hasDataRow: true, firstDataLine: 'p-1,INDIVIDUAL' });
-		expect(readHead(Buffer.from('id,type\n\n'), 9)).toMatchObject({ complete: true, hasDataRow: false });
+		expect(readHead(csv, csv.length)).toEqual({
+			headerLine: 'id,type',
+			complete: true,
+			hasDataRow: true,
+			firstDataLine: 'p-1,INDIVIDUAL',
+		});
+		expect(readHead(Buffer.from('id,type\n\n'), 9)).toMatchObject({
+			complete: true,
+			hasDataRow: false,
+		});
 		expect(readHead(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00]), 5)).toMatch(/binary data/);
 		expect(readHead(Buffer.alloc(1000, 'a'), 10_000_000)).toMatch(/no line break/);
 	});
 
 	test('the first row id (the first id not saved of a FAILED upload) is read from the head when it is whole', () => {
-		const head = (text: string, total = text.length) => readHead(Buffer.from(text), total) as HeadFacts;
+		const head = (text: string, total = text.length) =>
+			readHead(Buffer.from(text), total) as HeadFacts;
 		expect(firstRowId(head('type,id\n\nINDIVIDUAL,"p-1"\np-2,LEGAL\n'), 'PERSON')).toBe('p-1');
-		expect(firstRowId(head('person_id,related_person_id,relation_type\nc-1,c-2,OWNER\n'), 'PERSON_RELATION')).toBe('c-1');
+		expect(
+			firstRowId(
+				head('person_id,related_person_id,relation_type\nc-1,c-2,OWNER\n'),
+				'PERSON_RELATION',
+			),
+		).toBe('c-1');
 		// the head ends inside the first row: unknown
 		expect(firstRowId(head('id,type\np-1,INDIV', 10_000), 'PERSON')).toBeUndefined();
 		expect(firstRowId(head('first_name,type\nA,INDIVIDUAL\n'), 'PERSON')).toBeUndefined();
@@ -57,8 +82,13 @@ describe('CSV header row', () => {
 
 describe('status reason', () => {
 	test('the ids of a PARTIALLY_COMPLETED reason become fields', () => {
-		const reason = 'Duplicate or invalid entity with id pp-3: duplicate id. Last saved id: pp-999. First id not saved: pp-1000';
-		expect(parseReason(reason)).toEqual({ offendingId: 'pp-3', lastSavedId: 'pp-999', firstIdNotSaved: 'pp-1000' });
+		const reason =
+			'Duplicate or invalid entity with id pp-3: duplicate id. Last saved id: pp-999. First id not saved: pp-1000';
+		expect(parseReason(reason)).toEqual({
+			offendingId: 'pp-3',
+			lastSavedId: 'pp-999',
+			firstIdNotSaved: 'pp-1000',
+		});
 		expect(statusJson(7, { status: 'PARTIALLY_COMPLETED', reason })).toEqual({
 			uploadId: 7,
 			status: 'PARTIALLY_COMPLETED',
@@ -71,19 +101,32 @@ describe('status reason', () => {
 	});
 
 	test('other wordings: what is recognised is picked, the text is always kept', () => {
-		expect(parseReason('Offending id "tx:9.1"; last saved id was none; first id not saved is tx:9.0')).toEqual({
+		expect(
+			parseReason('Offending id "tx:9.1"; last saved id was none; first id not saved is tx:9.0'),
+		).toEqual({
 			offendingId: 'tx:9.1',
 			lastSavedId: null,
 			firstIdNotSaved: 'tx:9.0',
 		});
 		expect(parseReason('Something went wrong')).toEqual({});
-		expect(statusJson(3, { status: 'FAILED', reason: 'line 3: timestamp must be ISO-8601' })).toMatchObject({ success: false, line: 3 });
-		expect(statusJson(3, { status: 'PROCESSING', reason: null })).toEqual({ uploadId: 3, status: 'PROCESSING', reason: null, success: false });
+		expect(
+			statusJson(3, { status: 'FAILED', reason: 'line 3: timestamp must be ISO-8601' }),
+		).toMatchObject({ success: false, line: 3 });
+		expect(statusJson(3, { status: 'PROCESSING', reason: null })).toEqual({
+			uploadId: 3,
+			status: 'PROCESSING',
+			reason: null,
+			success: false,
+		});
 		expect(statusJson(3, { status: 'COMPLETED' })).toMatchObject({ success: true, reason: null });
 	});
 
 	test('"is"/"was" with a colon is a connector, not the id', () => {
-		expect(parseReason('entity with id was: pp-3; last saved id was: pp-999; first id not saved is: pp-1000')).toEqual({
+		expect(
+			parseReason(
+				'entity with id was: pp-3; last saved id was: pp-999; first id not saved is: pp-1000',
+			),
+		).toEqual({
 			offendingId: 'pp-3',
 			lastSavedId: 'pp-999',
 			firstIdNotSaved: 'pp-1000',
@@ -106,13 +149,23 @@ describe('status reason', () => {
 });
 
 /** Parses a multipart body as a server would (busboy) and returns the file part. */
-async function parseMultipart(body: Buffer, contentType: string): Promise<{ name: string; filename: string; mimeType: string; data: Buffer }> {
+async function parseMultipart(
+	body: Buffer,
+	contentType: string,
+): Promise<{ name: string; filename: string; mimeType: string; data: Buffer }> {
 	return await new Promise((resolve, reject) => {
 		const bb = Busboy({ headers: { 'content-type': contentType } });
 		bb.on('file', (name, stream, info) => {
 			const chunks: Buffer[] = [];
 			stream.on('data', (c: Buffer) => chunks.push(c));
-			stream.on('end', () => resolve({ name, filename: info.filename ?? '', mimeType: info.mimeType, data: Buffer.concat(chunks) }));
+			stream.on('end', () =>
+				resolve({
+					name,
+					filename: info.filename ?? '',
+					mimeType: info.mimeType,
+					data: Buffer.concat(chunks),
+				}),
+			);
 		});
 		bb.on('error', reject);
 		Readable.from([body]).pipe(bb);
@@ -122,7 +175,8 @@ async function parseMultipart(body: Buffer, contentType: string): Promise<{ name
 function fakeContext(stored: Map<string, Buffer>): IExecuteFunctions {
 	return {
 		helpers: {
-			getBinaryStream: async (id: string) => Readable.from(chunksOf(stored.get(id) as Buffer, 65536)),
+			getBinaryStream: async (id: string) =>
+				Readable.from(chunksOf(stored.get(id) as Buffer, 65536)),
 			getBinaryDataBuffer: async () => {
 				throw new Error('not expected');
 			},
@@ -134,7 +188,7 @@ function* chunksOf(buffer: Buffer, size: number) {
 	for (let i = 0; i < buffer.length; i += size) yield buffer.subarray(i, i + size);
 }
 
-describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
+describe("upload form (the CSV streamed from n8n's binary data)", () => {
 	const csv = Buffer.from('id,type,first_name\np-1,INDIVIDUAL,Zoë\n');
 
 	async function bytesOf(file: Blob): Promise<Buffer> {
@@ -144,7 +198,11 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 	}
 
 	/** Sends the form with axios (the HTTP client of n8n's helpers) to a server that parses it with busboy. */
-	async function sentThroughAxios(form: FormData): Promise<{ contentLength: number; received: number; part: Awaited<ReturnType<typeof parseMultipart>> }> {
+	async function sentThroughAxios(form: FormData): Promise<{
+		contentLength: number;
+		received: number;
+		part: Awaited<ReturnType<typeof parseMultipart>>;
+	}> {
 		let contentLength = 0;
 		let received = 0;
 		let part: Awaited<ReturnType<typeof parseMultipart>> | undefined;
@@ -155,15 +213,20 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 			req.on('end', () => {
 				const body = Buffer.concat(chunks);
 				received = body.length;
-				parseMultipart(body, String(req.headers['content-type'])).then((p) => {
-					part = p;
-					res.end('{}');
-				}, () => res.end('{}'));
+				parseMultipart(body, String(req.headers['content-type'])).then(
+					(p) => {
+						part = p;
+						res.end('{}');
+					},
+					() => res.end('{}'),
+				);
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		try {
-			await axios.post(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, form, { maxBodyLength: Infinity });
+			await axios.post(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, form, {
+				maxBodyLength: Infinity,
+			});
 		} finally {
 			server.close();
 		}
@@ -175,7 +238,11 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 		const form = uploadForm(fakeContext(new Map()), binary, csv.length, 'pers"ons.csv');
 		const file = form.get('file') as File;
 		expect(file).toBeInstanceOf(BinaryDataFile());
-		expect({ name: file.name, type: file.type, size: file.size }).toEqual({ name: 'pers_ons.csv', type: 'text/csv', size: csv.length });
+		expect({ name: file.name, type: file.type, size: file.size }).toEqual({
+			name: 'pers_ons.csv',
+			type: 'text/csv',
+			size: csv.length,
+		});
 		expect((await bytesOf(file)).equals(csv)).toBe(true);
 		const { contentLength, received, part } = await sentThroughAxios(form);
 		expect(part).toMatchObject({ name: 'file', filename: 'pers_ons.csv', mimeType: 'text/csv' });
@@ -186,10 +253,19 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 	test('stored binary (filesystem mode): streamed in chunks; every stream() reads the file again (a re-sent request after a token renewal carries it whole)', async () => {
 		const big = Buffer.alloc(3_000_000, 'x');
 		const binary = { id: 'filesystem-v2:abc', data: 'filesystem-v2', mimeType: 'text/csv' };
-		const form = uploadForm(fakeContext(new Map([['filesystem-v2:abc', big]])), binary, big.length, 'p.csv');
+		const form = uploadForm(
+			fakeContext(new Map([['filesystem-v2:abc', big]])),
+			binary,
+			big.length,
+			'p.csv',
+		);
 		for (const attempt of [1, 2]) {
 			const { contentLength, received, part } = await sentThroughAxios(form);
-			expect({ attempt, equal: part.data.equals(big), received }).toEqual({ attempt, equal: true, received: contentLength });
+			expect({ attempt, equal: part.data.equals(big), received }).toEqual({
+				attempt,
+				equal: true,
+				received: contentLength,
+			});
 		}
 		expect(Buffer.from(await (form.get('file') as File).arrayBuffer()).equals(big)).toBe(true);
 	});
@@ -197,14 +273,23 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 	test('a file longer or shorter than n8n recorded: the stream fails (the request stops before its end), nothing is cut or padded', async () => {
 		const binary = { id: 'filesystem-v2:abc', data: 'filesystem-v2', mimeType: 'text/csv' };
 		const context = fakeContext(new Map([['filesystem-v2:abc', csv]]));
-		await expect(bytesOf(uploadForm(context, binary, csv.length - 1, 'p.csv').get('file') as File)).rejects.toThrow(/holds more bytes, not the 38 n8n recorded/);
-		await expect(bytesOf(uploadForm(context, binary, csv.length + 5, 'p.csv').get('file') as File)).rejects.toThrow(/holds 39 bytes, not the 44 n8n recorded.*stored nothing/);
+		await expect(
+			bytesOf(uploadForm(context, binary, csv.length - 1, 'p.csv').get('file') as File),
+		).rejects.toThrow(/holds more bytes, not the 38 n8n recorded/);
+		await expect(
+			bytesOf(uploadForm(context, binary, csv.length + 5, 'p.csv').get('file') as File),
+		).rejects.toThrow(/holds 39 bytes, not the 44 n8n recorded.*stored nothing/);
 	});
 
 	test('100 MB from base64: read in chunks of at most 256 KiB while it is sent, never decoded whole', async () => {
 		const size = 100 * 1024 * 1024;
 		const base64 = Buffer.alloc(size, 'a').toString('base64');
-		const file = uploadForm(fakeContext(new Map()), { data: base64, mimeType: 'text/csv' }, size, 'p.csv').get('file') as File;
+		const file = uploadForm(
+			fakeContext(new Map()),
+			{ data: base64, mimeType: 'text/csv' },
+			size,
+			'p.csv',
+		).get('file') as File;
 		let largest = 0;
 		let total = 0;
 		let allA = true;
@@ -220,7 +305,11 @@ describe('upload form (the CSV streamed from n8n\'s binary data)', () => {
 
 describe('token check before a file is sent', () => {
 	async function check(status: number) {
-		const server = await scriptedServer((_req, _body, res) => res.writeHead(status, { 'content-type': 'application/json' }).end(status === 200 ? '[]' : '{"message":"no"}'));
+		const server = await scriptedServer((_req, _body, res) =>
+			res
+				.writeHead(status, { 'content-type': 'application/json' })
+				.end(status === 200 ? '[]' : '{"message":"no"}'),
+		);
 		try {
 			const outcome = await confirmToken(context(server.baseUrl) as IExecuteFunctions, 0).then(
 				() => 'resolved',
@@ -233,10 +322,13 @@ describe('token check before a file is sent', () => {
 	}
 
 	test('200: one small GET (the credential test request), then the upload goes on', async () => {
-		expect(await check(200)).toEqual({ outcome: 'resolved', requests: [`GET /api${CHECK_REQUEST_PATH}`] });
+		expect(await check(200)).toEqual({
+			outcome: 'resolved',
+			requests: [`GET /api${CHECK_REQUEST_PATH}`],
+		});
 	});
 
-	test('a 401 that survives n8n\'s renewal fails the item before any byte of the file is sent', async () => {
+	test("a 401 that survives n8n's renewal fails the item before any byte of the file is sent", async () => {
 		const { outcome, requests } = await check(401);
 		expect(outcome).toBe('rejected 401');
 		expect(requests.every((r) => r === `GET /api${CHECK_REQUEST_PATH}`)).toBe(true);

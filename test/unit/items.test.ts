@@ -9,8 +9,16 @@ import { prepareEveryItem, runItems } from '../../nodes/Aml/helpers/items';
  */
 const ctx = (options: { parallel?: number; continueOnFail?: boolean } = {}) =>
 	({
-		getNode: () => ({ id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} }),
-		getNodeParameter: (name: string, _i: number, fallback?: unknown) => (name === 'options.parallelRequests' ? (options.parallel ?? fallback) : fallback),
+		getNode: () => ({
+			id: 'n1',
+			name: 'AML',
+			type: 'n8n-nodes-aml.aml',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		}),
+		getNodeParameter: (name: string, _i: number, fallback?: unknown) =>
+			name === 'options.parallelRequests' ? (options.parallel ?? fallback) : fallback,
 		continueOnFail: () => options.continueOnFail ?? false,
 	}) as unknown as IExecuteFunctions;
 
@@ -20,19 +28,35 @@ const tick = async () => await new Promise((resolve) => setImmediate(resolve));
 describe('runItems', () => {
 	test('validates and prepares every item before the first send; outputs keep order and pairing', async () => {
 		const log: string[] = [];
-		const outputs = await runItems(ctx({ parallel: 3 }), items(4), (i) => log.push(`validate ${i}`), {
-			prepare: (i) => {
-				log.push(`prepare ${i}`);
-				return i * 10;
+		const outputs = await runItems(
+			ctx({ parallel: 3 }),
+			items(4),
+			(i) => log.push(`validate ${i}`),
+			{
+				prepare: (i) => {
+					log.push(`prepare ${i}`);
+					return i * 10;
+				},
+				send: async (value, i) => {
+					log.push(`send ${i}`);
+					await tick();
+					return { value };
+				},
 			},
-			send: async (value, i) => {
-				log.push(`send ${i}`);
-				await tick();
-				return { value };
-			},
-		});
-		expect(log.slice(0, 8)).toEqual(['validate 0', 'prepare 0', 'validate 1', 'prepare 1', 'validate 2', 'prepare 2', 'validate 3', 'prepare 3']);
-		expect(outputs).toEqual([[0, 1, 2, 3].map((i) => ({ json: { value: i * 10 }, pairedItem: { item: i } }))]);
+		);
+		expect(log.slice(0, 8)).toEqual([
+			'validate 0',
+			'prepare 0',
+			'validate 1',
+			'prepare 1',
+			'validate 2',
+			'prepare 2',
+			'validate 3',
+			'prepare 3',
+		]);
+		expect(outputs).toEqual([
+			[0, 1, 2, 3].map((i) => ({ json: { value: i * 10 }, pairedItem: { item: i } })),
+		]);
 	});
 
 	test('a validation error fails the run naming the item, before any send', async () => {
@@ -79,13 +103,24 @@ describe('runItems', () => {
 				return { i };
 			},
 		});
-		expect(outputs[0].map((item) => item.json)).toEqual([{ i: 0 }, { error: 'refused', itemIndex: 1 }, { i: 2 }]);
+		expect(outputs[0].map((item) => item.json)).toEqual([
+			{ i: 0 },
+			{ error: 'refused', itemIndex: 1 },
+			{ i: 2 },
+		]);
 	});
 });
 
 describe('prepareEveryItem (Sync: plans over all items)', () => {
 	test('validates, then prepares each item; the first bad one fails naming it', async () => {
-		expect(await prepareEveryItem(ctx(), 3, () => undefined, (i) => `r${i}`)).toEqual(['r0', 'r1', 'r2']);
+		expect(
+			await prepareEveryItem(
+				ctx(),
+				3,
+				() => undefined,
+				(i) => `r${i}`,
+			),
+		).toEqual(['r0', 'r1', 'r2']);
 		const validated: number[] = [];
 		const run = prepareEveryItem(
 			ctx(),

@@ -40,8 +40,13 @@ function importsOf(file: string): string[] {
 		.filter((specifier) => specifier.startsWith('.'))
 		.map((specifier) => {
 			const base = path.resolve(path.dirname(file), specifier);
-			const found = [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) => fs.existsSync(candidate));
-			if (!found) throw new Error(`${path.relative(root, file)} imports ${specifier}, which is not a file under nodes/Aml`);
+			const found = [`${base}.ts`, path.join(base, 'index.ts')].find((candidate) =>
+				fs.existsSync(candidate),
+			);
+			if (!found)
+				throw new Error(
+					`${path.relative(root, file)} imports ${specifier}, which is not a file under nodes/Aml`,
+				);
 			return found;
 		});
 }
@@ -58,7 +63,10 @@ describe('layers of nodes/Aml', () => {
 	test('no import points from a lower layer to an upper one', () => {
 		const upward = files.flatMap((file) =>
 			importsOf(file)
-				.filter((target) => LAYERS.indexOf(layerOf(target) as Layer) > LAYERS.indexOf(layerOf(file) as Layer))
+				.filter(
+					(target) =>
+						LAYERS.indexOf(layerOf(target) as Layer) > LAYERS.indexOf(layerOf(file) as Layer),
+				)
 				.map((target) => `${name(file)} (${layerOf(file)}) → ${name(target)} (${layerOf(target)})`),
 		);
 		expect(upward).toEqual([]);
@@ -67,8 +75,16 @@ describe('layers of nodes/Aml', () => {
 	test('the reading of imports finds the graph (detail: what the check above relies on)', () => {
 		const router = files.find((file) => name(file) === 'actions/router.ts') as string;
 		const node = files.find((file) => name(file) === 'Aml.node.ts') as string;
-		expect(importsOf(node).map(name)).toEqual(expect.arrayContaining(['actions/router.ts', 'actions/outputs.ts', 'methods/index.ts']));
-		expect(importsOf(router).map(name)).toEqual(expect.arrayContaining(['helpers/itemParameter.ts', 'validation/index.ts', 'actions/person/index.ts']));
+		expect(importsOf(node).map(name)).toEqual(
+			expect.arrayContaining(['actions/router.ts', 'actions/outputs.ts', 'methods/index.ts']),
+		);
+		expect(importsOf(router).map(name)).toEqual(
+			expect.arrayContaining([
+				'helpers/itemParameter.ts',
+				'validation/index.ts',
+				'actions/person/index.ts',
+			]),
+		);
 		expect(layerOf(router)).toBe('router');
 	});
 });
@@ -76,11 +92,17 @@ describe('layers of nodes/Aml', () => {
 const nodesRoot = path.resolve(__dirname, '..', '..', 'nodes');
 const relativeToNodes = (file: string) => path.relative(nodesRoot, file).split(path.sep).join('/');
 const allImports = (dir: string) =>
-	sources(dir).flatMap((file) => importsOf(file).map((target) => [relativeToNodes(file), relativeToNodes(target)] as const));
+	sources(dir).flatMap((file) =>
+		importsOf(file).map((target) => [relativeToNodes(file), relativeToNodes(target)] as const),
+	);
 
 describe('between the nodes, the resources and the seam', () => {
 	test('the AML Trigger imports nothing of the AML node (what both use is in nodes/shared)', () => {
-		expect(allImports(path.join(nodesRoot, 'AmlTrigger')).filter(([, target]) => target.startsWith('Aml/'))).toEqual([]);
+		expect(
+			allImports(path.join(nodesRoot, 'AmlTrigger')).filter(([, target]) =>
+				target.startsWith('Aml/'),
+			),
+		).toEqual([]);
 	});
 
 	test('the AML node imports nothing of the trigger', () => {

@@ -13,7 +13,10 @@ describe('loading on an n8n without NodeConnectionTypes (before 1.83)', () => {
 		['AML', '../../nodes/Aml/Aml.node'],
 		['AML Trigger', '../../nodes/AmlTrigger/AmlTrigger.node'],
 	])('%s fails to load, naming the supported n8n', (_name, modulePath) => {
-		jest.doMock('n8n-workflow', () => ({ ...jest.requireActual('n8n-workflow'), NodeConnectionTypes: undefined }));
+		jest.doMock('n8n-workflow', () => ({
+			...jest.requireActual('n8n-workflow'),
+			NodeConnectionTypes: undefined,
+		}));
 		expect(() => jest.isolateModules(() => require(modulePath))).toThrow(
 			/^n8n-nodes-aml needs n8n 1\.123 or later \(1\.x\), or 2\.0 or later: this n8n is older than 1\.83/,
 		);

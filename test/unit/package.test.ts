@@ -15,7 +15,11 @@ const built = fs.existsSync(path.join(root, 'dist', 'nodes', 'Aml', 'Aml.node.js
 (built ? describe : describe.skip)('the published package', () => {
 	let files: string[] = [];
 	beforeAll(() => {
-		const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+		const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+			cwd: root,
+			encoding: 'utf8',
+			stdio: ['ignore', 'pipe', 'ignore'],
+		});
 		files = (JSON.parse(out)[0].files as Array<{ path: string }>).map((f) => f.path).sort();
 	});
 
@@ -34,12 +38,22 @@ const built = fs.existsSync(path.join(root, 'dist', 'nodes', 'Aml', 'Aml.node.js
 			expect(files).toContain(file);
 		}
 		// each icon is stored once: nodes and credentials point at dist/icons
-		expect(files.filter((file: string) => file.endsWith('.svg') && !file.startsWith('dist/icons/'))).toEqual([]);
+		expect(
+			files.filter((file: string) => file.endsWith('.svg') && !file.startsWith('dist/icons/')),
+		).toEqual([]);
 	});
 
 	test('holds no sources, tests, maps, sandbox or benchmarks', () => {
-		const unwanted = files.filter((f) => /\.ts$|\.map$|^test\/|^bench\/|^scripts\/|^examples\/|^docs\/|sandbox|tsbuildinfo/.test(f));
+		const unwanted = files.filter((f) =>
+			/\.ts$|\.map$|^test\/|^bench\/|^scripts\/|^examples\/|^docs\/|sandbox|tsbuildinfo/.test(f),
+		);
 		expect(unwanted).toEqual([]);
-		expect(files.every((f) => f.startsWith('dist/') || ['package.json', 'README.md', 'LICENSE.md', 'CHANGELOG.md', 'index.js'].includes(f))).toBe(true);
+		expect(
+			files.every(
+				(f) =>
+					f.startsWith('dist/') ||
+					['package.json', 'README.md', 'LICENSE.md', 'CHANGELOG.md', 'index.js'].includes(f),
+			),
+		).toBe(true);
 	});
 });

@@ -1,16 +1,45 @@
-import { buildSearchFilters, MAX_FILTERS, orderByRule } from '../../nodes/Aml/actions/person/searchFilters';
-import { personName, simplifyPerson, simplifyRisk, simplifyStatusHistory } from '../../nodes/Aml/actions/person/shared';
+import {
+	buildSearchFilters,
+	MAX_FILTERS,
+	orderByRule,
+} from '../../nodes/Aml/actions/person/searchFilters';
+import {
+	personName,
+	simplifyPerson,
+	simplifyRisk,
+	simplifyStatusHistory,
+} from '../../nodes/Aml/actions/person/shared';
 
 describe('person search filters', () => {
 	test('rows become ApiSearchFilter objects; empty optional fields are not sent; EXISTS needs no text', () => {
 		const { filters, problem } = buildSearchFilters([
-			{ attribute: ' last_name ', operator: 'IS_EXACTLY', query: 'Schmidt', not: false, attributeIdentifier: '', attributeType: '' },
-			{ attribute: 'dob', operator: 'NOT_EXISTS', query: '', not: true, attributeIdentifier: 'id-1', attributeType: 'GENERAL' },
+			{
+				attribute: ' last_name ',
+				operator: 'IS_EXACTLY',
+				query: 'Schmidt',
+				not: false,
+				attributeIdentifier: '',
+				attributeType: '',
+			},
+			{
+				attribute: 'dob',
+				operator: 'NOT_EXISTS',
+				query: '',
+				not: true,
+				attributeIdentifier: 'id-1',
+				attributeType: 'GENERAL',
+			},
 		]);
 		expect(problem).toBeUndefined();
 		expect(filters).toEqual([
 			{ attribute: 'last_name', operator: 'IS_EXACTLY', query: 'Schmidt', not: false },
-			{ attribute: 'dob', operator: 'NOT_EXISTS', not: true, attributeIdentifier: 'id-1', attributeType: 'GENERAL' },
+			{
+				attribute: 'dob',
+				operator: 'NOT_EXISTS',
+				not: true,
+				attributeIdentifier: 'id-1',
+				attributeType: 'GENERAL',
+			},
 		]);
 	});
 
@@ -20,15 +49,30 @@ describe('person search filters', () => {
 
 	test(`more than ${MAX_FILTERS} filters are refused`, () => {
 		const rows = Array.from({ length: 6 }, () => ({ attribute: 'a', operator: 'EXISTS' }));
-		expect(buildSearchFilters(rows).problem).toMatchObject({ field: 'Filters', rule: expect.stringMatching(/at most 5 conditions \(has 6\)/) });
+		expect(buildSearchFilters(rows).problem).toMatchObject({
+			field: 'Filters',
+			rule: expect.stringMatching(/at most 5 conditions \(has 6\)/),
+		});
 		expect(buildSearchFilters(rows.slice(0, 5)).problem).toBeUndefined();
 	});
 
 	test.each([
-		[{ attribute: '', operator: 'CONTAINS', query: 'x' }, 'Filters[1].Attribute', /must not be empty/],
-		[{ attribute: 'a', operator: 'LIKE', query: 'x' }, 'Filters[1].Operator', /must be one of CONTAINS, .*IS_EXACTLY/],
+		[
+			{ attribute: '', operator: 'CONTAINS', query: 'x' },
+			'Filters[1].Attribute',
+			/must not be empty/,
+		],
+		[
+			{ attribute: 'a', operator: 'LIKE', query: 'x' },
+			'Filters[1].Operator',
+			/must be one of CONTAINS, .*IS_EXACTLY/,
+		],
 		[{ attribute: 'a', operator: 'CONTAINS', query: '' }, 'Filters[1].Text', /must not be empty/],
-		[{ attribute: 'a', operator: 'GT', query: '9'.repeat(201) }, 'Filters[1].Text', /at most 200 characters \(has 201\)/],
+		[
+			{ attribute: 'a', operator: 'GT', query: '9'.repeat(201) },
+			'Filters[1].Text',
+			/at most 200 characters \(has 201\)/,
+		],
 	])('%j is refused naming %s', (row, field, rule) => {
 		const { problem } = buildSearchFilters([row]);
 		expect(problem?.field).toBe(field);
@@ -52,8 +96,23 @@ describe('person simplify', () => {
 
 	test('search result keeps the key fields', () => {
 		expect(
-			simplifyPerson({ id: 'p1', type: 'LEGAL', status: 'NEW', category: 'CUSTOMER', createdTime: 't', attributes: { company_name: 'Acme', country: 'DE', industry: 'x' } }),
-		).toEqual({ id: 'p1', type: 'LEGAL', name: 'Acme', status: 'NEW', category: 'CUSTOMER', country: 'DE', createdTime: 't' });
+			simplifyPerson({
+				id: 'p1',
+				type: 'LEGAL',
+				status: 'NEW',
+				category: 'CUSTOMER',
+				createdTime: 't',
+				attributes: { company_name: 'Acme', country: 'DE', industry: 'x' },
+			}),
+		).toEqual({
+			id: 'p1',
+			type: 'LEGAL',
+			name: 'Acme',
+			status: 'NEW',
+			category: 'CUSTOMER',
+			country: 'DE',
+			createdTime: 't',
+		});
 	});
 
 	test('risk keeps level, score, override and factors', () => {
@@ -63,9 +122,18 @@ describe('person simplify', () => {
 				finalRiskScore: 90,
 				activeOverrideLevel: null,
 				finalRiskCreatedTime: 't',
-				risks: [{ id: 1, level: 'HIGH', factor: 'COUNTRY', details: 'd', weight: 1, createdTime: 't' }],
+				risks: [
+					{ id: 1, level: 'HIGH', factor: 'COUNTRY', details: 'd', weight: 1, createdTime: 't' },
+				],
 			}),
-		).toEqual({ personId: 'p1', finalRisk: 'HIGH', finalRiskScore: 90, overrideLevel: null, riskFactors: [{ factor: 'COUNTRY', level: 'HIGH', details: 'd' }], finalRiskCreatedTime: 't' });
+		).toEqual({
+			personId: 'p1',
+			finalRisk: 'HIGH',
+			finalRiskScore: 90,
+			overrideLevel: null,
+			riskFactors: [{ factor: 'COUNTRY', level: 'HIGH', details: 'd' }],
+			finalRiskCreatedTime: 't',
+		});
 	});
 
 	test('status history: the open status is the current one', () => {

@@ -8,7 +8,9 @@ import * as path from 'node:path';
  * and the bearer header are stubbed here; token handling itself is tested in real n8n (e2e).
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-export const { httpRequest } = require(path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'));
+export const { httpRequest } = require(
+	path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'),
+);
 
 export const FAKE_TOKEN = 'tok-SECRET-123456';
 export const FAKE_SECRET = 'client-SECRET-abcdef';
@@ -16,7 +18,12 @@ export const FAKE_SECRET = 'client-SECRET-abcdef';
 export type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
 
 export async function scriptedServer(handler: Handler) {
-	const requests: Array<{ method: string; url: string; body: string; headers: Record<string, unknown> }> = [];
+	const requests: Array<{
+		method: string;
+		url: string;
+		body: string;
+		headers: Record<string, unknown>;
+	}> = [];
 	const server = http.createServer((req, res) => {
 		let body = '';
 		req.on('data', (chunk) => (body += chunk));
@@ -35,7 +42,14 @@ export async function scriptedServer(handler: Handler) {
 }
 
 export function context(baseUrl: string, parameters: Record<string, unknown> = {}) {
-	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
+	const node = {
+		id: 'n1',
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 	return {
 		getNode: () => node,
 		getCredentials: async () => ({
@@ -47,13 +61,17 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 			// the token the stand-in signs with, stored as n8n stores it
 			oauthTokenData: { access_token: FAKE_TOKEN, token_type: 'Bearer' },
 		}),
-		getNodeParameter: (name: string, _i: number, fallback?: unknown) => (name in parameters ? parameters[name] : fallback),
+		getNodeParameter: (name: string, _i: number, fallback?: unknown) =>
+			name in parameters ? parameters[name] : fallback,
 		getInputData: () => [{ json: {} }],
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => undefined,
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) =>
-				await httpRequest({ ...options, headers: { ...(options.headers as object), Authorization: `Bearer ${FAKE_TOKEN}` } }),
+				await httpRequest({
+					...options,
+					headers: { ...(options.headers as object), Authorization: `Bearer ${FAKE_TOKEN}` },
+				}),
 		},
 	} as never;
 }
@@ -67,15 +85,27 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
  *   sends once more, throwing a second 401.
  * - `refreshOAuth2Token` stores `nextToken()`.
  */
-export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new' } = {}) {
+export function tokenContext(
+	baseUrl: string,
+	opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new' } = {},
+) {
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
 	const nextToken = opts.nextToken ?? (() => `tok-renewed-${++issued}`);
-	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} };
+	const node = {
+		id: 'n1',
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 	const signed = async (options: Record<string, unknown>, token: string) =>
 		await httpRequest({
 			...options,
-			...(opts.n8n === 'new' ? {} : { ignoreHttpStatusErrors: options.ignoreHttpStatusErrors ? true : undefined }),
+			...(opts.n8n === 'new'
+				? {}
+				: { ignoreHttpStatusErrors: options.ignoreHttpStatusErrors ? true : undefined }),
 			headers: { ...(options.headers as object), Authorization: `Bearer ${token}` },
 		});
 	const ctx = {
@@ -88,7 +118,9 @@ export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken
 				accessTokenUrl: `${baseUrl}/oauth/token`,
 				clientId: 'client',
 				clientSecret: FAKE_SECRET,
-				...(store.token ? { oauthTokenData: { access_token: store.token, token_type: 'Bearer' } } : {}),
+				...(store.token
+					? { oauthTokenData: { access_token: store.token, token_type: 'Bearer' } }
+					: {}),
 			};
 		},
 		getNodeParameter: (_name: string, _i: number, fallback?: unknown) => fallback,
@@ -106,7 +138,11 @@ export function tokenContext(baseUrl: string, opts: { stored?: string; nextToken
 				try {
 					return await signed(options, token);
 				} catch (error) {
-					if (opts.n8n !== 'new' || (error as { response?: { status?: number } }).response?.status !== 401) throw error;
+					if (
+						opts.n8n !== 'new' ||
+						(error as { response?: { status?: number } }).response?.status !== 401
+					)
+						throw error;
 					if (store.token === token) {
 						store.renewals++;
 						store.token = nextToken();

@@ -1,4 +1,7 @@
-import { buildConfigurations, simplifySearchResult } from '../../nodes/Aml/actions/screening/shared';
+import {
+	buildConfigurations,
+	simplifySearchResult,
+} from '../../nodes/Aml/actions/screening/shared';
 import { listGroupOptions } from '../../nodes/Aml/methods/listGroups';
 
 const LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
@@ -6,8 +9,23 @@ const LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
 describe('screening search configurations', () => {
 	test('empty text and zero numbers are not sent; codes are trimmed', () => {
 		const { configurations, problem } = buildConfigurations([
-			{ type: 'SANCTION', matchType: ' FUZZY_MATCH ', listId: '', usableFieldId: '', score: 0, prefixMatchLimit: 0, selectorGroupCodes: [] },
-			{ type: '', matchType: '', listId: LIST, score: 90, prefixMatchLimit: 3, selectorGroupCodes: [' PEP ', 'SANCTIONS'] },
+			{
+				type: 'SANCTION',
+				matchType: ' FUZZY_MATCH ',
+				listId: '',
+				usableFieldId: '',
+				score: 0,
+				prefixMatchLimit: 0,
+				selectorGroupCodes: [],
+			},
+			{
+				type: '',
+				matchType: '',
+				listId: LIST,
+				score: 90,
+				prefixMatchLimit: 3,
+				selectorGroupCodes: [' PEP ', 'SANCTIONS'],
+			},
 		]);
 		expect(problem).toBeUndefined();
 		expect(configurations).toEqual([
@@ -17,7 +35,9 @@ describe('screening search configurations', () => {
 	});
 
 	test('group codes from an expression may be comma-separated text', () => {
-		expect(buildConfigurations([{ selectorGroupCodes: 'PEP, SANCTIONS' }]).configurations).toEqual([{ selectorGroupCodes: ['PEP', 'SANCTIONS'] }]);
+		expect(buildConfigurations([{ selectorGroupCodes: 'PEP, SANCTIONS' }]).configurations).toEqual([
+			{ selectorGroupCodes: ['PEP', 'SANCTIONS'] },
+		]);
 	});
 
 	test('no rows → empty list', () => {
@@ -31,7 +51,9 @@ describe('screening search configurations', () => {
 	});
 
 	test('a negative score is refused', () => {
-		expect(buildConfigurations([{ score: -5 }]).problem?.field).toBe('Configurations[1] Minimum Score');
+		expect(buildConfigurations([{ score: -5 }]).problem?.field).toBe(
+			'Configurations[1] Minimum Score',
+		);
 	});
 });
 
@@ -54,11 +76,23 @@ describe('screening search simplify', () => {
 					{ countryCode: 'RU', relationType: 'NATIONALITY' },
 				],
 			}),
-		).toEqual({ id: 'rec-1', name: 'Viktor Drabenko', score: 91, list: 'Synthetic Sanctions List', type: 'SANCTION', recordType: 'PERSON', countries: ['RU'] });
+		).toEqual({
+			id: 'rec-1',
+			name: 'Viktor Drabenko',
+			score: 91,
+			list: 'Synthetic Sanctions List',
+			type: 'SANCTION',
+			recordType: 'PERSON',
+			countries: ['RU'],
+		});
 	});
 
 	test('name falls back to match data; tolerates missing arrays', () => {
-		const simple = simplifySearchResult({ id: 'r', matchData: '{"name":"Sokol Trading LLC"}', score: 88 });
+		const simple = simplifySearchResult({
+			id: 'r',
+			matchData: '{"name":"Sokol Trading LLC"}',
+			score: 88,
+		});
 		expect(simple.name).toBe('Sokol Trading LLC');
 		expect(simple.countries).toEqual([]);
 		expect(simplifySearchResult({ id: 'r', matchData: 'not json' }).name).toBeNull();

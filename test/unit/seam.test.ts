@@ -38,20 +38,31 @@ function sources(dir: string): string[] {
 
 describe('the seam with n8n', () => {
 	test("no file outside nodes/shared/n8n names one of n8n's internals", () => {
-		const hits = [...sources(path.join(repo, 'nodes')), ...sources(path.join(repo, 'credentials'))].flatMap((file) => {
+		const hits = [
+			...sources(path.join(repo, 'nodes')),
+			...sources(path.join(repo, 'credentials')),
+		].flatMap((file) => {
 			const text = fs.readFileSync(file, 'utf8');
-			return INTERNALS.filter((name) => text.includes(name)).map((name) => `${path.relative(repo, file)}: ${name}`);
+			return INTERNALS.filter((name) => text.includes(name)).map(
+				(name) => `${path.relative(repo, file)}: ${name}`,
+			);
 		});
 		expect(hits).toEqual([]);
 	});
 
 	test('the seam folder holds the files its index names, each saying what it relies on and where it was measured', () => {
-		const files = fs.readdirSync(seam).filter((name) => name.endsWith('.ts') && name !== 'index.ts');
+		const files = fs
+			.readdirSync(seam)
+			.filter((name) => name.endsWith('.ts') && name !== 'index.ts');
 		const index = fs.readFileSync(path.join(seam, 'index.ts'), 'utf8');
 		for (const file of files) {
 			expect({ file, listed: index.includes(`- ${file}:`) }).toEqual({ file, listed: true });
 			const text = fs.readFileSync(path.join(seam, file), 'utf8');
-			expect({ file, relies: /Relies on:/.test(text), measured: /Measured on:/.test(text) }).toEqual({ file, relies: true, measured: true });
+			expect({
+				file,
+				relies: /Relies on:/.test(text),
+				measured: /Measured on:/.test(text),
+			}).toEqual({ file, relies: true, measured: true });
 		}
 	});
 });

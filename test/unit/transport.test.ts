@@ -2,11 +2,35 @@ import { ClientOAuth2 } from '@n8n/client-oauth2';
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, OperationalError } from 'n8n-workflow';
 
-import { amlRequest, backoffDelay, classify, DEFAULT_BACKOFF, deadlineIn, isBudgetSpent, isTokenEndpointBusy, nextStep, isTokenRefusal, parseRetryAfter, type BackoffPolicy } from '../../nodes/Aml/transport';
+import {
+	amlRequest,
+	backoffDelay,
+	classify,
+	DEFAULT_BACKOFF,
+	deadlineIn,
+	isBudgetSpent,
+	isTokenEndpointBusy,
+	nextStep,
+	isTokenRefusal,
+	parseRetryAfter,
+	type BackoffPolicy,
+} from '../../nodes/Aml/transport';
 import { insecureUrlProblem, isLoopbackHost } from '../../nodes/Aml/transport/secureUrl';
-import { context, FAKE_SECRET, FAKE_TOKEN, httpRequest, scriptedServer, tokenContext } from './realHttpContext';
+import {
+	context,
+	FAKE_SECRET,
+	FAKE_TOKEN,
+	httpRequest,
+	scriptedServer,
+	tokenContext,
+} from './realHttpContext';
 
-const fast: BackoffPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 1500 };
+const fast: BackoffPolicy = {
+	maxAttempts: 4,
+	baseDelayMs: 5,
+	maxDelayMs: 20,
+	maxRetryAfterMs: 1500,
+};
 
 function errorText(error: unknown): string {
 	const e = error as { message?: string; description?: string };
@@ -25,7 +49,12 @@ describe('transport: amlRequest against a real local server', () => {
 			}
 		});
 		try {
-			const response = await amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1' }, 0, fast);
+			const response = await amlRequest.call(
+				context(server.baseUrl),
+				{ method: 'GET', path: '/v1/persons/p1' },
+				0,
+				fast,
+			);
 			expect(response.body).toEqual({ id: 'p1' });
 			expect(response.attempts).toBe(3);
 			expect(server.requests.map((r) => r.url)).toEqual(Array(3).fill('/api/v1/persons/p1'));
@@ -54,7 +83,12 @@ describe('transport: amlRequest against a real local server', () => {
 		const server = await scriptedServer((_req, _body, res) => res.writeHead(500).end('boom'));
 		try {
 			await expect(
-				amlRequest.call(context(server.baseUrl), { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 2, fast),
+				amlRequest.call(
+					context(server.baseUrl),
+					{ method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } },
+					2,
+					fast,
+				),
 			).rejects.toMatchObject({ httpCode: '500' });
 			expect(server.requests).toHaveLength(1);
 		} finally {
@@ -92,7 +126,12 @@ describe('transport: amlRequest against a real local server', () => {
 		);
 		try {
 			const error = await amlRequest
-				.call(context(server.baseUrl), { method: 'POST', path: '/v2/persons', body: { id: 'p1' }, retry: 'create' }, 3, fast)
+				.call(
+					context(server.baseUrl),
+					{ method: 'POST', path: '/v2/persons', body: { id: 'p1' }, retry: 'create' },
+					3,
+					fast,
+				)
 				.catch((e: unknown) => e);
 			expect((error as Error).message).toMatch(/Already exists/);
 			expect((error as Error).message).toMatch(/Person with id p1 already exists/);
@@ -108,43 +147,70 @@ describe('transport: amlRequest against a real local server', () => {
 		[403, 'Insufficient permissions'],
 		[404, 'Not found'],
 		[409, 'State conflict'],
-	])('HTTP %i with a JSON body maps to its meaning, no retry, no secret in the error', async (status, meaning) => {
-		const server = await scriptedServer((_req, _body, res) =>
-			res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status, message: 'detail from service' })),
-		);
-		try {
-			const error = await amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/x' }, 0, fast).catch((e: unknown) => e);
-			expect((error as Error).message).toContain(meaning);
-			expect((error as Error).message).toContain('detail from service');
-			expect(server.requests).toHaveLength(1);
-			expect(errorText(error)).not.toContain(FAKE_TOKEN);
-			expect(errorText(error)).not.toContain(FAKE_SECRET);
-		} finally {
-			await server.close();
-		}
-	});
+	])(
+		'HTTP %i with a JSON body maps to its meaning, no retry, no secret in the error',
+		async (status, meaning) => {
+			const server = await scriptedServer((_req, _body, res) =>
+				res
+					.writeHead(status, { 'content-type': 'application/json' })
+					.end(JSON.stringify({ status, message: 'detail from service' })),
+			);
+			try {
+				const error = await amlRequest
+					.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/x' }, 0, fast)
+					.catch((e: unknown) => e);
+				expect((error as Error).message).toContain(meaning);
+				expect((error as Error).message).toContain('detail from service');
+				expect(server.requests).toHaveLength(1);
+				expect(errorText(error)).not.toContain(FAKE_TOKEN);
+				expect(errorText(error)).not.toContain(FAKE_SECRET);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 
-	test('a 401 that survived n8n\'s own token renewal is tried once more (for any request), then reported', async () => {
+	test("a 401 that survived n8n's own token renewal is tried once more (for any request), then reported", async () => {
 		let calls = 0;
 		const server = await scriptedServer((_req, _body, res) => {
 			calls++;
-			if (calls === 1 || calls >= 3) res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"Full authentication is required"}');
+			if (calls === 1 || calls >= 3)
+				res
+					.writeHead(401, { 'content-type': 'application/json' })
+					.end('{"message":"Full authentication is required"}');
 			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":7}');
 		});
 		try {
-			const once = await amlRequest.call(context(server.baseUrl), { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast);
+			const once = await amlRequest.call(
+				context(server.baseUrl),
+				{ method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } },
+				0,
+				fast,
+			);
 			expect(once).toMatchObject({ status: 200, attempts: 2 });
-			await expect(amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1' }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+			await expect(
+				amlRequest.call(
+					context(server.baseUrl),
+					{ method: 'GET', path: '/v1/persons/p1' },
+					0,
+					fast,
+				),
+			).rejects.toMatchObject({ httpCode: '401' });
 			expect(server.requests).toHaveLength(4);
 		} finally {
 			await server.close();
 		}
 	});
 
-	test('an answer n8n wrapped in a NodeApiError (as after a token renewal) is still the API\'s: a POST is not repeated after its 500', async () => {
-		const server = await scriptedServer((_req, _body, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"boom"}'));
+	test("an answer n8n wrapped in a NodeApiError (as after a token renewal) is still the API's: a POST is not repeated after its 500", async () => {
+		const server = await scriptedServer((_req, _body, res) =>
+			res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"boom"}'),
+		);
 		try {
-			const ctx = context(server.baseUrl) as unknown as { helpers: { httpRequestWithAuthentication: (...a: unknown[]) => Promise<unknown> }; getNode: () => INode };
+			const ctx = context(server.baseUrl) as unknown as {
+				helpers: { httpRequestWithAuthentication: (...a: unknown[]) => Promise<unknown> };
+				getNode: () => INode;
+			};
 			const inner = ctx.helpers.httpRequestWithAuthentication;
 			ctx.helpers.httpRequestWithAuthentication = async (...args: unknown[]) => {
 				try {
@@ -153,7 +219,14 @@ describe('transport: amlRequest against a real local server', () => {
 					throw new NodeApiError(ctx.getNode(), error as JsonObject);
 				}
 			};
-			const failure = await amlRequest.call(ctx as never, { method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } }, 0, fast).catch((e: unknown) => e);
+			const failure = await amlRequest
+				.call(
+					ctx as never,
+					{ method: 'POST', path: '/v1/manual-alerts', body: { a: '1' } },
+					0,
+					fast,
+				)
+				.catch((e: unknown) => e);
 			expect(failure).toMatchObject({ httpCode: '500' });
 			expect(errorText(failure)).toMatch(/POST \/v1\/manual-alerts answered HTTP 500/);
 			expect(server.requests).toHaveLength(1);
@@ -165,9 +238,13 @@ describe('transport: amlRequest against a real local server', () => {
 	test('gives up after maxAttempts on persistent 5xx and says how many attempts were made', async () => {
 		const server = await scriptedServer((_req, _body, res) => res.writeHead(502).end());
 		try {
-			const error = await amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast).catch((e: unknown) => e);
+			const error = await amlRequest
+				.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast)
+				.catch((e: unknown) => e);
 			expect(server.requests).toHaveLength(fast.maxAttempts);
-			expect((error as { description: string }).description).toContain(`after ${fast.maxAttempts} attempts`);
+			expect((error as { description: string }).description).toContain(
+				`after ${fast.maxAttempts} attempts`,
+			);
 		} finally {
 			await server.close();
 		}
@@ -176,7 +253,9 @@ describe('transport: amlRequest against a real local server', () => {
 	test('network failure gives a clear, secret-free error', async () => {
 		const server = await scriptedServer((req) => req.socket.destroy());
 		try {
-			const error = await amlRequest.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast).catch((e: unknown) => e);
+			const error = await amlRequest
+				.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast)
+				.catch((e: unknown) => e);
 			expect((error as Error).message).toMatch(/could not be reached/);
 			expect(errorText(error)).not.toContain(FAKE_TOKEN);
 		} finally {
@@ -189,17 +268,26 @@ describe('transport: authentication through n8n (every request signed by httpReq
 	/** A service that accepts only `valid` bearer tokens. */
 	async function service(valid: () => string) {
 		return await scriptedServer((req, _body, res) => {
-			if (req.headers.authorization !== `Bearer ${valid()}`) res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"invalid token"}');
+			if (req.headers.authorization !== `Bearer ${valid()}`)
+				res
+					.writeHead(401, { 'content-type': 'application/json' })
+					.end('{"message":"invalid token"}');
 			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
 		});
 	}
 
 	test('a redirect is not followed: the token never reaches the other origin, the 3xx is an error that says why', async () => {
-		const elsewhere = await scriptedServer((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"stolen":true}'));
-		const server = await scriptedServer((_req, _body, res) => res.writeHead(302, { location: `${elsewhere.baseUrl}/collect` }).end());
+		const elsewhere = await scriptedServer((_req, _body, res) =>
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"stolen":true}'),
+		);
+		const server = await scriptedServer((_req, _body, res) =>
+			res.writeHead(302, { location: `${elsewhere.baseUrl}/collect` }).end(),
+		);
 		const { ctx } = tokenContext(server.baseUrl, { stored: 'tok-stored' });
 		try {
-			const error = await amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 3, fast).catch((e: unknown) => e);
+			const error = await amlRequest
+				.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 3, fast)
+				.catch((e: unknown) => e);
 			expect(error).toBeInstanceOf(NodeApiError);
 			expect((error as NodeApiError).message).toMatch(/^Redirect \(HTTP 302\).*base URL/);
 			expect(server.requests).toHaveLength(1);
@@ -211,11 +299,15 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
-	test('every request goes through n8n\'s helper; the run reads the credential once (for its URLs), renews nothing while the token is accepted', async () => {
+	test("every request goes through n8n's helper; the run reads the credential once (for its URLs), renews nothing while the token is accepted", async () => {
 		const server = await service(() => 'tok-stored');
 		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-stored' });
 		try {
-			await Promise.all(Array.from({ length: 50 }, () => amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 0, fast)));
+			await Promise.all(
+				Array.from({ length: 50 }, () =>
+					amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 0, fast),
+				),
+			);
 			expect(server.requests).toHaveLength(50);
 			expect(store).toMatchObject({ credentialReads: 1, viaN8n: 50, renewals: 0, fetches: 0 });
 		} finally {
@@ -223,21 +315,32 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
-	test.each(['old', 'new'] as const)('n8n %s: 8 requests refused at once (token expired): one renewal, each request sent again once', async (n8n) => {
-		let valid = 'tok-old';
-		const server = await service(() => valid);
-		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old', nextToken: () => 'tok-new', n8n });
-		try {
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
-			valid = 'tok-new';
-			const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast)));
-			expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
-			expect(store.renewals).toBe(1);
-			expect(server.requests).toHaveLength(1 + 16);
-		} finally {
-			await server.close();
-		}
-	});
+	test.each(['old', 'new'] as const)(
+		'n8n %s: 8 requests refused at once (token expired): one renewal, each request sent again once',
+		async (n8n) => {
+			let valid = 'tok-old';
+			const server = await service(() => valid);
+			const { ctx, store } = tokenContext(server.baseUrl, {
+				stored: 'tok-old',
+				nextToken: () => 'tok-new',
+				n8n,
+			});
+			try {
+				await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+				valid = 'tok-new';
+				const answers = await Promise.all(
+					Array.from({ length: 8 }, (_, i) =>
+						amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast),
+					),
+				);
+				expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+				expect(store.renewals).toBe(1);
+				expect(server.requests).toHaveLength(1 + 16);
+			} finally {
+				await server.close();
+			}
+		},
+	);
 
 	test('token endpoint answers 429 (5 a minute per IP): the one renewal waits and asks again for all refused requests; none fails, none asks on its own', async () => {
 		let valid = 'tok-old';
@@ -249,8 +352,20 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			asks++;
 			// What n8n's OAuth2 client throws for the token endpoint's 429: an AuthError when the body is an OAuth error
 			// (the status is dropped), a ResponseError otherwise.
-			if (asks === 1) throw Object.assign(new Error('token endpoint rate limit: 5 requests per 60 s'), { code: 'EAUTH', body: { error: 'too_many_requests', error_description: 'token endpoint rate limit: 5 requests per 60 s' } });
-			if (asks === 2) throw Object.assign(new Error('HTTP status 429'), { status: 429, body: 'slow down', code: 'ESTATUS' });
+			if (asks === 1)
+				throw Object.assign(new Error('token endpoint rate limit: 5 requests per 60 s'), {
+					code: 'EAUTH',
+					body: {
+						error: 'too_many_requests',
+						error_description: 'token endpoint rate limit: 5 requests per 60 s',
+					},
+				});
+			if (asks === 2)
+				throw Object.assign(new Error('HTTP status 429'), {
+					status: 429,
+					body: 'slow down',
+					code: 'ESTATUS',
+				});
 			store.token = 'tok-new';
 			return { access_token: store.token };
 		};
@@ -258,31 +373,45 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
 			valid = 'tok-new';
 			const started = Date.now();
-			const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast)));
+			const answers = await Promise.all(
+				Array.from({ length: 8 }, (_, i) =>
+					amlRequest.call(ctx, { method: 'GET', path: `/v1/persons/p${i}` }, 0, fast),
+				),
+			);
 			expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
 			expect(asks).toBe(3);
 			// Backoff before the 2nd and 3rd ask: at least 0.5 s + 1 s.
 			expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
 			// Each request: refused, then sent again after each pause (another process may have stored a token), then
 			// with the renewed token.
-			expect(server.requests.filter((r) => r.headers.authorization === 'Bearer tok-new')).toHaveLength(8);
+			expect(
+				server.requests.filter((r) => r.headers.authorization === 'Bearer tok-new'),
+			).toHaveLength(8);
 		} finally {
 			await server.close();
 		}
 	}, 30_000);
 
-	test('n8n new: its own renewal meets the token endpoint\'s 429: the request waits (Retry-After) and is sent again, not failed', async () => {
+	test("n8n new: its own renewal meets the token endpoint's 429: the request waits (Retry-After) and is sent again, not failed", async () => {
 		let valid = 'tok-old';
 		const server = await service(() => valid);
-		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old', n8n: 'new', nextToken: () => 'tok-new' });
-		const helpers = (ctx as unknown as { helpers: Record<string, (...a: unknown[]) => Promise<unknown>> }).helpers;
+		const { ctx, store } = tokenContext(server.baseUrl, {
+			stored: 'tok-old',
+			n8n: 'new',
+			nextToken: () => 'tok-new',
+		});
+		const helpers = (
+			ctx as unknown as { helpers: Record<string, (...a: unknown[]) => Promise<unknown>> }
+		).helpers;
 		const inner = helpers.httpRequestWithAuthentication;
 		let refusedOnce = false;
 		helpers.httpRequestWithAuthentication = async (...args: unknown[]) => {
 			if (valid === 'tok-new' && !refusedOnce) {
 				refusedOnce = true;
 				// n8n 2.41's wrapping of the token endpoint's answer to its renewal
-				throw Object.assign(new Error('Failed to acquire OAuth2 access token: HTTP status 429'), { code: 'ESTATUS' });
+				throw Object.assign(new Error('Failed to acquire OAuth2 access token: HTTP status 429'), {
+					code: 'ESTATUS',
+				});
 			}
 			return await inner(...args);
 		};
@@ -312,41 +441,69 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
-	test.each(['old', 'new'] as const)('n8n %s: renewed tokens that are still refused: the 401 is the error, and the run stops asking after two in a row', async (n8n) => {
-		const server = await service(() => 'never');
-		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', n8n });
-		try {
-			// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
-			await expect(amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
-			expect(store.renewals).toBe(2);
-			expect(server.requests).toHaveLength(4);
-			// 20 more items of the same run: answered with the same refusal, no token request and nothing sent (a revoked
-			// client must not cost a token request per item)
-			for (let i = 0; i < 20; i++) {
-				await expect(amlRequest.call(ctx, { method: 'GET', path: `/v1/b${i}` }, 0, fast)).rejects.toMatchObject({ httpCode: '401' });
+	test.each(['old', 'new'] as const)(
+		'n8n %s: renewed tokens that are still refused: the 401 is the error, and the run stops asking after two in a row',
+		async (n8n) => {
+			const server = await service(() => 'never');
+			const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', n8n });
+			try {
+				// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
+				await expect(
+					amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast),
+				).rejects.toMatchObject({ httpCode: '401' });
+				expect(store.renewals).toBe(2);
+				expect(server.requests).toHaveLength(4);
+				// 20 more items of the same run: answered with the same refusal, no token request and nothing sent (a revoked
+				// client must not cost a token request per item)
+				for (let i = 0; i < 20; i++) {
+					await expect(
+						amlRequest.call(ctx, { method: 'GET', path: `/v1/b${i}` }, 0, fast),
+					).rejects.toMatchObject({ httpCode: '401' });
+				}
+				expect(store.renewals).toBe(2);
+				expect(server.requests).toHaveLength(4);
+			} finally {
+				await server.close();
 			}
-			expect(store.renewals).toBe(2);
-			expect(server.requests).toHaveLength(4);
-		} finally {
-			await server.close();
-		}
-	});
+		},
+	);
 });
 
-describe('classify: n8n\'s errors read by their whole chain of causes (table; every row a real error of n8n\'s OAuth2 client)', () => {
-	const node = { id: 'n1', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
+describe("classify: n8n's errors read by their whole chain of causes (table; every row a real error of n8n's OAuth2 client)", () => {
+	const node = {
+		id: 'n1',
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	} as unknown as INode;
 	// What the token endpoint does, and what n8n's OAuth2 client (the one n8n uses) throws for it.
-	const endpoint: Record<string, (res: import('node:http').ServerResponse, req: import('node:http').IncomingMessage) => void> = {
+	const endpoint: Record<
+		string,
+		(res: import('node:http').ServerResponse, req: import('node:http').IncomingMessage) => void
+	> = {
 		drop: (_res, req) => req.socket.destroy(),
-		'429 OAuth body': (res) => res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' }).end('{"error":"too_many_requests","error_description":"rate limit: 5 a minute"}'),
+		'429 OAuth body': (res) =>
+			res
+				.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' })
+				.end('{"error":"too_many_requests","error_description":"rate limit: 5 a minute"}'),
 		'429 plain': (res) => res.writeHead(429, { 'retry-after': '3' }).end('slow down'),
-		'503': (res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":503}'),
-		invalid_client: (res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
+		'503': (res) =>
+			res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":503}'),
+		invalid_client: (res) =>
+			res
+				.writeHead(401, { 'content-type': 'application/json' })
+				.end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
 	};
 	async function tokenError(kind: string): Promise<Error> {
 		const server = await scriptedServer((req, _body, res) => endpoint[kind](res, req));
 		try {
-			const client = new ClientOAuth2({ clientId: 'c', clientSecret: FAKE_SECRET, accessTokenUri: `${server.baseUrl}/oauth/token` });
+			const client = new ClientOAuth2({
+				clientId: 'c',
+				clientSecret: FAKE_SECRET,
+				accessTokenUri: `${server.baseUrl}/oauth/token`,
+			});
 			const error = await client.credentials.getToken().then(
 				() => new Error('token endpoint answered a token'),
 				(thrown: Error) => thrown,
@@ -359,10 +516,16 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 	// How each n8n hands that error to the node (see nodes/shared/n8n/errors.ts).
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
-			new NodeApiError(node, new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, { cause: error }) as unknown as JsonObject),
+			new NodeApiError(
+				node,
+				new OperationalError(`Failed to acquire OAuth2 access token: ${error.message}`, {
+					cause: error,
+				}) as unknown as JsonObject,
+			),
 		// n8n-workflow 1.x and 2.0.x declare `cause` as a class field, which wipes the cause the constructor set
-		'1.123.81 / 2.0.3 first fetch (NodeApiError, its cause wiped)': (error) => Object.assign(new NodeApiError(node, error as unknown as JsonObject), { cause: undefined }),
-		'renewal (refreshOAuth2Token throws the client\'s error)': (error) => error,
+		'1.123.81 / 2.0.3 first fetch (NodeApiError, its cause wiped)': (error) =>
+			Object.assign(new NodeApiError(node, error as unknown as JsonObject), { cause: undefined }),
+		"renewal (refreshOAuth2Token throws the client's error)": (error) => error,
 	};
 	const expected: Record<string, object> = {
 		drop: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true },
@@ -371,25 +534,37 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 		'503': { kind: 'http', status: 503, fromTokenEndpoint: true },
 		invalid_client: { kind: 'http', status: 401, fromTokenEndpoint: true },
 	};
-	const rows = Object.keys(endpoint).flatMap((kind) => Object.keys(wrappers).map((wrapper) => [kind, wrapper] as const));
-	test.each(rows)('token endpoint %s, %s: at the token endpoint, never the service', async (kind, wrapper) => {
-		const error = await tokenError(kind);
-		const outcome = classify(wrappers[wrapper](error), (error as Error & { tokenUrl: string }).tokenUrl);
-		if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
-			// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
-			expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
-			return;
-		}
-		expect(outcome).toMatchObject(expected[kind]);
-		expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
-		expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
-	});
+	const rows = Object.keys(endpoint).flatMap((kind) =>
+		Object.keys(wrappers).map((wrapper) => [kind, wrapper] as const),
+	);
+	test.each(rows)(
+		'token endpoint %s, %s: at the token endpoint, never the service',
+		async (kind, wrapper) => {
+			const error = await tokenError(kind);
+			const outcome = classify(
+				wrappers[wrapper](error),
+				(error as Error & { tokenUrl: string }).tokenUrl,
+			);
+			if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
+				// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
+				expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+				return;
+			}
+			expect(outcome).toMatchObject(expected[kind]);
+			expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
+			expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
+		},
+	);
 
-	test('a service request that got no answer, as n8n 2.x wraps it, is the service\'s (it may have been applied)', async () => {
+	test("a service request that got no answer, as n8n 2.x wraps it, is the service's (it may have been applied)", async () => {
 		const server = await scriptedServer((req) => req.socket.destroy());
 		try {
-			const error = await httpRequest({ url: `${server.baseUrl}/api/v1/x`, method: 'POST' }).catch((e: Error) => e);
-			expect(classify(new NodeApiError(node, error as JsonObject), `${server.baseUrl}/oauth/token`)).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+			const error = await httpRequest({ url: `${server.baseUrl}/api/v1/x`, method: 'POST' }).catch(
+				(e: Error) => e,
+			);
+			expect(
+				classify(new NodeApiError(node, error as JsonObject), `${server.baseUrl}/oauth/token`),
+			).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
 		} finally {
 			await server.close();
 		}
@@ -397,16 +572,41 @@ describe('classify: n8n\'s errors read by their whole chain of causes (table; ev
 
 	// n8n 1.x's NodeApiError keeps no cause: the mapped message, the original one among `messages`, the code as
 	// `httpCode`. Where it happened is then read from the credential (auth.ts: no token stored → the token fetch failed).
-	const wrapped = (httpCode: string, original: string, mapped: string) => Object.assign(new Error(mapped), { httpCode, messages: [original] });
+	const wrapped = (httpCode: string, original: string, mapped: string) =>
+		Object.assign(new Error(mapped), { httpCode, messages: [original] });
 	test.each([
-		['ECONNABORTED', 'timeout of 1000ms exceeded', 'The connection was aborted, perhaps the server is offline', 'ETIMEDOUT'],
-		['ECONNRESET', 'socket hang up', 'The connection to the server was closed unexpectedly, perhaps it is offline.', 'ECONNRESET'],
-		['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9', 'The service refused the connection - perhaps it is offline', 'ECONNREFUSED'],
+		[
+			'ECONNABORTED',
+			'timeout of 1000ms exceeded',
+			'The connection was aborted, perhaps the server is offline',
+			'ETIMEDOUT',
+		],
+		[
+			'ECONNRESET',
+			'socket hang up',
+			'The connection to the server was closed unexpectedly, perhaps it is offline.',
+			'ECONNRESET',
+		],
+		[
+			'ECONNREFUSED',
+			'connect ECONNREFUSED 127.0.0.1:9',
+			'The service refused the connection - perhaps it is offline',
+			'ECONNREFUSED',
+		],
 	])('n8n 1.x: %s (%s) is a network failure: %s', (httpCode, original, mapped, code) => {
-		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({ kind: 'network', code, fromTokenEndpoint: false });
+		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({
+			kind: 'network',
+			code,
+			fromTokenEndpoint: false,
+		});
 	});
-	test('n8n 1.x: a status without an answer is the token endpoint\'s (the API\'s statuses come back as answers)', () => {
-		expect(classify(wrapped('429', 'too many', 'The service is receiving too many requests from you'), 'http://t/oauth/token')).toMatchObject({ kind: 'http', status: 429, fromTokenEndpoint: true });
+	test("n8n 1.x: a status without an answer is the token endpoint's (the API's statuses come back as answers)", () => {
+		expect(
+			classify(
+				wrapped('429', 'too many', 'The service is receiving too many requests from you'),
+				'http://t/oauth/token',
+			),
+		).toMatchObject({ kind: 'http', status: 429, fromTokenEndpoint: true });
 	});
 });
 
@@ -420,7 +620,10 @@ describe('backoff', () => {
 
 	test('exponential delays stay within [ceiling/2, ceiling] and the cap', () => {
 		for (let attempt = 1; attempt <= 10; attempt++) {
-			const ceiling = Math.min(DEFAULT_BACKOFF.maxDelayMs, DEFAULT_BACKOFF.baseDelayMs * 2 ** (attempt - 1));
+			const ceiling = Math.min(
+				DEFAULT_BACKOFF.maxDelayMs,
+				DEFAULT_BACKOFF.baseDelayMs * 2 ** (attempt - 1),
+			);
 			expect(backoffDelay(attempt, DEFAULT_BACKOFF, undefined, () => 0)).toBe(ceiling / 2);
 			expect(backoffDelay(attempt, DEFAULT_BACKOFF, undefined, () => 1)).toBe(ceiling);
 		}
@@ -429,16 +632,39 @@ describe('backoff', () => {
 });
 
 describe('nextStep: what follows a failed attempt (retry mode decided before: retryable), with a time budget', () => {
-	const base = { retryable: true, answered: true, attempt: 1, maxAttempts: 6, waitMs: 250, remainingMs: Infinity };
+	const base = {
+		retryable: true,
+		answered: true,
+		attempt: 1,
+		maxAttempts: 6,
+		waitMs: 250,
+		remainingMs: Infinity,
+	};
 	test.each([
 		['a repeatable failure, no budget', {}, 'retry'],
 		['not repeatable (4xx answered)', { retryable: false }, 'stop'],
-		['not repeatable (4xx answered) even with the budget spent', { retryable: false, remainingMs: 0 }, 'stop'],
+		[
+			'not repeatable (4xx answered) even with the budget spent',
+			{ retryable: false, remainingMs: 0 },
+			'stop',
+		],
 		['attempts used up', { attempt: 6 }, 'stop'],
-		['attempts used up with the budget spent', { attempt: 6, answered: false, remainingMs: 0 }, 'budget'],
+		[
+			'attempts used up with the budget spent',
+			{ attempt: 6, answered: false, remainingMs: 0 },
+			'budget',
+		],
 		['an attempt cut by the budget (no answer)', { answered: false, remainingMs: 0 }, 'budget'],
-		['a one-shot that got no answer, budget spent', { retryable: false, answered: false, remainingMs: -5 }, 'budget'],
-		['the wait ends after the budget (Retry-After beyond the deadline)', { waitMs: 60_000, remainingMs: 5_000 }, 'budget'],
+		[
+			'a one-shot that got no answer, budget spent',
+			{ retryable: false, answered: false, remainingMs: -5 },
+			'budget',
+		],
+		[
+			'the wait ends after the budget (Retry-After beyond the deadline)',
+			{ waitMs: 60_000, remainingMs: 5_000 },
+			'budget',
+		],
 		['the wait ends exactly at the deadline', { waitMs: 500, remainingMs: 500 }, 'budget'],
 		['the wait leaves time for a repeat', { waitMs: 500, remainingMs: 501 }, 'retry'],
 	] as const)('%s → %s', (_name, change, expected) => {
@@ -454,11 +680,20 @@ describe('time budget in amlRequest', () => {
 		try {
 			const started = Date.now();
 			const error = await amlRequest
-				.call(context(server.baseUrl), { method: 'GET', path: '/v1/persons/p1', deadline: deadlineIn(2000) }, 0)
-				.then(() => undefined, (e: unknown) => e);
+				.call(
+					context(server.baseUrl),
+					{ method: 'GET', path: '/v1/persons/p1', deadline: deadlineIn(2000) },
+					0,
+				)
+				.then(
+					() => undefined,
+					(e: unknown) => e,
+				);
 			expect(Date.now() - started).toBeLessThan(1000);
 			expect(isBudgetSpent(error)).toBe(true);
-			expect((error as Error).message).toMatch(/^Time budget of 2000 ms spent before the AML service answered\. The request was not applied/);
+			expect((error as Error).message).toMatch(
+				/^Time budget of 2000 ms spent before the AML service answered\. The request was not applied/,
+			);
 			expect(server.requests).toHaveLength(1);
 		} finally {
 			await server.close();
@@ -472,8 +707,20 @@ describe('time budget in amlRequest', () => {
 		try {
 			const started = Date.now();
 			const error = await amlRequest
-				.call(context(server.baseUrl), { method: 'POST', path: '/v1/transactions/t/monitoring-checks', retry: 'safe', deadline: deadlineIn(300) }, 0)
-				.then(() => undefined, (e: unknown) => e);
+				.call(
+					context(server.baseUrl),
+					{
+						method: 'POST',
+						path: '/v1/transactions/t/monitoring-checks',
+						retry: 'safe',
+						deadline: deadlineIn(300),
+					},
+					0,
+				)
+				.then(
+					() => undefined,
+					(e: unknown) => e,
+				);
 			expect(Date.now() - started).toBeLessThan(800);
 			expect(isBudgetSpent(error)).toBe(true);
 			expect((error as Error).message).toMatch(/may have been applied/);
@@ -484,12 +731,18 @@ describe('time budget in amlRequest', () => {
 });
 
 describe('walkPages: the service cap is reported in both modes', () => {
-	const { walkPages } = require('../../nodes/Aml/transport/pagination') as typeof import('../../nodes/Aml/transport/pagination');
+	const { walkPages } =
+		require('../../nodes/Aml/transport/pagination') as typeof import('../../nodes/Aml/transport/pagination');
 	/** A service with `total` results that pages only up to 10,000 (like the search endpoints). */
 	const pagesOf = (total: number) => async (page: number, size: number) => {
 		const start = page * size;
 		const end = Math.min(total, 10_000, start + size);
-		return { number: page, size, total, content: Array.from({ length: Math.max(0, end - start) }, (_v, i) => start + i) };
+		return {
+			number: page,
+			size,
+			total,
+			content: Array.from({ length: Math.max(0, end - start) }, (_v, i) => start + i),
+		};
 	};
 
 	test('Limit above the cap: 10,000 of 12,500 returned and capped', async () => {
@@ -512,8 +765,26 @@ describe('walkPages: the service cap is reported in both modes', () => {
 
 describe('transport: secrets only over https or loopback', () => {
 	test('loopback is localhost, 127.0.0.0/8 and ::1; nothing else', () => {
-		for (const host of ['localhost', 'LOCALHOST', 'api.localhost', '127.0.0.1', '127.255.0.9', '::1', '[::1]']) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true });
-		for (const host of ['0.0.0.0', '[::ffff:7f00:1]', '10.0.0.1', '128.0.0.1', '127.0.0.1.example.com', 'localhost.example.com', 'app.example.com']) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
+		for (const host of [
+			'localhost',
+			'LOCALHOST',
+			'api.localhost',
+			'127.0.0.1',
+			'127.255.0.9',
+			'::1',
+			'[::1]',
+		])
+			expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true });
+		for (const host of [
+			'0.0.0.0',
+			'[::ffff:7f00:1]',
+			'10.0.0.1',
+			'128.0.0.1',
+			'127.0.0.1.example.com',
+			'localhost.example.com',
+			'app.example.com',
+		])
+			expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
 	});
 
 	test('https passes; http passes only on loopback or when allowed; the message names field, scheme and host but no user or password', () => {
@@ -521,10 +792,20 @@ describe('transport: secrets only over https or loopback', () => {
 		expect(insecureUrlProblem('http://127.0.0.1:8080', 'API Base URL', false)).toBeUndefined();
 		expect(insecureUrlProblem('http://[::1]:8080/oauth/token', 'Token URL', false)).toBeUndefined();
 		expect(insecureUrlProblem('http://app.example.com', 'API Base URL', true)).toBeUndefined();
-		const refused = insecureUrlProblem('http://user:pa55word@app.example.com/oauth/token?x=1', 'Token URL', false);
-		expect(refused).toMatch(/^The credential's Token URL \(http:\/\/app\.example\.com\) uses plain http: .*Allow Plain HTTP \(Insecure\).*Nothing was sent$/);
+		const refused = insecureUrlProblem(
+			'http://user:pa55word@app.example.com/oauth/token?x=1',
+			'Token URL',
+			false,
+		);
+		expect(refused).toMatch(
+			/^The credential's Token URL \(http:\/\/app\.example\.com\) uses plain http: .*Allow Plain HTTP \(Insecure\).*Nothing was sent$/,
+		);
 		expect(refused).not.toMatch(/pa55word|user/);
-		expect(insecureUrlProblem('ftp://app.example.com', 'API Base URL', true)).toMatch(/must start with https:\/\//);
-		expect(insecureUrlProblem('app.example.com', 'API Base URL', false)).toMatch(/is not a valid URL/);
+		expect(insecureUrlProblem('ftp://app.example.com', 'API Base URL', true)).toMatch(
+			/must start with https:\/\//,
+		);
+		expect(insecureUrlProblem('app.example.com', 'API Base URL', false)).toMatch(
+			/is not a valid URL/,
+		);
 	});
 });

@@ -11,8 +11,18 @@ import {
 	triggerKeyId,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
-import { eventTimeMs, MAX_CLOCK_SKEW_MS, MAX_DELIVERY_AGE_MS, staleness } from '../../nodes/AmlTrigger/freshness';
-import { entityTypeOf, rejection, splitList, type EventFilter } from '../../nodes/AmlTrigger/filters';
+import {
+	eventTimeMs,
+	MAX_CLOCK_SKEW_MS,
+	MAX_DELIVERY_AGE_MS,
+	staleness,
+} from '../../nodes/AmlTrigger/freshness';
+import {
+	entityTypeOf,
+	rejection,
+	splitList,
+	type EventFilter,
+} from '../../nodes/AmlTrigger/filters';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
 import {
@@ -25,16 +35,24 @@ import {
 	type VerificationSettings,
 } from '../../nodes/AmlTrigger/verify';
 
-const body = Buffer.from('{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}');
+const body = Buffer.from(
+	'{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}',
+);
 
 describe('AML Trigger verification', () => {
-	const hmac: VerificationSettings = { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: 's3cret' };
+	const hmac: VerificationSettings = {
+		method: 'hmac',
+		hmacHeaderName: 'X-AML-Signature',
+		hmacSecret: 's3cret',
+	};
 	const sig = createHmac('sha256', 's3cret').update(body).digest('hex');
 
 	test('HMAC of the raw bytes passes, in any header case, with or without sha256=, any hex case', () => {
 		expect(verifyDelivery(hmac, { 'x-aml-signature': sig }, body)).toBe(true);
 		expect(verifyDelivery(hmac, { 'X-AML-Signature': `sha256=${sig}` }, body)).toBe(true);
-		expect(verifyDelivery(hmac, { 'x-aml-signature': `SHA256=${sig.toUpperCase()}` }, body)).toBe(true);
+		expect(verifyDelivery(hmac, { 'x-aml-signature': `SHA256=${sig.toUpperCase()}` }, body)).toBe(
+			true,
+		);
 		expect(verifyDelivery(hmac, { 'x-aml-signature': ` ${sig} ` }, body)).toBe(true);
 	});
 
@@ -47,20 +65,30 @@ describe('AML Trigger verification', () => {
 		expect(verifyDelivery(hmac, { 'x-aml-signature': `${sig}00` }, body)).toBe(false);
 		expect(verifyDelivery(hmac, {}, body)).toBe(false);
 		expect(verifyDelivery(hmac, { 'x-aml-signature': sig }, undefined)).toBe(false);
-		expect(verifyDelivery({ ...hmac, hmacHeaderName: 'X-Other' }, { 'x-aml-signature': sig }, body)).toBe(false);
+		expect(
+			verifyDelivery({ ...hmac, hmacHeaderName: 'X-Other' }, { 'x-aml-signature': sig }, body),
+		).toBe(false);
 	});
 
 	test('an empty signing secret never verifies (even with a matching HMAC of the empty key)', () => {
 		const empty = createHmac('sha256', '').update(body).digest('hex');
-		expect(verifyDelivery({ method: 'hmac', hmacSecret: '' }, { 'x-aml-signature': empty }, body)).toBe(false);
+		expect(
+			verifyDelivery({ method: 'hmac', hmacSecret: '' }, { 'x-aml-signature': empty }, body),
+		).toBe(false);
 	});
 
 	test('HMAC header defaults to X-AML-Signature', () => {
-		expect(verifyDelivery({ method: 'hmac', hmacSecret: 's3cret' }, { 'x-aml-signature': sig }, body)).toBe(true);
+		expect(
+			verifyDelivery({ method: 'hmac', hmacSecret: 's3cret' }, { 'x-aml-signature': sig }, body),
+		).toBe(true);
 	});
 
 	test('secret header: exact value, header name any case; empty secret never verifies', () => {
-		const s: VerificationSettings = { method: 'header', headerName: 'X-Hook-Token', headerSecret: 'tok-1' };
+		const s: VerificationSettings = {
+			method: 'header',
+			headerName: 'X-Hook-Token',
+			headerSecret: 'tok-1',
+		};
 		expect(verifyDelivery(s, { 'x-hook-token': 'tok-1' }, body)).toBe(true);
 		expect(verifyDelivery(s, { 'x-hook-token': 'tok-2' }, body)).toBe(false);
 		expect(verifyDelivery(s, { 'x-hook-token': 'tok-1 ' }, body)).toBe(false);
@@ -73,26 +101,44 @@ describe('AML Trigger verification', () => {
 		const s: VerificationSettings = { method: 'basicAuth', user: 'aml', password: 'p:w' };
 		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
 		expect(verifyDelivery(s, basic('aml:p:w'), body)).toBe(true);
-		expect(verifyDelivery(s, { authorization: `basic ${Buffer.from('aml:p:w').toString('base64')}` }, body)).toBe(true);
+		expect(
+			verifyDelivery(
+				s,
+				{ authorization: `basic ${Buffer.from('aml:p:w').toString('base64')}` },
+				body,
+			),
+		).toBe(true);
 		expect(verifyDelivery(s, basic('aml:p:x'), body)).toBe(false);
 		expect(verifyDelivery(s, basic('other:p:w'), body)).toBe(false);
 		expect(verifyDelivery(s, basic('amlp:w'), body)).toBe(false);
 		expect(verifyDelivery(s, { authorization: 'Bearer x' }, body)).toBe(false);
 		expect(verifyDelivery(s, {}, body)).toBe(false);
-		expect(verifyDelivery({ method: 'basicAuth', user: '', password: '' }, basic(':'), body)).toBe(false);
+		expect(verifyDelivery({ method: 'basicAuth', user: '', password: '' }, basic(':'), body)).toBe(
+			false,
+		);
 	});
 
 	test('every incomplete setting fails closed: an empty or missing password, user, header value or signing secret lets nothing in', () => {
 		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
-		expect(verifyDelivery({ method: 'basicAuth', user: 'aml', password: '' }, basic('aml:'), body)).toBe(false);
+		expect(
+			verifyDelivery({ method: 'basicAuth', user: 'aml', password: '' }, basic('aml:'), body),
+		).toBe(false);
 		expect(verifyDelivery({ method: 'basicAuth', user: 'aml' }, basic('aml:'), body)).toBe(false);
-		expect(verifyDelivery({ method: 'basicAuth', user: '', password: 'pw' }, basic(':pw'), body)).toBe(false);
-		expect(verifyDelivery({ method: 'header', headerName: 'X-H' }, { 'x-h': '' }, body)).toBe(false);
-		expect(verifyDelivery({ method: 'hmac' }, { 'x-aml-signature': hmacHex('', body) }, body)).toBe(false);
+		expect(
+			verifyDelivery({ method: 'basicAuth', user: '', password: 'pw' }, basic(':pw'), body),
+		).toBe(false);
+		expect(verifyDelivery({ method: 'header', headerName: 'X-H' }, { 'x-h': '' }, body)).toBe(
+			false,
+		);
+		expect(verifyDelivery({ method: 'hmac' }, { 'x-aml-signature': hmacHex('', body) }, body)).toBe(
+			false,
+		);
 	});
 
 	test('unknown method fails closed', () => {
-		expect(verifyDelivery({ method: 'nope' } as unknown as VerificationSettings, {}, body)).toBe(false);
+		expect(verifyDelivery({ method: 'nope' } as unknown as VerificationSettings, {}, body)).toBe(
+			false,
+		);
 	});
 
 	test('safeEqual compares content and length', () => {
@@ -111,9 +157,17 @@ describe('AML Trigger verification', () => {
 	test('secret headers per method', () => {
 		const always = ['authorization', 'proxy-authorization', 'cookie'];
 		expect(secretHeaderNames(undefined)).toEqual(always);
-		expect(secretHeaderNames({ method: 'header', headerName: 'X-Hook-Token' })).toEqual([...always, 'x-hook-token']);
+		expect(secretHeaderNames({ method: 'header', headerName: 'X-Hook-Token' })).toEqual([
+			...always,
+			'x-hook-token',
+		]);
 		expect(secretHeaderNames({ method: 'hmac' })).toEqual([...always, 'x-aml-signature']);
-		expect(redactedHeaders({ Cookie: 'sid=1', 'Proxy-Authorization': 'Basic eDp5', host: 'n8n' }, secretHeaderNames(undefined))).toEqual({
+		expect(
+			redactedHeaders(
+				{ Cookie: 'sid=1', 'Proxy-Authorization': 'Basic eDp5', host: 'n8n' },
+				secretHeaderNames(undefined),
+			),
+		).toEqual({
 			Cookie: '[redacted]',
 			'Proxy-Authorization': '[redacted]',
 			host: 'n8n',
@@ -123,7 +177,9 @@ describe('AML Trigger verification', () => {
 	test('credential completeness', () => {
 		expect(missingSetting({ method: 'hmac', hmacSecret: 'x' })).toBeUndefined();
 		expect(missingSetting({ method: 'hmac' })).toMatch(/Signing Secret/);
-		expect(missingSetting({ method: 'header', headerName: 'X', headerSecret: '' })).toMatch(/Header Value/);
+		expect(missingSetting({ method: 'header', headerName: 'X', headerSecret: '' })).toMatch(
+			/Header Value/,
+		);
 		expect(missingSetting({ method: 'basicAuth', user: 'u' })).toMatch(/Password/);
 		expect(missingSetting({})).toMatch(/method/);
 	});
@@ -132,7 +188,9 @@ describe('AML Trigger verification', () => {
 describe('AML Trigger deduplication', () => {
 	test('key is the SHA-256 of the raw bytes', () => {
 		expect(deliveryKey(body)).toBe(createHash('sha256').update(body).digest('base64url'));
-		expect(deliveryKey(Buffer.from(body.toString().replace(', ', ',')))).not.toBe(deliveryKey(body));
+		expect(deliveryKey(Buffer.from(body.toString().replace(', ', ',')))).not.toBe(
+			deliveryKey(body),
+		);
 	});
 
 	test('a recorded key is a duplicate within the window, and new again after it', () => {
@@ -166,7 +224,9 @@ describe('AML Trigger deduplication', () => {
 		const now = Date.now();
 		expect(acceptedWithin({ acceptedDeliveries: { a: 'x', b: null } }, 'a', now, 10)).toBe(false);
 		expect(acceptedWithin({ acceptedDeliveries: [1, 2] }, '0', now, 10)).toBe(false);
-		expect(acceptedWithin({ acceptedDeliveries: { a: now / 1000 + 3600 } }, 'a', now, 10)).toBe(false);
+		expect(acceptedWithin({ acceptedDeliveries: { a: now / 1000 + 3600 } }, 'a', now, 10)).toBe(
+			false,
+		);
 	});
 
 	test('in-process state: pending until recorded, pending expires, recorded lasts the window', () => {
@@ -206,16 +266,28 @@ describe('AML Trigger event selection and filters', () => {
 		expect(rejection(some, 'ALERT_CREATED', {})).toBeUndefined();
 		expect(rejection(some, 'PERSON_CLEARED', {})).toBeUndefined();
 		expect(rejection(some, 'TRANSACTION_CLEARED', {})).toMatch(/not selected/);
-		expect(rejection({ events: [], decisionRules: [] }, 'ALERT_CREATED', {})).toMatch(/not selected/);
+		expect(rejection({ events: [], decisionRules: [] }, 'ALERT_CREATED', {})).toMatch(
+			/not selected/,
+		);
 	});
 
 	test('entity type: explicit, inferred from a transaction id, events about neither pass', () => {
 		const f: EventFilter = { ...all, entityType: 'TRANSACTION' };
-		expect(rejection(f, 'ALERT_CREATED', { entityType: 'TRANSACTION', personId: 'p' })).toBeUndefined();
-		expect(rejection(f, 'ALERT_CREATED', { entityType: 'PERSON', personId: 'p' })).toMatch(/entity type/);
-		expect(rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: 't' })).toBeUndefined();
-		expect(rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: null })).toMatch(/entity type/);
-		expect(rejection(f, 'CUSTOM_LIST_RECORD_CREATED', { customListId: 'x', recordId: 'r' })).toBeUndefined();
+		expect(
+			rejection(f, 'ALERT_CREATED', { entityType: 'TRANSACTION', personId: 'p' }),
+		).toBeUndefined();
+		expect(rejection(f, 'ALERT_CREATED', { entityType: 'PERSON', personId: 'p' })).toMatch(
+			/entity type/,
+		);
+		expect(
+			rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: 't' }),
+		).toBeUndefined();
+		expect(rejection(f, 'ALERT_STATUS_UPDATED', { personId: 'p', transactionId: null })).toMatch(
+			/entity type/,
+		);
+		expect(
+			rejection(f, 'CUSTOM_LIST_RECORD_CREATED', { customListId: 'x', recordId: 'r' }),
+		).toBeUndefined();
 		expect(entityTypeOf({ entityType: 'person' })).toBe('PERSON');
 	});
 
@@ -244,7 +316,10 @@ describe('AML Trigger event selection and filters', () => {
 
 describe('AML Trigger payload, headers and samples', () => {
 	test('payload from the parsed body, or from the raw bytes under another content type', () => {
-		expect(payloadOf({ action: 'A', metadata: {} }, undefined)).toEqual({ action: 'A', metadata: {} });
+		expect(payloadOf({ action: 'A', metadata: {} }, undefined)).toEqual({
+			action: 'A',
+			metadata: {},
+		});
 		expect(payloadOf('text', body)?.action).toBe('ALERT_CREATED');
 		expect(payloadOf({}, Buffer.from('not json'))).toBeUndefined();
 		expect(payloadOf({ action: '' }, undefined)).toBeUndefined();
@@ -252,7 +327,17 @@ describe('AML Trigger payload, headers and samples', () => {
 	});
 
 	test('secret headers are redacted, others kept', () => {
-		expect(redactedHeaders({ authorization: 'Basic x', 'x-aml-signature': 'abc', 'content-type': 'application/json', gone: undefined }, ['authorization', 'x-aml-signature'])).toEqual({
+		expect(
+			redactedHeaders(
+				{
+					authorization: 'Basic x',
+					'x-aml-signature': 'abc',
+					'content-type': 'application/json',
+					gone: undefined,
+				},
+				['authorization', 'x-aml-signature'],
+			),
+		).toEqual({
 			authorization: '[redacted]',
 			'x-aml-signature': '[redacted]',
 			'content-type': 'application/json',
@@ -264,7 +349,9 @@ describe('AML Trigger payload, headers and samples', () => {
 			expect(SAMPLE_PAYLOADS[value]).toMatchObject({ action: value, metadata: expect.any(Object) });
 			expect(Number.isNaN(Date.parse(String(SAMPLE_PAYLOADS[value].createdTime)))).toBe(false);
 		}
-		expect(Object.keys(SAMPLE_PAYLOADS).sort()).toEqual([...EVENT_ACTIONS.map((e) => e.value), 'PERSON_CLEARED', 'TRANSACTION_CLEARED'].sort());
+		expect(Object.keys(SAMPLE_PAYLOADS).sort()).toEqual(
+			[...EVENT_ACTIONS.map((e) => e.value), 'PERSON_CLEARED', 'TRANSACTION_CLEARED'].sort(),
+		);
 		expect(Object.keys(SAMPLE_PAYLOADS.ALERT_CREATED.metadata as object).sort()).toEqual(
 			['alertId', 'entityType', 'hits', 'personId', 'scenarioType', 'transactionId'].sort(),
 		);
@@ -279,7 +366,16 @@ describe('AML Trigger replay window (createdTime)', () => {
 		expect(eventTimeMs('2026-11-22T10:00:00.123456Z')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0, 123));
 		expect(eventTimeMs('2026-11-22T12:00:00+02:00')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0));
 		expect(eventTimeMs('2026-11-22T12:00:00+0200')).toBe(Date.UTC(2026, 10, 22, 10, 0, 0));
-		for (const bad of ['2026-11-22T10:00:00', '2026-11-22', '2026-13-40T10:00:00Z', 'yesterday', 1700000000000, null, undefined, `2026-11-22T10:00:00.${'1'.repeat(50)}Z`])
+		for (const bad of [
+			'2026-11-22T10:00:00',
+			'2026-11-22',
+			'2026-13-40T10:00:00Z',
+			'yesterday',
+			1700000000000,
+			null,
+			undefined,
+			`2026-11-22T10:00:00.${'1'.repeat(50)}Z`,
+		])
 			expect(eventTimeMs(bad)).toBeUndefined();
 	});
 

@@ -80,7 +80,9 @@ describe('validation rules of the interface', () => {
 	});
 
 	test('seven fractional digits are named as such', () => {
-		expect(timestampRule('2024-05-01T12:30:00.1234567Z')).toMatch(/at most 6 fractional-second digits \(has 7\)/);
+		expect(timestampRule('2024-05-01T12:30:00.1234567Z')).toMatch(
+			/at most 6 fractional-second digits \(has 7\)/,
+		);
 	});
 
 	test.each([
@@ -113,7 +115,10 @@ describe('validation rules of the interface', () => {
 	});
 
 	test('attribute errors name the key path', () => {
-		expect(attributesRule({ a: { 'b.c': 'x' } })).toEqual({ path: 'a.b.c', rule: 'a key must not contain "."' });
+		expect(attributesRule({ a: { 'b.c': 'x' } })).toEqual({
+			path: 'a.b.c',
+			rule: 'a key must not contain "."',
+		});
 		expect(attributesRule({ a: { b: { c: 'x' } } })?.path).toBe('a.b');
 	});
 
@@ -133,24 +138,61 @@ describe('validation rules of the interface', () => {
 
 describe('parameterValidator: choices and numbers set by expressions', () => {
 	const properties = [
-		{ displayName: 'Type', name: 'personType', type: 'options', default: '', options: [{ name: 'Individual', value: 'INDIVIDUAL' }, { name: 'Legal', value: 'LEGAL' }] },
-		{ displayName: 'Limit', name: 'limit', type: 'number', default: 50, typeOptions: { minValue: 1, numberPrecision: 0 }, displayOptions: { show: { returnAll: [false] } } },
+		{
+			displayName: 'Type',
+			name: 'personType',
+			type: 'options',
+			default: '',
+			options: [
+				{ name: 'Individual', value: 'INDIVIDUAL' },
+				{ name: 'Legal', value: 'LEGAL' },
+			],
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			default: 50,
+			typeOptions: { minValue: 1, numberPrecision: 0 },
+			displayOptions: { show: { returnAll: [false] } },
+		},
 	] as INodeProperties[];
 	const ctx = (values: Record<string, unknown[]>, raw: Record<string, unknown>) =>
 		({
 			getNode: () => ({ name: 'AML', parameters: raw }),
 			getInputData: () => [],
-			getNodeParameter: (name: string, i: number, fallback?: unknown) => (name in values ? values[name][i] : fallback),
+			getNodeParameter: (name: string, i: number, fallback?: unknown) =>
+				name in values ? values[name][i] : fallback,
 		}) as unknown as IExecuteFunctions;
 
 	test('a choice outside the options names item, field and the allowed values', () => {
-		const validate = parameterValidator(ctx({ personType: ['INDIVIDUAL', 'ALIEN'], returnAll: [true, true] }, { personType: '={{ $json.t }}' }), properties, itemParameter);
+		const validate = parameterValidator(
+			ctx(
+				{ personType: ['INDIVIDUAL', 'ALIEN'], returnAll: [true, true] },
+				{ personType: '={{ $json.t }}' },
+			),
+			properties,
+			itemParameter,
+		);
 		expect(() => validate(0)).not.toThrow();
-		expect(() => validate(1)).toThrow('Item 1: "Type" must be one of INDIVIDUAL, LEGAL (value: "ALIEN")');
+		expect(() => validate(1)).toThrow(
+			'Item 1: "Type" must be one of INDIVIDUAL, LEGAL (value: "ALIEN")',
+		);
 	});
 
 	test('a number below its minimum or not whole is refused only where the field is shown', () => {
-		const validate = parameterValidator(ctx({ personType: ['LEGAL', 'LEGAL', 'LEGAL'], returnAll: [false, false, true], limit: [0, 2.5, 0] }, { limit: '={{ $json.n }}' }), properties, itemParameter);
+		const validate = parameterValidator(
+			ctx(
+				{
+					personType: ['LEGAL', 'LEGAL', 'LEGAL'],
+					returnAll: [false, false, true],
+					limit: [0, 2.5, 0],
+				},
+				{ limit: '={{ $json.n }}' },
+			),
+			properties,
+			itemParameter,
+		);
 		expect(() => validate(0)).toThrow('Item 0: "Limit" must be a whole number of at least 1');
 		expect(() => validate(1)).toThrow('Item 1: "Limit" must be a whole number of at least 1');
 		expect(() => validate(2)).not.toThrow();
@@ -168,6 +210,9 @@ describe('itemParameter (detail: every value is read by n8n)', () => {
 		} as unknown as IExecuteFunctions;
 		expect(itemParameter(ctx, 'field', 0)).toBe('by n8n');
 		expect(itemParameter(ctx, 'options.timeout', 2, 30000)).toBe('by n8n');
-		expect(calls).toEqual([['field', 0], ['options.timeout', 2, 30000]]);
+		expect(calls).toEqual([
+			['field', 0],
+			['options.timeout', 2, 30000],
+		]);
 	});
 });

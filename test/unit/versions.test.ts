@@ -42,8 +42,12 @@ describe('node versions', () => {
 	});
 
 	test('Person operations: option values match their names (Replace = replace, PUT; Update = update, PATCH)', () => {
-		const operation = new Aml().description.properties.find((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('person'));
-		const names = Object.fromEntries((operation?.options ?? []).map((o) => ['value' in o ? o.value : '', o.name]));
+		const operation = new Aml().description.properties.find(
+			(p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('person'),
+		);
+		const names = Object.fromEntries(
+			(operation?.options ?? []).map((o) => ['value' in o ? o.value : '', o.name]),
+		);
 		expect(names.replace).toBe('Replace');
 		expect(names.update).toBe('Update');
 		expect(names.patch).toBeUndefined();

@@ -12,14 +12,15 @@ const dir = path.resolve(__dirname, '..', '..', '.github', 'workflows');
 const files = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f));
 const read = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8');
 /** The Node lines a workflow sets up (`node-version: 24`). */
-const nodeLines = (text: string) => [...text.matchAll(/node-version:\s*'?(\d+)/g)].map((m) => Number(m[1]));
+const nodeLines = (text: string) =>
+	[...text.matchAll(/node-version:\s*'?(\d+)/g)].map((m) => Number(m[1]));
 
 describe('GitHub Actions workflows', () => {
 	test('ci.yml and publish.yml exist', () => {
 		expect(files.sort()).toEqual(['ci.yml', 'publish.yml']);
 	});
 
-	test("run on Node LTS lines n8n supports (22, 24), none on an ended one", () => {
+	test('run on Node LTS lines n8n supports (22, 24), none on an ended one', () => {
 		const ci = nodeLines(read('ci.yml'));
 		const publish = nodeLines(read('publish.yml'));
 		expect(ci.sort()).toEqual([22, 24]);
@@ -29,7 +30,13 @@ describe('GitHub Actions workflows', () => {
 	test('publish.yml builds explicitly, checks the release, then publishes the checked tarball with provenance', () => {
 		const publish = read('publish.yml');
 		expect(publish).toMatch(/id-token: write/);
-		const order = ['- name: npm 11.5.1 or later', '- run: npm ci', '- run: npm run build', 'run: npm run release:check -- --tag "$GITHUB_REF_NAME" --out "$RUNNER_TEMP/package"', 'npm publish "$RUNNER_TEMP"/package/*.tgz --access public --provenance'];
+		const order = [
+			'- name: npm 11.5.1 or later',
+			'- run: npm ci',
+			'- run: npm run build',
+			'run: npm run release:check -- --tag "$GITHUB_REF_NAME" --out "$RUNNER_TEMP/package"',
+			'npm publish "$RUNNER_TEMP"/package/*.tgz --access public --provenance',
+		];
 		const at = order.map((step) => publish.indexOf(step));
 		expect(at.every((i) => i >= 0)).toBe(true);
 		expect([...at].sort((a, b) => a - b)).toEqual(at);
@@ -41,8 +48,11 @@ describe('GitHub Actions workflows', () => {
 	test('no lifecycle script is relied on: .npmrc skips them, package.json has no prepack or prepublish', () => {
 		const root = path.resolve(dir, '..', '..');
 		expect(fs.readFileSync(path.join(root, '.npmrc'), 'utf8')).toMatch(/^ignore-scripts=true$/m);
-		const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).scripts as Record<string, string>;
-		expect(Object.keys(scripts).filter((s) => /^(pre|post)?(pack|publish|publishOnly|prepare)$/.test(s))).toEqual([]);
+		const scripts = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+			.scripts as Record<string, string>;
+		expect(
+			Object.keys(scripts).filter((s) => /^(pre|post)?(pack|publish|publishOnly|prepare)$/.test(s)),
+		).toEqual([]);
 	});
 });
 
@@ -86,7 +96,8 @@ describe('release check', () => {
 describe('Node versions', () => {
 	test("package.json's engines names the oldest Node the README names", () => {
 		const root = path.resolve(dir, '..', '..');
-		const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines.node as string;
+		const engines = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).engines
+			.node as string;
 		const min = /^>=(\d+\.\d+)$/.exec(engines)?.[1];
 		expect(min).toBeDefined();
 		expect(fs.readFileSync(path.join(root, 'README.md'), 'utf8')).toContain(`Node ${min} or later`);
