@@ -16,6 +16,7 @@ import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import {
 	CHECK_BUDGET_MS,
 	checkBudgetOption,
+	routeOutputsProperty,
 	transactionCheck,
 	type CheckKey,
 	type CheckPath,
@@ -68,15 +69,7 @@ const properties: INodeProperties[] = [
 		default: true,
 		description: 'Whether to screen the transaction against the screening lists',
 	},
-	{
-		displayName: 'Route to Clear/Block Outputs',
-		name: 'routeOutputs',
-		type: 'boolean',
-		noDataExpression: true,
-		default: true,
-		description:
-			'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
-	},
+	routeOutputsProperty,
 	optionsCollection([checkBudgetOption]),
 ];
 

@@ -66,6 +66,17 @@ export const checkBudgetOption = timeBudgetOption(
  * A real-time check of a stored transaction (monitoring or screening) whose items go
  * to Clear (output 0) or Block (output 1). Fail-closed: a check that could not be completed blocks.
  */
+/** Route to Clear/Block Outputs: shared by the check operations and the Gate (actions/outputs.ts reads it). */
+export const routeOutputsProperty: INodeProperties = {
+	displayName: 'Route to Clear/Block Outputs',
+	name: 'routeOutputs',
+	type: 'boolean',
+	noDataExpression: true,
+	default: true,
+	description:
+		'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
+};
+
 export function routedCheckOperation(options: {
 	operation: 'runMonitoringCheck' | 'runScreeningCheck';
 	pathSegment: CheckPath;
@@ -79,15 +90,7 @@ export function routedCheckOperation(options: {
 			description:
 				'ID of the stored transaction to check (create it first). Case-sensitive; allowed characters: a-z, A-Z, 0-9, - _ : .',
 		},
-		{
-			displayName: 'Route to Clear/Block Outputs',
-			name: 'routeOutputs',
-			type: 'boolean',
-			noDataExpression: true,
-			default: true,
-			description:
-				'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
-		},
+		routeOutputsProperty,
 		optionsCollection([checkBudgetOption]),
 	];
 
