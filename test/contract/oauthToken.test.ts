@@ -26,6 +26,10 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 		expect(stores).toBe(MEASURED_EXPIRY[N8N_VERSION] ?? stores);
 	});
 
+	test("n8n-core offers refreshOAuth2Token to nodes (the seam's renewToken calls it)", () => {
+		expect(n8nCoreContains('refreshOAuth2Token')).toBe(true);
+	});
+
 	test('the seam reads a stored token and its expiry, and nothing from a credential without one', () => {
 		expect(seam.tokenStored({ oauthTokenData: { access_token: 'a', token_type: 'Bearer' } })).toBe(
 			true,

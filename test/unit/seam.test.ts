@@ -23,6 +23,9 @@ const INTERNALS = [
 	'.messages',
 	'__rl',
 	'getParameterValueByPath',
+	'refreshOAuth2Token(',
+	"'refreshOAuth2Token'",
+	'.refreshOAuth2Token',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

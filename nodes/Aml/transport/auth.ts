@@ -10,7 +10,12 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
-import { tokenExpiresAt, tokenStored } from '../../shared/n8n/oauthToken';
+import {
+	canRenewToken,
+	renewToken as n8nRenewToken,
+	tokenExpiresAt,
+	tokenStored,
+} from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
 
 /**
@@ -212,10 +217,7 @@ async function renewToken(
 			continue;
 		}
 		if (gate.pausedUntil > Date.now()) return await waitOutPause(ctx, gate, seen, started);
-		const renewal = (ctx.helpers as IExecuteFunctions['helpers']).refreshOAuth2Token.call(
-			ctx,
-			CREDENTIAL_TYPE,
-		);
+		const renewal = n8nRenewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE);
 		gate.inFlight = renewal;
 		try {
 			await renewal;
@@ -280,7 +282,7 @@ export async function send<T>(
 	const { gate, tokenUrl, ignoreSslIssues } = await state.info;
 	if (state.refusedFresh >= MAX_REFUSED_FRESH && state.lastRefusal) return state.lastRefusal;
 	const started = Date.now();
-	const canRenew = 'refreshOAuth2Token' in ctx.helpers;
+	const canRenew = canRenewToken(ctx);
 	let renewedSinceSent = false;
 	for (;;) {
 		const seen = gate.generation;
