@@ -56,3 +56,34 @@ export function withN8n<T>(load: () => T): T {
 	});
 	return loaded as T;
 }
+
+/**
+ * This n8n's `getRequestHelperFunctions` (its n8n-core): the helpers n8n gives a node, `httpRequestWithAuthentication`
+ * among them, built the way n8n builds them for an execution.
+ */
+export function n8nRequestHelpers(): (
+	workflow: object,
+	node: object,
+	additionalData: object,
+) => any {
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	return require(
+		path.join(
+			core,
+			'dist/execution-engine/node-execution-context/utils/request-helper-functions.js',
+		),
+	).getRequestHelperFunctions;
+}
+
+/** The AML node as n8n hands it to a node's helpers (its credential named when `credentials` is given). */
+export function amlNode(credentials?: Record<string, { id: string; name: string }>) {
+	return {
+		id: 'n1',
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+		...(credentials ? { credentials } : {}),
+	};
+}
