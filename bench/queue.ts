@@ -19,42 +19,13 @@ import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/ha
 import { REPO_ROOT, pool, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
+import { treeCpu } from './lib';
 
 const quick = process.argv.includes('--quick');
 const scale = quick ? 0.1 : 1;
 const EXECUTIONS = 20;
 const ITEMS = Math.round(1000 * scale);
 const DELIVERIES = Math.round(1000 * scale);
-
-const TICK = 100; // /proc's clock ticks per second on Linux
-/**
- * CPU seconds (user + system) of `root` and every live process below it (PostgreSQL's backends and n8n's task
- * runners are children; PostgreSQL's backends leave their parent's process group, so the tree is followed by parent).
- */
-function treeCpu(root: number): number {
-	const parent = new Map<number, number>();
-	const ticks = new Map<number, number>();
-	for (const entry of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			// after the command: state(0) ppid(1) pgrp(2) … utime(11) stime(12)
-			parent.set(Number(entry), Number(fields[1]));
-			ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
-		} catch {
-			/* gone */
-		}
-	}
-	const inTree = (pid: number): boolean => {
-		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++)
-			if (p === root) return true;
-		return false;
-	};
-	let sum = 0;
-	for (const [pid, t] of ticks) if (inTree(pid)) sum += t;
-	return sum / TICK;
-}
 
 type Groups = Record<string, number[]>;
 function cpuOf(groups: Groups): Record<string, number> {
