@@ -170,6 +170,41 @@ export function webhookNode(
 	};
 }
 
+/** AML node parameters: Person → Create, keyed by the item's `id`, every other input field an attribute. */
+export const PERSON_CREATE_FROM_INPUT: Json = {
+	resource: 'person',
+	operation: 'create',
+	personId: '={{ $json.id }}',
+	attributesMode: 'input',
+	excludeInputFields: 'id',
+};
+
+/** A workflow with only the AML Trigger on `webhookId` (its production URL: /webhook/<webhookId>/aml). */
+export function amlTriggerWorkflow(
+	name: string,
+	webhookId: string,
+	parameters: Json,
+	credential?: CredentialRef,
+	typeVersion = 1,
+): Json {
+	return {
+		name,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'AML Trigger',
+				type: 'n8n-nodes-aml.amlTrigger',
+				typeVersion,
+				position: [0, 0],
+				webhookId,
+				parameters,
+				...(credential ? { credentials: { amlWebhookApi: credential } } : {}),
+			},
+		],
+		connections: {},
+	};
+}
+
 /** n8n's Split Out node making one item of each entry of the request body's `items`. */
 export function bodyItemsNode(position = [220, 0]): Json {
 	return {
