@@ -6,6 +6,8 @@
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, gate, package)
  *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
  *                                       bench/queue.ts; writes bench/results/queue(.quick).json
+ *   npm run bench -- --queue --gate [--quick]  the payment gate in queue mode (1 and 2 workers, 8 and 16 at a time):
+ *                                       bench/queue.ts; writes bench/results/queue-gate(.quick).json
  *   npm run bench -- --auth-path [--quick]  n8n's httpRequestWithAuthentication (shipped) vs the former token path,
  *                                       10,000 creates on n8n 1.123.81 and 2.41.1: bench/authPath.ts; bench/results/auth-path.json
  *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable); results in

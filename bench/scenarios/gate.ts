@@ -33,10 +33,10 @@ import {
 const LATENCIES = [0, 50, 150];
 const CONCURRENCY = [1, 8];
 const N8N_GATES = ['gate', 'threeNode', 'http', 'httpBare'] as const;
-type GateName = (typeof N8N_GATES)[number];
+export type GateName = (typeof N8N_GATES)[number];
 
 type Json = Record<string, any>;
-interface Gate {
+export interface Gate {
 	nodes: Json[];
 	/** n8n's connections; a plain chain after the Webhook when absent. */
 	connections?: Json;
@@ -104,7 +104,7 @@ const isZero = (leftValue: string) => ({
 });
 
 /** The gates, each after a Webhook that answers with the last node's item. */
-function gates(env: BenchEnv, oauth2: CredentialRef): Record<GateName, Gate> {
+export function gates(env: BenchEnv, oauth2: CredentialRef): Record<GateName, Gate> {
 	const check = (operation: string) => ({
 		resource: 'transaction',
 		operation,
@@ -191,11 +191,13 @@ function gates(env: BenchEnv, oauth2: CredentialRef): Record<GateName, Gate> {
 	};
 }
 
-async function publish(
+/** Publishes a gate behind a Webhook; `url` on `webhookBase` (n8n's own address, or a queue-mode webhook process). */
+export async function publish(
 	env: BenchEnv,
 	name: string,
 	gate: Gate,
-): Promise<{ id: string; url: string }> {
+	webhookBase = env.n8n.baseUrl,
+): Promise<{ id: string; url: string; path: string }> {
 	const path = `bench-gate-${randomUUID()}`;
 	const nodes = [webhookNode(path, { name: 'Payment' }), ...gate.nodes];
 	const connections: Json = {
@@ -214,7 +216,7 @@ async function publish(
 		settings: { executionOrder: 'v1' },
 	});
 	await env.client.activate(wf.id);
-	return { id: wf.id, url: `${env.n8n.baseUrl}/webhook/${path}` };
+	return { id: wf.id, url: `${webhookBase}/webhook/${path}`, path };
 }
 
 let counter = 0;
@@ -266,7 +268,25 @@ async function post(
 	});
 }
 
-interface Cell {
+/** CPU seconds per second `cpu` advances while nothing is sent (over `ms`). */
+export async function idleCpu(cpu: () => number, ms = 5000): Promise<number> {
+	const before = cpu();
+	await new Promise((r) => setTimeout(r, ms));
+	return (cpu() - before) / (ms / 1000);
+}
+
+/** Waits until each URL answers 200 to a payment: registered and warm (token stored, code loaded). */
+export async function warm(urls: string[]): Promise<void> {
+	for (const url of urls) {
+		for (let i = 0; i < 150; i++) {
+			const answer = await post(new http.Agent(), url, payment());
+			if (answer.status === 200) break;
+			await new Promise((r) => setTimeout(r, 200));
+		}
+	}
+}
+
+export interface Cell {
 	p50: number;
 	p99: number;
 	perS: number;
@@ -283,33 +303,38 @@ function summary(latencies: number[], count: number, seconds: number) {
 	};
 }
 
-/** `count` payments, `concurrency` at a time (closed loop) through one n8n gate; every answer must be clear. */
-async function drive(
-	env: BenchEnv,
-	url: string,
+/**
+ * `count` payments, `concurrency` at a time (closed loop) through one n8n gate (over `urls` in turn); every answer
+ * must be clear. `cpu` reads the CPU seconds n8n has used so far; `idleCpuPerS` is what n8n uses idle (timers,
+ * its expression isolate pool), taken off so `cpuMs` is the work per payment.
+ */
+export async function drive(
+	cpu: () => number,
+	urls: string[],
 	clear: Gate['clear'],
 	count: number,
 	concurrency: number,
+	idleCpuPerS = 0,
 ): Promise<Cell> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 	const latencies: number[] = [];
 	let wrong = 0;
 	let next = 0;
-	const cpuBefore = treeCpu(env.n8n.pid);
+	const cpuBefore = cpu();
 	const started = Date.now();
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
 			while (next < count) {
 				next++;
 				const t = Date.now();
-				const answer = await post(agent, url, payment());
+				const answer = await post(agent, urls[next % urls.length], payment());
 				latencies.push(Date.now() - t);
 				if (answer.status !== 200 || !clear(answer.json)) wrong++;
 			}
 		}),
 	);
 	const seconds = (Date.now() - started) / 1000;
-	const cpuMs = ((treeCpu(env.n8n.pid) - cpuBefore) * 1000) / count;
+	const cpuMs = ((cpu() - cpuBefore - idleCpuPerS * seconds) * 1000) / count;
 	agent.destroy();
 	return { ...summary(latencies, count, seconds), cpuMs: Math.round(cpuMs), wrong };
 }
@@ -385,16 +410,12 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 	const results: Result[] = [];
 	/** Every measured cell: `${latency}/${concurrency}` → client → one Cell per run. */
 	const cells = new Map<string, Record<string, Cell[]>>();
+	const n8nCpu = () => treeCpu(env.n8n.pid);
+	let idle = 0;
 	const loads = new Map<string, number[]>();
 	try {
-		// registered and warm (token stored, code loaded)
-		for (const { url } of Object.values(published)) {
-			for (let i = 0; i < 50; i++) {
-				const answer = await post(new http.Agent(), url, payment());
-				if (answer.status === 200) break;
-				await new Promise((r) => setTimeout(r, 200));
-			}
-		}
+		await warm(Object.values(published).map((p) => p.url));
+		idle = await idleCpu(n8nCpu);
 		const clients = [...N8N_GATES, 'raw', 'rawSideBySide'] as const;
 		for (let run = 0; run < env.runs; run++) {
 			for (const latencyMs of LATENCIES) {
@@ -410,7 +431,14 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 						const measured =
 							name === 'raw' || name === 'rawSideBySide'
 								? await driveRaw(env, count, concurrency, name === 'rawSideBySide', token)
-								: await drive(env, published[name].url, published[name].clear, count, concurrency);
+								: await drive(
+										n8nCpu,
+										[published[name].url],
+										published[name].clear,
+										count,
+										concurrency,
+										idle,
+									);
 						(cell[name] ??= []).push(measured);
 					}
 				}
@@ -426,11 +454,13 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 	}
 
 	const overhead: number[] = [];
+	const cpuOverhead: number[] = [];
 	for (const [key, cell] of cells) {
 		const [latencyMs, concurrency] = key.split('/').map(Number);
 		const figures: Record<string, number | string> = {
 			payments: count,
 			runs: env.runs,
+			n8nIdleCpuPct: Math.round(idle * 100),
 			latencyMs,
 			concurrency,
 			load1: spread(loads.get(key) ?? []),
@@ -449,6 +479,7 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 		};
 		const node = p50Ratio('threeNode', 'httpBare');
 		if (latencyMs === 0 && concurrency === 1) overhead.push(...node.values);
+		cpuOverhead.push(...cell.threeNode.map((r, i) => ratio(r.cpuMs, cell.httpBare[i].cpuMs)));
 		Object.assign(figures, {
 			gateVsThreeNodeP50: p50Ratio('gate', 'threeNode').spread,
 			threeNodeVsHttpBareP50: node.spread,
