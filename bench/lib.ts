@@ -183,3 +183,28 @@ export async function countExecutions(
 	} while (cursor);
 	return { total, success };
 }
+
+/** The value of `--name=value` on the command line. */
+export const arg = (name: string) =>
+	process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+/** n8n's expression engine setting (its source: `N8N_EXPRESSION_ENGINE`, `vm` by default, or `legacy`). */
+export const ENGINE_LEGACY = { N8N_EXPRESSION_ENGINE: 'legacy' };
+/** n8n keeps no successful execution (`EXECUTIONS_DATA_SAVE_ON_SUCCESS`: `all` by default, or `none`). */
+export const SAVING_OFF = { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' };
+
+/** n8n settings from the command line: `--engine=legacy`, `--saving=off`, `--n8n-env=KEY=VALUE` (repeatable). */
+export function n8nSettingsFromArgs(): Record<string, string> {
+	const engine = arg('engine');
+	return {
+		...(engine && engine !== 'vm' ? { N8N_EXPRESSION_ENGINE: engine } : {}),
+		...(arg('saving') === 'off' ? SAVING_OFF : {}),
+		...Object.fromEntries(
+			process.argv
+				.filter((a) => a.startsWith('--n8n-env='))
+				.map((a) => {
+					const [key, ...value] = a.slice('--n8n-env='.length).split('=');
+					return [key, value.join('=')];
+				}),
+		),
+	};
+}

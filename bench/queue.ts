@@ -25,7 +25,7 @@ import {
 import { REPO_ROOT, pool, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
-import { genericOAuth2Credential, treeCpu, type BenchEnv } from './lib';
+import { genericOAuth2Credential, n8nSettingsFromArgs, treeCpu, type BenchEnv } from './lib';
 import { drive, gates, publish, warm, type Gate, type GateName } from './scenarios/gate';
 
 const quick = process.argv.includes('--quick');
@@ -232,12 +232,13 @@ async function createsAndIntake(): Promise<void> {
  * (with the projection to a core per process, as for the creates). Writes bench/results/queue-gate(.quick).json.
  */
 async function gatePhase(): Promise<void> {
+	const settings = n8nSettingsFromArgs();
 	const sb = await startSandbox({ quiet: true });
 	const count = quick ? 48 : 240;
 	const rows: Record<string, unknown>[] = [];
 	let cluster: QueueCluster | undefined;
 	try {
-		cluster = await startQueueCluster({ workers: 1, webhooks: 2 });
+		cluster = await startQueueCluster({ workers: 1, webhooks: 2, env: settings });
 		const c = cluster;
 		const client = new N8nClient(c.main.baseUrl, c.main.apiKey);
 		const env: BenchEnv = {
@@ -313,7 +314,12 @@ async function gatePhase(): Promise<void> {
 		await cluster?.stop();
 		await sb.close();
 	}
-	const file = path.join(REPO_ROOT, 'bench', 'results', `queue-gate${quick ? '.quick' : ''}.json`);
+	const file = path.join(
+		REPO_ROOT,
+		'bench',
+		'results',
+		`${['queue-gate', ...(quick ? ['quick'] : []), ...Object.keys(settings)].join('.')}.json`,
+	);
 	fs.writeFileSync(
 		file,
 		JSON.stringify(

@@ -29,7 +29,14 @@ import * as path from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { N8nClient, sandboxCredentialData } from '../test/harness/client';
 import { REPO_ROOT, startN8n } from '../test/harness/n8n';
-import type { BenchEnv, Result } from './lib';
+import {
+	ENGINE_LEGACY,
+	SAVING_OFF,
+	arg,
+	n8nSettingsFromArgs,
+	type BenchEnv,
+	type Result,
+} from './lib';
 import { createTransactions } from './scenarios/create';
 import { paymentGate } from './scenarios/gate';
 import { returnAllPersons } from './scenarios/returnAll';
@@ -41,26 +48,9 @@ const only = process.argv
 	.find((a) => a.startsWith('--only='))
 	?.slice('--only='.length)
 	.split(',');
-const arg = (name: string) =>
-	process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const runs = Math.max(1, Number(arg('runs') ?? 1));
-/** n8n's expression engine setting (its source: `N8N_EXPRESSION_ENGINE`, `vm` by default, or `legacy`). */
-const ENGINE_LEGACY = { N8N_EXPRESSION_ENGINE: 'legacy' };
-/** n8n keeps no successful execution (`EXECUTIONS_DATA_SAVE_ON_SUCCESS`: `all` by default, or `none`). */
-const SAVING_OFF = { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' };
 /** n8n settings for this run (`--n8n-env=KEY=VALUE`, `--engine=legacy`, `--saving=off`). */
-const n8nEnv: Record<string, string> = {
-	...(arg('engine') && arg('engine') !== 'vm' ? { N8N_EXPRESSION_ENGINE: arg('engine')! } : {}),
-	...(arg('saving') === 'off' ? SAVING_OFF : {}),
-	...Object.fromEntries(
-		process.argv
-			.filter((a) => a.startsWith('--n8n-env='))
-			.map((a) => {
-				const [key, ...value] = a.slice('--n8n-env='.length).split('=');
-				return [key, value.join('=')];
-			}),
-	),
-};
+const n8nEnv = n8nSettingsFromArgs();
 /** `--settings-matrix`: each combination of expression engine and execution saving, in a fresh n8n. */
 const SETTINGS: Array<[string, Record<string, string>]> = process.argv.includes('--settings-matrix')
 	? [

@@ -390,7 +390,14 @@ Promise.all(Array.from({ length: d.concurrency }, async () => { while (next < d.
 	return { ...summary(answer.latencies, count, answer.ms / 1000), cpuMs: 0, wrong: answer.wrong };
 }
 
-const median = (values: number[]) => percentile(values, 50);
+/** The middle value; for an even count the mean of the two middle ones. */
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	const mid = sorted.length / 2;
+	return sorted.length % 2
+		? sorted[Math.floor(mid)]
+		: +((sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
+}
 const spread = (values: number[]) =>
 	values.length > 1 ? `${Math.min(...values)}–${Math.max(...values)}` : String(values[0]);
 const ratio = (a: number, b: number) => +(a / b).toFixed(2);
