@@ -236,6 +236,22 @@ async function gatePhase(): Promise<void> {
 	const sb = await startSandbox({ quiet: true });
 	const count = quick ? 48 : 240;
 	const rows: Record<string, unknown>[] = [];
+	const file = path.join(
+		REPO_ROOT,
+		'bench',
+		'results',
+		`${['queue-gate', ...(quick ? ['quick'] : []), ...Object.keys(settings)].join('.')}.json`,
+	);
+	// written after every row, so a run that breaks keeps what it measured
+	const save = () =>
+		fs.writeFileSync(
+			file,
+			JSON.stringify(
+				{ date: new Date().toISOString(), quick, n8nEnv: settings, cores: os.cpus().length, rows },
+				null,
+				2,
+			),
+		);
 	let cluster: QueueCluster | undefined;
 	try {
 		cluster = await startQueueCluster({ workers: 1, webhooks: 2, env: settings });
@@ -308,26 +324,13 @@ async function gatePhase(): Promise<void> {
 						projectionOneCoreEach: project(m, count),
 					});
 					console.log(JSON.stringify(rows[rows.length - 1]));
+					save();
 				}
 		}
 	} finally {
 		await cluster?.stop();
 		await sb.close();
 	}
-	const file = path.join(
-		REPO_ROOT,
-		'bench',
-		'results',
-		`${['queue-gate', ...(quick ? ['quick'] : []), ...Object.keys(settings)].join('.')}.json`,
-	);
-	fs.writeFileSync(
-		file,
-		JSON.stringify(
-			{ date: new Date().toISOString(), quick, cores: os.cpus().length, rows },
-			null,
-			2,
-		),
-	);
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
 }
 

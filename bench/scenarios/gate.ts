@@ -263,6 +263,8 @@ async function post(
 				});
 			},
 		);
+		// a payment with no answer within a minute counts as a wrong answer instead of holding the run
+		req.setTimeout(60_000, () => req.destroy());
 		req.on('error', () => resolve({ status: 0, json: {} }));
 		req.end(body);
 	});
