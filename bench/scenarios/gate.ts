@@ -518,6 +518,9 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 			runs: overhead.length,
 			p50RatioMedian: median(overhead),
 			p50RatioSpread: spread(overhead),
+			// n8n's CPU per payment, three-node AML gate / three HTTP Request nodes, every cell and run
+			cpuRatioMedian: median(cpuOverhead),
+			cpuRatioSpread: spread(cpuOverhead),
 		},
 		ratio: median(overhead),
 		baseline:
