@@ -125,6 +125,20 @@ run_jest() {
   record "suite $name: $p passed, $f failed$note in ${secs}s" "$p" "$f"
 }
 
+# per_version SUITE VERSION…: the jest project SUITE once per n8n version (installed and cached when missing), each
+# counted as its own suite "SUITE@VERSION"
+per_version() {
+  local suite="$1" version
+  shift
+  for version in "$@"; do
+    if AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
+      AML_N8N_VERSION="$version" run_jest "$suite@$version" "$suite" --runInBand
+    else
+      record "suite $suite@$version: 0 passed, 1 failed (n8n $version install failed)" 0 1
+    fi
+  done
+}
+
 for suite in $suites; do
   echo
   echo "== suite: $suite"
@@ -144,26 +158,12 @@ for suite in $suites; do
     one_check release node_modules/.bin/tsx scripts/release-check.ts
     continue
   fi
-  if [ "$suite" = contract ]; then
-    # the seam with n8n (nodes/shared/n8n/) against each supported n8n's own implementation: one suite per version
-    for version in $contract_versions; do
-      if AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
-        AML_N8N_VERSION="$version" run_jest "contract@$version" contract --runInBand
-      else
-        record "suite contract@$version: 0 passed, 1 failed (n8n $version install failed)" 0 1
-      fi
-    done
-    continue
-  fi
-  if [ "$suite" = compat ]; then
-    # the compatibility subset once per supported n8n line: its own install (cached), its own n8n and sandbox
-    for version in $compat_versions; do
-      if AML_N8N_VERSION="$version" bash scripts/install-n8n.sh </dev/null >/dev/null; then
-        AML_N8N_VERSION="$version" run_jest "compat@$version" compat --runInBand
-      else
-        record "suite compat@$version: 0 passed, 1 failed (n8n $version install failed)" 0 1
-      fi
-    done
+  if [ "$suite" = contract ] || [ "$suite" = compat ]; then
+    # contract: the seam with n8n (nodes/shared/n8n/) against each supported n8n's own implementation; compat: the
+    # compatibility subset once per supported n8n line (its own n8n and sandbox). One counted suite per version.
+    versions="$contract_versions"
+    [ "$suite" = compat ] && versions="$compat_versions"
+    per_version "$suite" $versions
     continue
   fi
   if { [ "$suite" = e2e ] || [ "$suite" = faults ] || [ "$suite" = queue ]; } && [ "$n8n_ok" != 1 ]; then

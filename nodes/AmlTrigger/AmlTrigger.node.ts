@@ -1,7 +1,6 @@
 // Longer than ~250 lines: the trigger's description (events, verification per version, options) and its three
 // methods; verification, filters, deduplication and request parsing are in their own files beside it.
 import type {
-	DeduplicationHelperFunctions,
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
 	IDataObject,
@@ -15,17 +14,14 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
-
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
+import { recordedBefore } from '../shared/n8n/deduplication';
 import {
-	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,
 	deliveryKey,
 	KEY_FIELD,
 	MAX_REMEMBERED_DELIVERIES,
 	recentDeliveries,
-	recordAccepted,
 	triggerKeyId,
 } from './dedup';
 import { EVENT_ACTIONS } from './events';
@@ -154,7 +150,7 @@ export class AmlTrigger implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_DEDUP_WINDOW_MINUTES,
 						description:
-							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and starts nothing. 0 turns this off.',
+							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and does not run the workflow again. 0 turns this off.',
 					},
 					{
 						displayName: 'Entity Type',
@@ -293,10 +289,7 @@ export class AmlTrigger implements INodeType {
 			const now = Date.now();
 			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
 			const here = recentDeliveries.state(id, now, windowMinutes);
-			if (
-				here === 'recorded' ||
-				acceptedWithin(this.getWorkflowStaticData('node'), key, now, windowMinutes)
-			) {
+			if (here === 'recorded') {
 				return {
 					webhookResponse: { received: true, started: false, reason: 'duplicate delivery' },
 				};
@@ -327,10 +320,8 @@ export class AmlTrigger implements INodeType {
 	/**
 	 * n8n runs this as the first step of the execution a delivery started (in a worker, in queue mode). It records
 	 * the delivery's key in n8n's deduplication store (its database, shared by every process; `maxEntries` newest
-	 * keys) where this n8n offers it, and an execution whose key is already there outputs nothing: a copy of an
-	 * event that another webhook process accepted at the same time ends here instead of running the workflow twice.
-	 * The key also goes to the workflow's static data, which the webhook side reads to answer later redeliveries
-	 * "duplicate" without starting an execution at all.
+	 * keys) where this n8n offers it, and an execution whose key is already there outputs nothing: a redelivery after
+	 * an n8n restart, or a copy another webhook process accepted, ends here instead of running the workflow twice.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -341,32 +332,13 @@ export class AmlTrigger implements INodeType {
 			typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined;
 		const deduplicate = windowMinutes > 0 && this.getMode() !== 'manual';
 		const keys = deduplicate ? items.map(keyOf).filter((k): k is string => k !== undefined) : [];
-		const store = (this.helpers as Partial<DeduplicationHelperFunctions>).checkProcessedAndRecord;
-		const seen = new Set<string>();
-		if (keys.length && typeof store === 'function') {
-			// n8n inserts the trigger's first record and updates it afterwards: two executions that start together on a
-			// new trigger both try the insert, and one fails on the database's unique key; asked again, it updates. A
-			// store that keeps failing must not lose the event: it runs (a duplicate is the smaller harm).
-			for (let attempt = 1; attempt <= 3; attempt++) {
-				try {
-					const { processed } = await store.call(this.helpers, keys, 'node', {
-						mode: 'entries',
-						maxEntries: MAX_REMEMBERED_DELIVERIES,
-					});
-					for (const key of processed) seen.add(String(key));
-					break;
-				} catch {
-					await sleep(50 * attempt);
-				}
-			}
-		}
+		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
 		const out: INodeExecutionData[] = [];
 		for (const item of items) {
 			const key = keyOf(item);
 			const json = { ...item.json };
 			delete json[KEY_FIELD];
 			if (key && deduplicate) {
-				recordAccepted(this.getWorkflowStaticData('node'), key, now, windowMinutes);
 				recentDeliveries.markRecorded(
 					triggerKeyId(this.getWorkflow().id, this.getNode().name, key),
 					now,

@@ -56,3 +56,159 @@ export function withN8n<T>(load: () => T): T {
 	});
 	return loaded as T;
 }
+
+/**
+ * This n8n's `getRequestHelperFunctions` (its n8n-core): the helpers n8n gives a node, `httpRequestWithAuthentication`
+ * among them, built the way n8n builds them for an execution.
+ */
+export function n8nRequestHelpers(): (
+	workflow: object,
+	node: object,
+	additionalData: object,
+) => any {
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	return require(
+		path.join(
+			core,
+			'dist/execution-engine/node-execution-context/utils/request-helper-functions.js',
+		),
+	).getRequestHelperFunctions;
+}
+
+/** The AML node as n8n hands it to a node's helpers (its credential named when `credentials` is given). */
+export function amlNode(credentials?: Record<string, { id: string; name: string }>) {
+	return {
+		id: 'n1',
+		name: 'AML',
+		type: 'n8n-nodes-aml.aml',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+		...(credentials ? { credentials } : {}),
+	};
+}
+
+/** A row of n8n's processed_data table, as its repository reads and writes it. */
+type ProcessedRow = { workflowId: string; context: string; [field: string]: unknown };
+
+/**
+ * This n8n's deduplication store as a node's `execute` gets it (`getDeduplicationHelperFunctions` of its n8n-core over
+ * its n8n's own `DeduplicationHelper`), with the database table (n8n's ProcessedDataRepository) in memory: each read and write takes `latencyMs` (a
+ * database round trip), and an insert of a row that exists fails as on the table's unique key.
+ */
+export async function n8nDeduplicationHelpers(
+	latencyMs = 5,
+): Promise<(workflow: object, node: object) => any> {
+	const n8nDir = path.dirname(require.resolve('n8n/package.json', { paths: [modules] }));
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	const { Container } = require(require.resolve('@n8n/di', { paths: [n8nDir] }));
+	// n8n's DeduplicationHelper takes only the repository's class from @n8n/db (whose other modules jest cannot load
+	// on every version): a class of the same name stands for it, and the table behind it is the one below.
+	class ProcessedDataRepository {}
+	jest.doMock(require.resolve('@n8n/db', { paths: [n8nDir] }), () => ({ ProcessedDataRepository }));
+	const rows: ProcessedRow[] = [];
+	const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+	const roundTrip = () => new Promise((resolve) => setTimeout(resolve, latencyMs));
+	const at = (where: { workflowId: string; context: string }) =>
+		rows.findIndex((r) => r.workflowId === where.workflowId && r.context === where.context);
+	Container.set(ProcessedDataRepository, {
+		async findOne({ where }: { where: ProcessedRow }) {
+			await roundTrip();
+			return at(where) < 0 ? null : copy(rows[at(where)]);
+		},
+		async insert(row: ProcessedRow) {
+			await roundTrip();
+			if (at(row) >= 0) throw new Error('UNIQUE constraint failed: processed_data');
+			rows.push(copy(row));
+		},
+		async update(where: ProcessedRow, row: ProcessedRow) {
+			await roundTrip();
+			rows[at(where)] = copy(row);
+		},
+	});
+	const { DeduplicationHelper } = require(
+		path.join(n8nDir, 'dist/deduplication/deduplication-helper.js'),
+	);
+	const { DataDeduplicationService } = require(
+		path.join(core, 'dist/data-deduplication-service.js'),
+	);
+	await DataDeduplicationService.init(new DeduplicationHelper());
+	return require(
+		path.join(
+			core,
+			'dist/execution-engine/node-execution-context/utils/deduplication-helper-functions.js',
+		),
+	).getDeduplicationHelperFunctions;
+}
+
+/**
+ * n8n-core's real ExecuteContext of this n8n for one node of `nodeType` with `parameters`, its input `items`, in a
+ * workflow of this n8n's n8n-workflow (expressions evaluated by it): what a node's `execute` gets as `this`.
+ */
+export function n8nExecuteContext(
+	nodeType: { description: { name: string; version: number | number[] } },
+	parameters: Record<string, unknown>,
+	items: Array<{ json: Record<string, unknown> }>,
+): any {
+	const workflowPkg = n8nPackage('n8n-workflow');
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	// 2.0.3's ExecuteContext loads @langchain/core, which requires the ES module p-retry (jest loads only CommonJS):
+	// a stand-in, never called by getNodeParameter.
+	const pRetry = path.join(core, 'node_modules', 'p-retry', 'index.js');
+	if (fs.existsSync(pRetry)) jest.doMock(pRetry, () => ({ __esModule: true, default: undefined }));
+	const { ExecuteContext } = require(
+		path.join(core, 'dist/execution-engine/node-execution-context/execute-context.js'),
+	);
+	const node = {
+		id: 'n1',
+		name: 'AML',
+		type: `n8n-nodes-aml.${nodeType.description.name}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	};
+	const workflow = new workflowPkg.Workflow({
+		id: 'w1',
+		name: 'contract',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: {
+			getByName: () => nodeType,
+			getByNameAndVersion: () => nodeType,
+			getKnownTypes: () => ({}),
+		},
+	});
+	const workflowNode = workflow.getNode('AML');
+	const runExecutionData = { resultData: { runData: {} }, executionData: undefined };
+	const executeData = { node: workflowNode, data: { main: [items] }, source: null };
+	const additionalData = {
+		timezone: 'UTC',
+		executionId: '1',
+		variables: {},
+		restApiUrl: '',
+		instanceBaseUrl: '',
+	};
+	return new ExecuteContext(
+		workflow,
+		workflowNode,
+		additionalData,
+		'manual',
+		runExecutionData,
+		0,
+		items,
+		{ main: [items] },
+		executeData,
+		[],
+	);
+}
+
+/** Stops what n8n-core's ExecuteContext started in this process (1.x and 2.0 keep an SSH clean-up timer running). */
+export function stopN8nTimers(): void {
+	const core = path.dirname(require.resolve('n8n-core/package.json', { paths: [modules] }));
+	const { Container } = require(require.resolve('@n8n/di', { paths: [core] }));
+	const { SSHClientsManager } = require(
+		path.join(core, 'dist/execution-engine/ssh-clients-manager.js'),
+	);
+	Container.get(SSHClientsManager).onShutdown();
+}

@@ -1,11 +1,10 @@
 import axios, { type AxiosInstance } from 'axios';
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 
 import { context, control, n8n, type Json } from '../harness/context';
 import {
 	cleanup,
 	deliveries,
-	NODE,
 	publish,
 	runCleanup,
 	runs,
@@ -473,19 +472,6 @@ describe('AML Trigger redelivery', () => {
 			'9100 2026-01-01T00:00:00Z',
 			`9200 ${JSON.parse(burst).createdTime}`,
 		]);
-		// The accepted keys are in the workflow's static data, i.e. in n8n's database, which every n8n process reads.
-		const stored = await until('keys saved', async () => {
-			const keys = Object.keys(
-				(await n8n().getWorkflow(dedup.id)).staticData?.[`node:${NODE}`]?.acceptedDeliveries ?? {},
-			);
-			return keys.length === 3 ? keys : undefined;
-		});
-		expect(stored.sort()).toEqual(
-			[body, event(9100, '2026-01-01T00:00:00Z'), burst]
-				.map((b) => createHash('sha256').update(b).digest('base64url'))
-				.sort(),
-		);
-
 		expect((await post(off.url, body)).data).toBe('');
 		expect((await post(off.url, body)).data).toBe('');
 		expect(await settled(off.id, 2, 500)).toHaveLength(2);

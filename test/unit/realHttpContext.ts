@@ -37,7 +37,12 @@ export async function scriptedServer(handler: Handler) {
 	return {
 		baseUrl: `http://127.0.0.1:${port}`,
 		requests,
-		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+		// kept-alive connections (n8n 2.0's HTTP agent) and unanswered requests closed too, or close() waits for them
+		close: () =>
+			new Promise<void>((resolve) => {
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
 	};
 }
 

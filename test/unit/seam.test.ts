@@ -4,7 +4,7 @@ import * as path from 'node:path';
 /**
  * Outside the seam folder (nodes/shared/n8n/) nothing reads n8n's internals: its error wrappers and message texts,
  * the OAuth2 client's errors, the token data n8n keeps with a credential, its parameter and display internals, its
- * connection-type constants. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
+ * connection-type constants, its deduplication store. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
  * test in test/contract/.
  */
 const INTERNALS = [
@@ -26,6 +26,8 @@ const INTERNALS = [
 	'refreshOAuth2Token(',
 	"'refreshOAuth2Token'",
 	'.refreshOAuth2Token',
+	'checkProcessedAndRecord',
+	'DeduplicationHelperFunctions',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

@@ -24,6 +24,7 @@ import {
 	scriptedServer,
 	tokenContext,
 } from './realHttpContext';
+import { TOKEN_ENDPOINT, TOKEN_ENDPOINT_OUTCOME, tokenEndpointError } from './tokenEndpoint';
 
 const fast: BackoffPolicy = {
 	maxAttempts: 4,
@@ -478,41 +479,6 @@ describe("classify: n8n's errors read by their whole chain of causes (table; eve
 		position: [0, 0],
 		parameters: {},
 	} as unknown as INode;
-	// What the token endpoint does, and what n8n's OAuth2 client (the one n8n uses) throws for it.
-	const endpoint: Record<
-		string,
-		(res: import('node:http').ServerResponse, req: import('node:http').IncomingMessage) => void
-	> = {
-		drop: (_res, req) => req.socket.destroy(),
-		'429 OAuth body': (res) =>
-			res
-				.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' })
-				.end('{"error":"too_many_requests","error_description":"rate limit: 5 a minute"}'),
-		'429 plain': (res) => res.writeHead(429, { 'retry-after': '3' }).end('slow down'),
-		'503': (res) =>
-			res.writeHead(503, { 'content-type': 'application/json' }).end('{"status":503}'),
-		invalid_client: (res) =>
-			res
-				.writeHead(401, { 'content-type': 'application/json' })
-				.end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
-	};
-	async function tokenError(kind: string): Promise<Error> {
-		const server = await scriptedServer((req, _body, res) => endpoint[kind](res, req));
-		try {
-			const client = new ClientOAuth2({
-				clientId: 'c',
-				clientSecret: FAKE_SECRET,
-				accessTokenUri: `${server.baseUrl}/oauth/token`,
-			});
-			const error = await client.credentials.getToken().then(
-				() => new Error('token endpoint answered a token'),
-				(thrown: Error) => thrown,
-			);
-			return Object.assign(error, { tokenUrl: `${server.baseUrl}/oauth/token` });
-		} finally {
-			await server.close();
-		}
-	}
 	// How each n8n hands that error to the node (see nodes/shared/n8n/errors.ts).
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>
@@ -527,30 +493,20 @@ describe("classify: n8n's errors read by their whole chain of causes (table; eve
 			Object.assign(new NodeApiError(node, error as unknown as JsonObject), { cause: undefined }),
 		"renewal (refreshOAuth2Token throws the client's error)": (error) => error,
 	};
-	const expected: Record<string, object> = {
-		drop: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true },
-		'429 OAuth body': { kind: 'http', status: 429, fromTokenEndpoint: true },
-		'429 plain': { kind: 'http', status: 429, fromTokenEndpoint: true },
-		'503': { kind: 'http', status: 503, fromTokenEndpoint: true },
-		invalid_client: { kind: 'http', status: 401, fromTokenEndpoint: true },
-	};
-	const rows = Object.keys(endpoint).flatMap((kind) =>
+	const rows = Object.keys(TOKEN_ENDPOINT).flatMap((kind) =>
 		Object.keys(wrappers).map((wrapper) => [kind, wrapper] as const),
 	);
 	test.each(rows)(
 		'token endpoint %s, %s: at the token endpoint, never the service',
 		async (kind, wrapper) => {
-			const error = await tokenError(kind);
-			const outcome = classify(
-				wrappers[wrapper](error),
-				(error as Error & { tokenUrl: string }).tokenUrl,
-			);
+			const { error, tokenUrl } = await tokenEndpointError(ClientOAuth2, kind);
+			const outcome = classify(wrappers[wrapper](error), tokenUrl);
 			if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
 				// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
 				expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
 				return;
 			}
-			expect(outcome).toMatchObject(expected[kind]);
+			expect(outcome).toMatchObject(TOKEN_ENDPOINT_OUTCOME[kind]);
 			expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
 			expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
 		},

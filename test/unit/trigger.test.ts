@@ -1,13 +1,11 @@
 import { createHash, createHmac } from 'node:crypto';
 
 import {
-	acceptedWithin,
 	DEFAULT_DEDUP_WINDOW_MINUTES,
 	deliveryKey,
 	MAX_REMEMBERED_DELIVERIES,
 	PENDING_MS,
 	RecentDeliveries,
-	recordAccepted,
 	triggerKeyId,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
@@ -190,42 +188,6 @@ describe('AML Trigger deduplication', () => {
 		expect(deliveryKey(body)).toBe(createHash('sha256').update(body).digest('base64url'));
 		expect(deliveryKey(Buffer.from(body.toString().replace(', ', ',')))).not.toBe(
 			deliveryKey(body),
-		);
-	});
-
-	test('a recorded key is a duplicate within the window, and new again after it', () => {
-		const store: Record<string, any> = {};
-		const t0 = Date.UTC(2026, 10, 22, 10, 0, 0);
-		expect(acceptedWithin(store, 'k1', t0, 60)).toBe(false);
-		recordAccepted(store, 'k1', t0, 60);
-		expect(acceptedWithin(store, 'k1', t0 + 59 * 60_000, 60)).toBe(true);
-		expect(acceptedWithin(store, 'k2', t0 + 1000, 60)).toBe(false);
-		expect(acceptedWithin(store, 'k1', t0 + 61 * 60_000, 60)).toBe(false);
-		recordAccepted(store, 'k2', t0 + 61 * 60_000, 60);
-		expect(Object.keys(store.acceptedDeliveries)).toEqual(['k2']);
-	});
-
-	test('recording again keeps the first time; the store is reassigned (so n8n notices) and stays bounded, newest kept', () => {
-		const store: Record<string, any> = {};
-		const t0 = Date.UTC(2026, 10, 22);
-		recordAccepted(store, 'a', t0, 1440);
-		recordAccepted(store, 'a', t0 + 5000, 1440);
-		expect(store.acceptedDeliveries.a).toBe(t0 / 1000);
-		for (let i = 0; i < 12; i++) recordAccepted(store, `k${i}`, t0 + (i + 10) * 1000, 1440, 10);
-		expect(Object.keys(store.acceptedDeliveries)).toHaveLength(10);
-		expect(store.acceptedDeliveries.k0).toBeUndefined();
-		expect(store.acceptedDeliveries.k11).toBeDefined();
-		const before = store.acceptedDeliveries;
-		recordAccepted(store, 'k99', t0 + 60_000, 1440, 10);
-		expect(store.acceptedDeliveries).not.toBe(before);
-	});
-
-	test('garbage and future-dated entries in the store are ignored', () => {
-		const now = Date.now();
-		expect(acceptedWithin({ acceptedDeliveries: { a: 'x', b: null } }, 'a', now, 10)).toBe(false);
-		expect(acceptedWithin({ acceptedDeliveries: [1, 2] }, '0', now, 10)).toBe(false);
-		expect(acceptedWithin({ acceptedDeliveries: { a: now / 1000 + 3600 } }, 'a', now, 10)).toBe(
-			false,
 		);
 	});
 

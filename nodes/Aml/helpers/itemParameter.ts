@@ -1,5 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { locatorGivenValue } from '../../shared/n8n/parameters';
 import { invalid, validId } from '../validation';
 import { urlRule } from './locators';
 
@@ -35,10 +36,8 @@ export function itemLocatorValue(
 		return ctx.getNodeParameter(name, itemIndex, undefined, { extractValue: true });
 	} catch {
 		// An expression that fails fails here again, with n8n's own error.
-		const given = ctx.getNodeParameter(name, itemIndex) as unknown;
-		const value =
-			given !== null && typeof given === 'object' ? (given as { value?: unknown }).value : given;
-		throw invalid(ctx, itemIndex, label, value, urlRule(name));
+		const given = locatorGivenValue(ctx.getNodeParameter(name, itemIndex));
+		throw invalid(ctx, itemIndex, label, given, urlRule(name));
 	}
 }
 

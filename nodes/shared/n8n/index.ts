@@ -1,24 +1,42 @@
 /**
  * The seam with n8n: every place where the package relies on n8n behaviour beyond its documented node API (error
- * shapes, message texts, token data, parameter internals). Nothing outside this folder reads them
- * (test/unit/seam.test.ts greps for the names). Each file says what it relies on, why, and on which n8n versions it
- * was measured; test/contract/ runs n8n's own implementation beside it on every supported n8n (1.123.81, 2.0.3,
- * 2.41.1), as `npm test` does.
+ * shapes, message texts, token data, parameter internals, the deduplication store). Nothing outside this folder
+ * reads them (test/unit/seam.test.ts greps for the names). Each file says what it relies on, why, and on which n8n
+ * versions it was measured; test/contract/ runs n8n's own implementation beside it on every supported n8n
+ * (1.123.81, 2.0.3, 2.41.1: `npm run test:contract`, part of `npm test`). When n8n changes, the contract test named
+ * below fails first; what users would see is on the "Breaks" line.
  *
- * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
- *   Breaks: the validation of expression-set choices and numbers checks too few or too many parameters.
  * - errors.ts: what `httpRequestWithAuthentication` and `refreshOAuth2Token` throw (wrappers, causes, OAuth2 client
- *   errors, message texts), read as an answer, a network failure, or a token-endpoint failure.
- *   Breaks: retries and the truthfulness of "may have been applied" / "nothing was sent", and fail-closed checks'
- *   reasons (a misread error still blocks a check).
- * - oauthToken.ts: the token data n8n keeps with the credential (`oauthTokenData.access_token`, `n8n_expires_at`).
- *   Breaks: on 1.x a first-fetch failure reads as "may have been applied"; uploads lose the renewal before sending.
+ *   errors, message texts), read as an answer, a network failure, or a token-endpoint failure; and that every status
+ *   of the service comes back as an answer (`ignoreHttpStatusErrors`), sent once.
+ *   Contract: errors.test.ts (token endpoint: drop, 429 with and without an OAuth body, 503, invalid_client, on first
+ *   fetch and renewal, made by each n8n's OAuth2 client), serviceErrors.test.ts (each n8n's real helper against a
+ *   local server: 400 401 403 404 409 422 429 ± Retry-After 500 502 503, dropped, refused, timed out).
+ *   Breaks: retries and the truthfulness of "may have been applied" / "nothing was sent"; waiting out a busy token
+ *   endpoint; fail-closed checks' reasons (a misread error still blocks a check).
+ * - oauthToken.ts: the token data n8n keeps with the credential (`oauthTokenData.access_token`, `n8n_expires_at`) and
+ *   its renewal helper `refreshOAuth2Token` (feature-detected). Contract: oauthToken.test.ts.
+ *   Breaks: on 1.x a first-fetch failure reads as "may have been applied"; uploads lose the renewal before sending;
+ *   without the helper a refused token fails the request instead of being renewed once.
+ * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
+ *   Contract: displayOptions.test.ts (every property of both nodes, every combination the panel can show).
+ *   Breaks: the validation of expression-set choices and numbers checks too few or too many parameters.
+ * - parameters.ts: a resource locator's raw shape (`{ __rl, mode, value }`), read only to show the link a By URL
+ *   error names. Every parameter is read by n8n's own `getNodeParameter`. Contract: parameters.test.ts (n8n-core's
+ *   real ExecuteContext: plain values, expressions, defaults, collections, fixed collections, locators From List,
+ *   By ID, By URL, a plain string).
+ *   Breaks: a bad link's error shows no link (still names item and field; nothing is sent).
+ * - deduplication.ts: n8n's deduplication store (`checkProcessedAndRecord`, feature-detected) where the AML Trigger
+ *   records each delivery, and n8n's process model the trigger's in-process map relies on. Contract:
+ *   deduplication.test.ts (each n8n's own store: records, answers, keeps the newest, no atomic claim).
+ *   Breaks: without the store a redelivery after a restart or through another webhook process runs the workflow
+ *   again; with an atomic claim the in-process map could go (that test then fails).
  * - connections.ts: n8n-workflow's `NodeConnectionTypes` (absent before n8n 1.83: the nodes refuse to load, saying so).
- *
- * What breaks when n8n changes: the contract suite names the seam; the node's behaviour that depends on it is named in
- * each file's header.
+ *   Tested by test/unit/n8nSupport.test.ts. Breaks: the nodes do not load on an older n8n.
  */
 export { displayDependencies, isShown } from './displayOptions';
 export { classify, NETWORK_CODES, NEVER_SENT, type Classified } from './errors';
 export { tokenExpiresAt, tokenStored } from './oauthToken';
+export { deduplicationStore, recordedBefore } from './deduplication';
+export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';

@@ -1,0 +1,16 @@
+/**
+ * Seam with n8n: the shape of a resource locator's raw value, read only to name what the user gave when n8n could not
+ * extract an ID from it (the node's error then shows the link, not an object).
+ *
+ * Relies on: `getNodeParameter(name, i)` answering a resource locator as `{ __rl: true, mode, value }` (the value as
+ * typed or as its expression resolved), and `getNodeParameter(name, i, undefined, { extractValue: true })` throwing when
+ * a By URL value does not match its mode's `extractValue` regex. Every other parameter is read through n8n's own
+ * `getNodeParameter` (nodes/Aml/helpers/itemParameter.ts), for every shape: plain values, expressions, defaults,
+ * collections, fixed collections, locators in each mode.
+ * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (test/contract/parameters.test.ts, n8n-core's ExecuteContext).
+ * Breaks when n8n changes: a bad By URL link's error shows "[object Object]" (or nothing) as the value given, still
+ * naming the item and the field; nothing is sent either way.
+ */
+export function locatorGivenValue(raw: unknown): unknown {
+	return raw !== null && typeof raw === 'object' ? (raw as { value?: unknown }).value : raw;
+}
