@@ -970,8 +970,23 @@ async function credentialFor(
 		);
 		credentials.set(key, credential);
 	} else if (fresh) {
-		// the public API replaces the data: the token n8n stored goes with it (the next request fetches one)
-		await n8n().updateCredential(credential.id, data);
+		// the public API replaces the data: the token n8n stored goes with it (the next request fetches one). n8n 1.x
+		// has no route for it: a new credential then (its runs get new workflows)
+		const updated = await n8n()
+			.updateCredential(credential.id, data)
+			.then(() => true)
+			.catch(() => false);
+		if (!updated) {
+			await n8n()
+				.deleteCredential(credential.id)
+				.catch(() => undefined);
+			credential = await n8n().createCredential(
+				`matrix ${key} ${randomUUID().slice(0, 6)}`,
+				'amlOAuth2Api',
+				data,
+			);
+			credentials.set(key, credential);
+		}
 	}
 	return credential;
 }

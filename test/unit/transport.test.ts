@@ -83,7 +83,15 @@ describe('transport: amlRequest against a real local server', () => {
 			{ list: true, listField: 'content' },
 			undefined,
 		],
-	] as const)(
+	] as Array<
+		[
+			string,
+			'GET' | 'POST',
+			string,
+			{ list?: boolean; fields?: string[]; listField?: string } | undefined,
+			RegExp | undefined,
+		]
+	>)(
 		'a 2xx answer the caller cannot read fails once, unrepeated: %s',
 		async (_name, method, body, answer, problem) => {
 			let calls = 0;
@@ -97,12 +105,7 @@ describe('transport: amlRequest against a real local server', () => {
 			});
 			try {
 				const outcome = await amlRequest
-					.call(
-						context(server.baseUrl),
-						{ method, path: '/v1/x', answer: answer && { ...answer } },
-						0,
-						fast,
-					)
+					.call(context(server.baseUrl), { method, path: '/v1/x', answer }, 0, fast)
 					.then(
 						() => 'read',
 						(error: Error) => error.message,
