@@ -11,6 +11,8 @@ export interface BenchEnv {
 	quick: boolean;
 	/** 1 for the full size, 0.1 with --quick. */
 	scale: number;
+	/** How often each scenario that repeats its measurement does so (`--runs=N`, 1 by default). */
+	runs: number;
 	sb: Sandbox;
 	n8n: N8nInstance;
 	client: N8nClient;
@@ -77,6 +79,14 @@ export const mb = (bytes: number) => Math.round(bytes / 1e6);
  * loaded; it posts its answer with `parentPort.postMessage`.
  */
 export async function inWorker(code: string, workerData: Record<string, unknown>): Promise<number> {
+	return (await inWorkerAnswer<{ ms: number }>(code, workerData)).ms;
+}
+
+/** `inWorker`, returning the whole answer the worker posts (it must hold `ms`). */
+export async function inWorkerAnswer<T extends { ms: number }>(
+	code: string,
+	workerData: Record<string, unknown>,
+): Promise<T> {
 	const prelude =
 		"const { parentPort, workerData: d } = require('node:worker_threads'); const http = require('node:http'); const axios = require(d.axiosPath);";
 	const worker = new Worker(`${prelude}\n${code}`, {
@@ -84,16 +94,62 @@ export async function inWorker(code: string, workerData: Record<string, unknown>
 		workerData: { axiosPath: require.resolve('axios'), ...workerData },
 	});
 	try {
-		const answer = await new Promise<{ ms?: number; error?: string }>((resolve, reject) => {
+		const answer = await new Promise<Partial<T> & { error?: string }>((resolve, reject) => {
 			worker.once('message', resolve);
 			worker.once('error', reject);
 		});
 		if (answer.error !== undefined || answer.ms === undefined)
 			throw new Error(`raw client failed: ${answer.error}`);
-		return answer.ms;
+		return answer as T;
 	} finally {
 		await worker.terminate();
 	}
+}
+
+/**
+ * n8n's generic OAuth2 credential (client credentials) for the sandbox, as a team without this package would set
+ * it up for n8n's HTTP Request node.
+ */
+export async function genericOAuth2Credential(env: BenchEnv, name: string): Promise<CredentialRef> {
+	const { sb } = env;
+	return await env.client.createCredential(name, 'oAuth2Api', {
+		grantType: 'clientCredentials',
+		accessTokenUrl: sb.tokenUrl,
+		clientId: sb.clientId,
+		clientSecret: sb.clientSecret,
+		scope: 'aml',
+		authentication: 'header',
+	});
+}
+
+const TICK = 100; // /proc's clock ticks per second on Linux
+/**
+ * CPU seconds (user + system) of `root` and every live process below it (PostgreSQL's backends and n8n's task
+ * runners are children; PostgreSQL's backends leave their parent's process group, so the tree is followed by parent).
+ */
+export function treeCpu(root: number): number {
+	const parent = new Map<number, number>();
+	const ticks = new Map<number, number>();
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			// after the command: state(0) ppid(1) pgrp(2) … utime(11) stime(12)
+			parent.set(Number(entry), Number(fields[1]));
+			ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
+		} catch {
+			/* gone */
+		}
+	}
+	const inTree = (pid: number): boolean => {
+		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++)
+			if (p === root) return true;
+		return false;
+	};
+	let sum = 0;
+	for (const [pid, t] of ticks) if (inTree(pid)) sum += t;
+	return sum / TICK;
 }
 
 /** An OAuth2 token straight from the sandbox (raw baselines). */
@@ -126,4 +182,29 @@ export async function countExecutions(
 		cursor = page.nextCursor ?? undefined;
 	} while (cursor);
 	return { total, success };
+}
+
+/** The value of `--name=value` on the command line. */
+export const arg = (name: string) =>
+	process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+/** n8n's expression engine setting (its source: `N8N_EXPRESSION_ENGINE`, `vm` by default, or `legacy`). */
+export const ENGINE_LEGACY = { N8N_EXPRESSION_ENGINE: 'legacy' };
+/** n8n keeps no successful execution (`EXECUTIONS_DATA_SAVE_ON_SUCCESS`: `all` by default, or `none`). */
+export const SAVING_OFF = { EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' };
+
+/** n8n settings from the command line: `--engine=legacy`, `--saving=off`, `--n8n-env=KEY=VALUE` (repeatable). */
+export function n8nSettingsFromArgs(): Record<string, string> {
+	const engine = arg('engine');
+	return {
+		...(engine && engine !== 'vm' ? { N8N_EXPRESSION_ENGINE: engine } : {}),
+		...(arg('saving') === 'off' ? SAVING_OFF : {}),
+		...Object.fromEntries(
+			process.argv
+				.filter((a) => a.startsWith('--n8n-env='))
+				.map((a) => {
+					const [key, ...value] = a.slice('--n8n-env='.length).split('=');
+					return [key, value.join('=')];
+				}),
+		),
+	};
 }

@@ -15,46 +15,24 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { N8nClient, sandboxCredentialData, type CredentialRef } from '../test/harness/client';
+import {
+	N8nClient,
+	PERSON_CREATE_FROM_INPUT,
+	amlTriggerWorkflow,
+	sandboxCredentialData,
+	type CredentialRef,
+} from '../test/harness/client';
 import { REPO_ROOT, pool, startN8n, type N8nInstance } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
+import { genericOAuth2Credential, n8nSettingsFromArgs, treeCpu, type BenchEnv } from './lib';
+import { drive, gates, publish, warm, type Gate, type GateName } from './scenarios/gate';
 
 const quick = process.argv.includes('--quick');
 const scale = quick ? 0.1 : 1;
 const EXECUTIONS = 20;
 const ITEMS = Math.round(1000 * scale);
 const DELIVERIES = Math.round(1000 * scale);
-
-const TICK = 100; // /proc's clock ticks per second on Linux
-/**
- * CPU seconds (user + system) of `root` and every live process below it (PostgreSQL's backends and n8n's task
- * runners are children; PostgreSQL's backends leave their parent's process group, so the tree is followed by parent).
- */
-function treeCpu(root: number): number {
-	const parent = new Map<number, number>();
-	const ticks = new Map<number, number>();
-	for (const entry of fs.readdirSync('/proc')) {
-		if (!/^\d+$/.test(entry)) continue;
-		try {
-			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			// after the command: state(0) ppid(1) pgrp(2) … utime(11) stime(12)
-			parent.set(Number(entry), Number(fields[1]));
-			ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]));
-		} catch {
-			/* gone */
-		}
-	}
-	const inTree = (pid: number): boolean => {
-		for (let p = pid, depth = 0; p > 1 && depth < 64; p = parent.get(p) ?? 0, depth++)
-			if (p === root) return true;
-		return false;
-	};
-	let sum = 0;
-	for (const [pid, t] of ticks) if (inTree(pid)) sum += t;
-	return sum / TICK;
-}
 
 type Groups = Record<string, number[]>;
 function cpuOf(groups: Groups): Record<string, number> {
@@ -88,15 +66,7 @@ async function credentialFor(client: N8nClient, sb: Sandbox): Promise<Credential
 /** 20 executions × ITEMS creates, all at once, through `client` (its webhook URLs). */
 async function creates(client: N8nClient, credential: CredentialRef, label: string): Promise<void> {
 	const webhookPath = `bench-${randomUUID()}`;
-	const node = {
-		parameters: {
-			resource: 'person',
-			operation: 'create',
-			personId: '={{ $json.id }}',
-			attributesMode: 'input',
-			excludeInputFields: 'id',
-		},
-	};
+	const node = { parameters: PERSON_CREATE_FROM_INPUT };
 	const workflow = await client.createWorkflow(
 		client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath),
 	);
@@ -125,22 +95,15 @@ async function intake(client: N8nClient, bases: string[], label: string): Promis
 		hmacSecret: secret,
 	});
 	const webhookId = randomUUID();
-	const workflow = await client.createWorkflow({
-		name: `bench trigger ${label}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'AML Trigger',
-				type: 'n8n-nodes-aml.amlTrigger',
-				typeVersion: 1.2,
-				position: [0, 0],
-				webhookId,
-				parameters: { authentication: 'amlWebhookApi', events: ['*'] },
-				credentials: { amlWebhookApi: credential },
-			},
-		],
-		connections: {},
-	});
+	const workflow = await client.createWorkflow(
+		amlTriggerWorkflow(
+			`bench trigger ${label}`,
+			webhookId,
+			{ authentication: 'amlWebhookApi', events: ['*'] },
+			credential,
+			1.2,
+		),
+	);
 	await client.activate(workflow.id);
 	await pool(DELIVERIES, 16, async (n) => {
 		const body = JSON.stringify({
@@ -172,7 +135,7 @@ async function intake(client: N8nClient, bases: string[], label: string): Promis
 	});
 }
 
-void (async () => {
+async function createsAndIntake(): Promise<void> {
 	const sb = await startSandbox({ quiet: true });
 	const results: Record<string, unknown> = {};
 	let single: N8nInstance | undefined;
@@ -220,30 +183,9 @@ void (async () => {
 		await sb.close();
 	}
 
-	type M = { seconds: number; cpu: Record<string, number> };
 	const r = results as Record<string, M>;
 	const items = EXECUTIONS * ITEMS;
 	const perSecond = (m: M, n: number) => Math.round(n / m.seconds);
-	/**
-	 * Items per second with `k` workers if every process had a core of its own: each process type's CPU per item,
-	 * measured here, divided over its processes (the workers' over k, the webhook processes' over 2); the busiest type
-	 * bounds the rate. PostgreSQL, Redis, main and the service (here the sandbox, in this process) stay single.
-	 */
-	const project = (m: M, n: number) =>
-		Object.fromEntries(
-			[1, 2, 4, 8].map((k) => {
-				// the CPU a type used per item, spread over its processes: k workers, 2 webhook processes, one of the rest
-				const perItem = Object.entries(m.cpu).map(
-					([type, cpu]) =>
-						[type, cpu / n / (type === 'workers' ? k : type === 'webhooks' ? 2 : 1)] as const,
-				);
-				const [busiest, seconds] = [...perItem].sort((a, b) => b[1] - a[1])[0];
-				return [
-					`${k} worker${k > 1 ? 's' : ''}`,
-					`${Math.round(1 / seconds)}/s (bound: ${busiest})`,
-				];
-			}),
-		);
 	const report = {
 		date: new Date().toISOString(),
 		quick,
@@ -281,7 +223,138 @@ void (async () => {
 	fs.writeFileSync(file, JSON.stringify(report, null, 2));
 	console.log(JSON.stringify(report, null, 2));
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
-})().catch((error) => {
+}
+
+/**
+ * `--queue --gate`: the payment gate (bench/scenarios/gate.ts) in queue mode, 1 and then 2 workers, 2 webhook
+ * processes taking the payments in turn, no added service latency: payments per second, p50, p99 at 8 and 16 at a
+ * time for the Gate operation and the HTTP Request node gate, and the CPU each process type used per payment
+ * (with the projection to a core per process, as for the creates). Writes bench/results/queue-gate(.quick).json.
+ */
+async function gatePhase(): Promise<void> {
+	const settings = n8nSettingsFromArgs();
+	const sb = await startSandbox({ quiet: true });
+	const count = quick ? 48 : 240;
+	const rows: Record<string, unknown>[] = [];
+	const file = path.join(
+		REPO_ROOT,
+		'bench',
+		'results',
+		`${['queue-gate', ...(quick ? ['quick'] : []), ...Object.keys(settings)].join('.')}.json`,
+	);
+	// written after every row, so a run that breaks keeps what it measured
+	const save = () =>
+		fs.writeFileSync(
+			file,
+			JSON.stringify(
+				{ date: new Date().toISOString(), quick, n8nEnv: settings, cores: os.cpus().length, rows },
+				null,
+				2,
+			),
+		);
+	let cluster: QueueCluster | undefined;
+	try {
+		cluster = await startQueueCluster({ workers: 1, webhooks: 2, env: settings });
+		const c = cluster;
+		const client = new N8nClient(c.main.baseUrl, c.main.apiKey);
+		const env: BenchEnv = {
+			quick,
+			scale,
+			runs: 1,
+			sb,
+			n8n: c.main,
+			client,
+			control: axios.create({ baseURL: sb.controlUrl }),
+			credentials: { amlOAuth2Api: await credentialFor(client, sb) },
+		};
+		await env.control.post('/config', { tokenLifetimeSeconds: 3600 });
+		const oauth2 = await genericOAuth2Credential(env, 'bench gate oauth2');
+		const all = gates(env, oauth2);
+		const published: Array<[GateName, string[], Gate['clear']]> = [];
+		for (const name of ['gate', 'http'] as const) {
+			const p = await publish(env, name, all[name], c.webhooks[0].url);
+			published.push([name, c.webhooks.map((w) => `${w.url}/webhook/${p.path}`), all[name].clear]);
+		}
+		await warm(published.flatMap(([, urls]) => urls));
+		const groups = (): Groups => ({
+			main: [c.main.pid],
+			workers: c.workers.map((w) => w.pid),
+			webhooks: c.webhooks.map((w) => w.pid),
+			postgres: [c.postgres.pid],
+			redis: [c.redis.pid],
+		});
+		for (const workers of [1, 2]) {
+			if (workers === 2) {
+				await c.addWorker();
+				await warm(published.flatMap(([, urls]) => urls));
+			}
+			// what each process type uses idle (timers, pools, PostgreSQL, Redis), taken off the work per payment
+			const idle = await measure(groups(), () => new Promise((r) => setTimeout(r, 5000)));
+			for (const concurrency of [8, 16])
+				for (const [name, urls, clear] of published) {
+					const load1 = +os.loadavg()[0].toFixed(1);
+					const raw = await measure(groups(), () =>
+						drive(() => 0, urls, clear, count, concurrency),
+					);
+					const m = {
+						...raw,
+						cpu: Object.fromEntries(
+							Object.entries(raw.cpu).map(([k, v]) => [
+								k,
+								k === 'sandbox+load'
+									? v
+									: Math.max(0, v - (idle.cpu[k] / idle.seconds) * raw.seconds),
+							]),
+						),
+					};
+					const { p50, p99, perS, wrong } = m.value;
+					rows.push({
+						gate: name,
+						workers,
+						concurrency,
+						payments: count,
+						load1,
+						p50,
+						p99,
+						perS,
+						wrong,
+						cpuMsPerPayment: Object.fromEntries(
+							Object.entries(m.cpu).map(([k, v]) => [k, Math.round((v * 1000) / count)]),
+						),
+						projectionOneCoreEach: project(m, count),
+					});
+					console.log(JSON.stringify(rows[rows.length - 1]));
+					save();
+				}
+		}
+	} finally {
+		await cluster?.stop();
+		await sb.close();
+	}
+	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
+}
+
+type M = { seconds: number; cpu: Record<string, number> };
+/**
+ * Items per second with `k` workers if every process had a core of its own: each process type's CPU per item,
+ * measured here, divided over its processes (the workers' over k, the webhook processes' over 2); the busiest type
+ * bounds the rate. PostgreSQL, Redis, main and the service (here the sandbox, in this process) stay single.
+ */
+function project(m: M, n: number) {
+	return Object.fromEntries(
+		[1, 2, 4, 8].map((k) => {
+			// the CPU a type used per item, spread over its processes: k workers, 2 webhook processes, one of the rest
+			const perItem = Object.entries(m.cpu).map(
+				([type, cpu]) =>
+					[type, cpu / n / (type === 'workers' ? k : type === 'webhooks' ? 2 : 1)] as const,
+			);
+			const [busiest, seconds] = [...perItem].sort((a, b) => b[1] - a[1])[0];
+			return [`${k} worker${k > 1 ? 's' : ''}`, `${Math.round(1 / seconds)}/s (bound: ${busiest})`];
+		}),
+	);
+}
+
+(process.argv.includes('--gate') ? gatePhase() : createsAndIntake()).catch((error) => {
 	console.error(error);
 	process.exit(1);
 });

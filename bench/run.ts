@@ -6,10 +6,19 @@
  *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, gate, package)
  *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
  *                                       bench/queue.ts; writes bench/results/queue(.quick).json
+ *   npm run bench -- --queue --gate [--quick]  the payment gate in queue mode (1 and 2 workers, 8 and 16 at a time):
+ *                                       bench/queue.ts; writes bench/results/queue-gate(.quick).json
  *   npm run bench -- --auth-path [--quick]  n8n's httpRequestWithAuthentication (shipped) vs the former token path,
  *                                       10,000 creates on n8n 1.123.81 and 2.41.1: bench/authPath.ts; bench/results/auth-path.json
  *   npm run bench -- --n8n-env=N8N_EXPRESSION_ENGINE=legacy   an n8n setting for this run (repeatable); results in
  *                                       bench/results/quick.N8N_EXPRESSION_ENGINE.json
+ *   npm run bench -- --engine=legacy    the same as --n8n-env=N8N_EXPRESSION_ENGINE=legacy (n8n's values: vm, its
+ *                                       default, and legacy)
+ *   npm run bench -- --saving=off       n8n keeps no successful execution: --n8n-env=EXECUTIONS_DATA_SAVE_ON_SUCCESS=none
+ *   npm run bench -- --settings-matrix  the chosen scenarios once per combination of engine (default, legacy) and
+ *                                       execution saving (on, off), each in a fresh n8n; one file <name>.settings.json
+ *   npm run bench -- --runs=3           scenarios that repeat their measurement (gate) do so 3 times, spread reported
+ * With --only=gate alone the file is named gate.<size>….json.
  */
 import axios from 'axios';
 import { execSync } from 'node:child_process';
@@ -20,7 +29,14 @@ import * as path from 'node:path';
 import { startSandbox } from '../test/sandbox';
 import { N8nClient, sandboxCredentialData } from '../test/harness/client';
 import { REPO_ROOT, startN8n } from '../test/harness/n8n';
-import type { BenchEnv, Result } from './lib';
+import {
+	ENGINE_LEGACY,
+	SAVING_OFF,
+	arg,
+	n8nSettingsFromArgs,
+	type BenchEnv,
+	type Result,
+} from './lib';
 import { createTransactions } from './scenarios/create';
 import { paymentGate } from './scenarios/gate';
 import { returnAllPersons } from './scenarios/returnAll';
@@ -32,15 +48,18 @@ const only = process.argv
 	.find((a) => a.startsWith('--only='))
 	?.slice('--only='.length)
 	.split(',');
-/** n8n settings for this run (`--n8n-env=KEY=VALUE`), e.g. to compare n8n's expression engines. */
-const n8nEnv = Object.fromEntries(
-	process.argv
-		.filter((a) => a.startsWith('--n8n-env='))
-		.map((a) => {
-			const [key, ...value] = a.slice('--n8n-env='.length).split('=');
-			return [key, value.join('=')];
-		}),
-);
+const runs = Math.max(1, Number(arg('runs') ?? 1));
+/** n8n settings for this run (`--n8n-env=KEY=VALUE`, `--engine=legacy`, `--saving=off`). */
+const n8nEnv = n8nSettingsFromArgs();
+/** `--settings-matrix`: each combination of expression engine and execution saving, in a fresh n8n. */
+const SETTINGS: Array<[string, Record<string, string>]> = process.argv.includes('--settings-matrix')
+	? [
+			['engine default, saving on', {}],
+			['engine default, saving off', SAVING_OFF],
+			['engine legacy, saving on', ENGINE_LEGACY],
+			['engine legacy, saving off', { ...ENGINE_LEGACY, ...SAVING_OFF }],
+		].map(([label, env]) => [label as string, { ...(env as object), ...n8nEnv }])
+	: [['', n8nEnv]];
 
 /** 6. Package cost: packed size and how long n8n takes to start with the package. */
 async function packageCost(env: BenchEnv): Promise<Result[]> {
@@ -77,29 +96,18 @@ async function main(): Promise<void> {
 	const results: Result[] = [];
 	execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
 	const sb = await startSandbox({ quiet: true });
-	const n8n = await startN8n({ env: n8nEnv });
-	const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
-	const credential = await client.createCredential(
-		'bench',
-		'amlOAuth2Api',
-		sandboxCredentialData(sb),
-	);
-	const env: BenchEnv = {
-		quick,
-		scale: quick ? 0.1 : 1,
-		sb,
-		n8n,
-		client,
-		control: axios.create({ baseURL: sb.controlUrl }),
-		credentials: { amlOAuth2Api: credential },
-	};
 	const started = Date.now();
+	const matrix = SETTINGS.length > 1;
 	// A run with n8n settings of its own is kept apart, named by the settings: bench/results/quick.N8N_EXPRESSION_ENGINE.json.
 	const file = path.join(
 		REPO_ROOT,
 		'bench',
 		'results',
-		`${[quick ? 'quick' : 'full', ...Object.keys(n8nEnv)].join('.')}.json`,
+		`${[
+			...(only?.length === 1 && only[0] === 'gate' ? ['gate'] : []),
+			quick ? 'quick' : 'full',
+			...(matrix ? ['settings'] : Object.keys(n8nEnv)),
+		].join('.')}.json`,
 	);
 	// Written after every scenario, so a long run that breaks keeps what it measured.
 	const save = () => {
@@ -110,7 +118,8 @@ async function main(): Promise<void> {
 				{
 					date: new Date().toISOString(),
 					quick,
-					n8nEnv,
+					runs,
+					n8nEnv: matrix ? Object.fromEntries(SETTINGS) : n8nEnv,
 					seconds: Math.round((Date.now() - started) / 1000),
 					cores: os.cpus().length,
 					loadAverage: os.loadavg()[0],
@@ -122,19 +131,45 @@ async function main(): Promise<void> {
 		);
 	};
 	try {
-		for (const [name, run] of scenarios) {
-			if (only && !only.includes(name)) continue;
-			const t = Date.now();
+		for (const [label, settings] of SETTINGS) {
+			const n8n = await startN8n({ env: settings });
 			try {
-				results.push(...(await run(env)));
-			} catch (error) {
-				results.push({ name, figures: { error: (error as Error).message } });
+				const client = new N8nClient(n8n.baseUrl, n8n.apiKey);
+				const credential = await client.createCredential(
+					'bench',
+					'amlOAuth2Api',
+					sandboxCredentialData(sb),
+				);
+				const env: BenchEnv = {
+					quick,
+					scale: quick ? 0.1 : 1,
+					runs,
+					sb,
+					n8n,
+					client,
+					control: axios.create({ baseURL: sb.controlUrl }),
+					credentials: { amlOAuth2Api: credential },
+				};
+				for (const [name, run] of scenarios) {
+					if (only && !only.includes(name)) continue;
+					const t = Date.now();
+					const measured: Result[] = [];
+					try {
+						measured.push(...(await run(env)));
+					} catch (error) {
+						measured.push({ name, figures: { error: (error as Error).message } });
+					}
+					results.push(...measured.map((r) => (label ? { ...r, name: `${label}: ${r.name}` } : r)));
+					console.log(
+						`-- ${label ? `${label}: ` : ''}${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`,
+					);
+					save();
+				}
+			} finally {
+				await n8n.stop();
 			}
-			console.log(`-- ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-			save();
 		}
 	} finally {
-		await n8n.stop();
 		await sb.close();
 	}
 

@@ -1,5 +1,6 @@
 import {
 	executionMs,
+	genericOAuth2Credential,
 	inWorker,
 	mb,
 	peakDuring,
@@ -169,14 +170,7 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	await control.post('/config', { tokenLifetimeSeconds: 3600 });
 	for (const mode of ['new credential', 'token stored'] as const) {
 		await control.post('/reset', {});
-		const cred = await client.createCredential(`bench oauth2 ${mode}`, 'oAuth2Api', {
-			grantType: 'clientCredentials',
-			accessTokenUrl: sb.tokenUrl,
-			clientId: sb.clientId,
-			clientSecret: sb.clientSecret,
-			scope: 'aml',
-			authentication: 'header',
-		});
+		const cred = await genericOAuth2Credential(env, `bench oauth2 ${mode}`);
 		const httpNode = {
 			name: 'HTTP Request',
 			type: 'n8n-nodes-base.httpRequest',

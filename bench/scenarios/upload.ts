@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 
+import { webhookNode } from '../../test/harness/client';
 import { mb, peakDuring, rawToken, type BenchEnv, type Result } from '../lib';
 
 /** A CSV of persons of about `size` bytes; the first row is invalid, so the service stores nothing. */
@@ -67,21 +68,7 @@ export async function uploadCsv(env: BenchEnv): Promise<Result[]> {
 		const workflow = {
 			name: `bench upload ${webhookPath}`,
 			nodes: [
-				{
-					id: randomUUID(),
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-					parameters: {
-						httpMethod: 'POST',
-						path: webhookPath,
-						responseMode: 'lastNode',
-						responseData: 'noData',
-						options: {},
-					},
-				},
+				webhookNode(webhookPath, { responseData: 'noData' }),
 				{
 					id: randomUUID(),
 					name: 'Source',

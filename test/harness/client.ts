@@ -145,6 +145,78 @@ export function dbNotReady(response: { status: number; data: unknown }): boolean
 }
 
 /** The AML OAuth2 credential's data for a sandbox (its URLs and client), as users fill it in. */
+/**
+ * n8n's Webhook node (POST on `path`), the start of the workflows the tests and the bench publish. By default it
+ * answers when the workflow is done, with the last node's first item (`responseMode: 'lastNode'`).
+ */
+export function webhookNode(
+	path: string,
+	opts: { name?: string; responseMode?: string; responseData?: string; position?: number[] } = {},
+): Json {
+	return {
+		id: randomUUID(),
+		name: opts.name ?? 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: opts.position ?? [0, 0],
+		webhookId: randomUUID(),
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: opts.responseMode ?? 'lastNode',
+			...(opts.responseData ? { responseData: opts.responseData } : {}),
+			options: {},
+		},
+	};
+}
+
+/** AML node parameters: Person → Create, keyed by the item's `id`, every other input field an attribute. */
+export const PERSON_CREATE_FROM_INPUT: Json = {
+	resource: 'person',
+	operation: 'create',
+	personId: '={{ $json.id }}',
+	attributesMode: 'input',
+	excludeInputFields: 'id',
+};
+
+/** A workflow with only the AML Trigger on `webhookId` (its production URL: /webhook/<webhookId>/aml). */
+export function amlTriggerWorkflow(
+	name: string,
+	webhookId: string,
+	parameters: Json,
+	credential?: CredentialRef,
+	typeVersion = 1,
+): Json {
+	return {
+		name,
+		nodes: [
+			{
+				id: randomUUID(),
+				name: 'AML Trigger',
+				type: 'n8n-nodes-aml.amlTrigger',
+				typeVersion,
+				position: [0, 0],
+				webhookId,
+				parameters,
+				...(credential ? { credentials: { amlWebhookApi: credential } } : {}),
+			},
+		],
+		connections: {},
+	};
+}
+
+/** n8n's Split Out node making one item of each entry of the request body's `items`. */
+export function bodyItemsNode(position = [220, 0]): Json {
+	return {
+		id: randomUUID(),
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position,
+		parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+	};
+}
+
 export function sandboxCredentialData(
 	sb: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string },
 	overrides: Json = {},
@@ -443,29 +515,8 @@ export class N8nClient {
 		return {
 			name: `test ${name} ${path.slice(-8)}`,
 			nodes: [
-				{
-					id: randomUUID(),
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: randomUUID(),
-					parameters: {
-						httpMethod: 'POST',
-						path,
-						responseMode: 'lastNode',
-						responseData: 'noData',
-						options: {},
-					},
-				},
-				{
-					id: randomUUID(),
-					name: 'Items',
-					type: 'n8n-nodes-base.splitOut',
-					typeVersion: 1,
-					position: [220, 0],
-					parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-				},
+				webhookNode(path, { responseData: 'noData' }),
+				bodyItemsNode(),
 				{
 					id: randomUUID(),
 					name,

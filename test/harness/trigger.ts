@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
-import type { CredentialRef, Json } from './client';
+import { amlTriggerWorkflow, type CredentialRef, type Json } from './client';
 import { context, control, n8n, nodeOutput } from './context';
 
 /**
@@ -49,22 +49,15 @@ export async function publish(
 	typeVersion = 1,
 ): Promise<Published> {
 	const webhookId = randomUUID();
-	const wf = await n8n().createWorkflow({
-		name: `AML Trigger e2e ${webhookId.slice(0, 8)}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: NODE,
-				type: 'n8n-nodes-aml.amlTrigger',
-				typeVersion,
-				position: [0, 0],
-				webhookId,
-				parameters,
-				...(credential ? { credentials: { amlWebhookApi: credential } } : {}),
-			},
-		],
-		connections: {},
-	});
+	const wf = await n8n().createWorkflow(
+		amlTriggerWorkflow(
+			`AML Trigger e2e ${webhookId.slice(0, 8)}`,
+			webhookId,
+			parameters,
+			credential,
+			typeVersion,
+		),
+	);
 	cleanup.push(() => n8n().deleteWorkflow(wf.id));
 	await n8n().activate(wf.id);
 	const url = `${context().n8n.baseUrl}/webhook/${webhookId}/aml`;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Json } from './client';
+import { webhookNode, type Json } from './client';
 import { context, n8n } from './context';
 
 /**
@@ -74,21 +74,7 @@ export async function upload(
 	const workflow = await client.createWorkflow({
 		name: `upload ${webhookPath}`,
 		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: {
-					httpMethod: 'POST',
-					path: webhookPath,
-					responseMode: 'lastNode',
-					responseData: 'noData',
-					options: {},
-				},
-			},
+			webhookNode(webhookPath, { responseData: 'noData' }),
 			...nodes,
 			{
 				id: randomUUID(),

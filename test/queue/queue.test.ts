@@ -4,7 +4,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { N8nClient, sandboxCredentialData, type Json } from '../harness/client';
+import {
+	N8nClient,
+	PERSON_CREATE_FROM_INPUT,
+	amlTriggerWorkflow,
+	bodyItemsNode,
+	sandboxCredentialData,
+	webhookNode,
+	type Json,
+} from '../harness/client';
 import {
 	amlCredentialData as amlCredential,
 	control,
@@ -110,16 +118,9 @@ describe('every operation family runs on the workers', () => {
 	const prefix = `q-${Date.now()}`;
 
 	test('person and transaction writes, a monitoring check with Clear/Block, Return All', async () => {
-		const person = await runAml(
-			{
-				resource: 'person',
-				operation: 'create',
-				personId: '={{ $json.id }}',
-				attributesMode: 'input',
-				excludeInputFields: 'id',
-			},
-			[{ id: `${prefix}-p`, first_name: 'Queue', last_name: 'Mode' }],
-		);
+		const person = await runAml(PERSON_CREATE_FROM_INPUT, [
+			{ id: `${prefix}-p`, first_name: 'Queue', last_name: 'Mode' },
+		]);
 		expect(person.status).toBe('success');
 		const txs = Array.from({ length: 120 }, (_, i) => ({
 			id: `${prefix}-t${i}`,
@@ -243,15 +244,7 @@ test(`token economy across processes: ${EXECUTIONS} executions of ${ITEMS_PER_EX
 		amlCredential(),
 	);
 	const prefix = `tok-${Date.now()}`;
-	const node = {
-		parameters: {
-			resource: 'person',
-			operation: 'create',
-			personId: '={{ $json.id }}',
-			attributesMode: 'input',
-			excludeInputFields: 'id',
-		},
-	};
+	const node = { parameters: PERSON_CREATE_FROM_INPUT };
 	const webhookPath = `tokens-${randomUUID()}`;
 	const workflow = await client.createWorkflow(
 		client.runnerWorkflow(node, { credentials: { amlOAuth2Api: credential } }, webhookPath),
@@ -340,22 +333,14 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 		{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: secret },
 	);
 	const webhookId = randomUUID();
-	const workflow = await client.createWorkflow({
-		name: `AML Trigger queue ${webhookId.slice(0, 8)}`,
-		nodes: [
-			{
-				id: randomUUID(),
-				name: 'AML Trigger',
-				type: 'n8n-nodes-aml.amlTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId,
-				parameters: { authentication: 'amlWebhookApi', events: ['*'] },
-				credentials: { amlWebhookApi: credential },
-			},
-		],
-		connections: {},
-	});
+	const workflow = await client.createWorkflow(
+		amlTriggerWorkflow(
+			`AML Trigger queue ${webhookId.slice(0, 8)}`,
+			webhookId,
+			{ authentication: 'amlWebhookApi', events: ['*'] },
+			credential,
+		),
+	);
 	await client.activate(workflow.id);
 	const urls = cluster.webhooks.map((w) => `${w.url}/webhook/${webhookId}/aml`);
 	for (const url of urls)
@@ -484,28 +469,8 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	const workflow = await client.createWorkflow({
 		name: `queue kill ${prefix}`,
 		nodes: [
-			{
-				id: randomUUID(),
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: {
-					httpMethod: 'POST',
-					path: webhookPath,
-					responseMode: 'onReceived',
-					options: {},
-				},
-			},
-			{
-				id: randomUUID(),
-				name: 'Items',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-			},
+			webhookNode(webhookPath, { responseMode: 'onReceived' }),
+			bodyItemsNode(),
 			{
 				id: randomUUID(),
 				name: 'AML',
@@ -514,11 +479,7 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 				position: [440, 0],
 				// keyed by the caller's ID; an ID the service already holds is skipped, so a re-run creates only the rest
 				parameters: {
-					resource: 'person',
-					operation: 'create',
-					personId: '={{ $json.id }}',
-					attributesMode: 'input',
-					excludeInputFields: 'id',
+					...PERSON_CREATE_FROM_INPUT,
 					onExisting: 'skip',
 					options: { parallelRequests: 4 },
 				},
