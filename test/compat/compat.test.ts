@@ -10,6 +10,15 @@ import {
 	runAml,
 } from '../harness/context';
 import {
+	cleanupMatrix,
+	closedPortUrl,
+	FAULTS,
+	mismatches,
+	prepareMatrix,
+	runRow,
+	SAMPLE,
+} from '../harness/matrix';
+import {
 	cleanup,
 	deliveries,
 	publish,
@@ -31,6 +40,7 @@ const personId = `compat-${suffix}`;
 afterAll(async () => {
 	await control.post('/config', { tokenLifetimeSeconds: 3600 }).catch(() => undefined);
 	await runCleanup();
+	await cleanupMatrix();
 });
 
 describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default)'}`, () => {
@@ -289,5 +299,30 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 		await until('accepted', async () => (await deliveries(wf.url)).some((d) => d.accepted));
 		expect((await settled(wf.id, 1)).map((o) => o.metadata.alertId)).toEqual([9102]);
 		expect(context().n8n.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:/);
+	});
+});
+
+/**
+ * A sample of the fault matrix (test/harness/matrix.ts, the whole of it runs in test/e2e/matrix.test.ts): every fault
+ * point, one operation of each kind (read, create, delete, one-shot, upload, check, transaction check, Gate), in
+ * Continue (using error output) and, for every failure, Stop; the same rule decides what each item must report.
+ */
+describe(`fault matrix sample on n8n ${process.env.AML_N8N_VERSION ?? '(default)'}`, () => {
+	let base: Awaited<ReturnType<typeof prepareMatrix>>;
+	let closedUrl: string;
+	beforeAll(async () => {
+		await control.post('/config', { tokenRateLimit: { max: 100000, windowSeconds: 60 } });
+		base = await prepareMatrix();
+		closedUrl = await closedPortUrl();
+	});
+	afterAll(async () => {
+		await control.post('/config', { tokenRateLimit: { max: 5, windowSeconds: 60 } });
+	});
+
+	test.each(FAULTS.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
+		const runs = await runRow(fault, base, SAMPLE, ['stop', 'continueErrorOutput'], { closedUrl });
+		const problems: string[] = [];
+		for (const run of runs) problems.push(...(await mismatches(run, fault)));
+		expect(problems).toEqual([]);
 	});
 });

@@ -3,14 +3,17 @@
  * request (method, `path` regex) applies. A rule without `path` applies to /api paths only; with `path` it applies to
  * whatever the regex matches, /oauth/token included. One roll of a seeded PRNG picks the outcome: drop, hang, 5xx,
  * 429 (cumulative rates, in that order); `latencyMs` delays every matching request; `times` limits the rule to the
- * first N matching requests; `when: 'after'` lets the request do its work (a write is stored) before the 5xx, drop
+ * first N matching requests (with `timesPerToken`, of each bearer token); `when: 'after'` lets the request do its work (a write is stored) before the 5xx, drop
  * or hang replaces the answer. `answer` replaces the answer of every matching request with exactly that status, body
  * text, content type and headers (an odd answer: an empty 200, an HTML page, JSON without the expected field; at the
- * token endpoint a 429 with an OAuth body and Retry-After, or `invalid_client`).
+ * token endpoint a 429 with an OAuth body and Retry-After, or `invalid_client`). `query` (a regex) narrows a rule to
+ * requests whose query string matches it: a credential whose Access Token URL carries `?c=<name>` gets its own token
+ * endpoint faults while other credentials' token requests pass.
  */
 export interface FaultRule {
 	method?: string;
 	path?: string;
+	query?: string;
 	errorRate?: number;
 	errorStatus?: number;
 	rate429?: number;
@@ -19,6 +22,8 @@ export interface FaultRule {
 	dropRate?: number;
 	hangRate?: number;
 	times?: number;
+	/** `times` counts per Authorization header (each credential's token has its own count), not for all requests. */
+	timesPerToken?: boolean;
 	when?: 'before' | 'after';
 	answer?: { status: number; body: string; contentType?: string; headers?: Record<string, string> };
 }
@@ -44,7 +49,9 @@ export interface FaultDecision {
 
 interface CompiledRule extends FaultRule {
 	re?: RegExp;
+	queryRe?: RegExp;
 	hits: number;
+	hitsByToken?: Map<string, number>;
 }
 
 /** mulberry32: a small seeded PRNG so fault runs repeat. */
@@ -81,6 +88,7 @@ export class Faults {
 				...r,
 				method: r.method?.toUpperCase(),
 				re: r.path ? new RegExp(r.path) : undefined,
+				queryRe: r.query !== undefined ? new RegExp(r.query) : undefined,
 				hits: 0,
 			};
 		});
@@ -94,15 +102,23 @@ export class Faults {
 	}
 
 	list(): FaultRule[] {
-		return this.rules.map(({ re: _re, ...r }) => r);
+		return this.rules.map(({ re: _re, queryRe: _queryRe, hitsByToken: _byToken, ...r }) => r);
 	}
 
-	decide(method: string, path: string): FaultDecision | undefined {
+	decide(method: string, path: string, search = '', authorization = ''): FaultDecision | undefined {
 		for (const rule of this.rules) {
 			if (rule.method && rule.method !== method) continue;
 			if (rule.re ? !rule.re.test(path) : !path.startsWith('/api/')) continue;
-			if (rule.times !== undefined && rule.hits >= rule.times) continue;
-			rule.hits++;
+			if (rule.queryRe && !rule.queryRe.test(search)) continue;
+			if (rule.timesPerToken) {
+				rule.hitsByToken ??= new Map();
+				const hits = rule.hitsByToken.get(authorization) ?? 0;
+				if (rule.times !== undefined && hits >= rule.times) continue;
+				rule.hitsByToken.set(authorization, hits + 1);
+			} else {
+				if (rule.times !== undefined && rule.hits >= rule.times) continue;
+				rule.hits++;
+			}
 			const roll = this.random();
 			let edge = 0;
 			let action: FaultAction | undefined;

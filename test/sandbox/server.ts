@@ -379,9 +379,14 @@ export class SandboxServer {
 					? match.route.name
 					: `${method} (no route)`;
 
-			const fault = this.faults.active ? this.faults.decide(method, path) : undefined;
+			const fault = this.faults.active
+				? this.faults.decide(method, path, search, req.headers.authorization ?? '')
+				: undefined;
 			if (fault?.latencyMs) await new Promise((r) => setTimeout(r, fault.latencyMs));
-			if (fault?.action && fault.when === 'before')
+			if (fault?.action && fault.when === 'before') {
+				// an answering fault answers as a service does, after reading the request (a large upload is not cut off)
+				if (fault.action.kind !== 'drop' && fault.action.kind !== 'hang')
+					for await (const _chunk of req) void _chunk;
 				return this.record(
 					req,
 					path,
@@ -390,6 +395,7 @@ export class SandboxServer {
 					started,
 					routeName,
 				);
+			}
 
 			let reply: Reply;
 			if (isToken) {

@@ -64,6 +64,63 @@ describe('transport: amlRequest against a real local server', () => {
 		}
 	});
 
+	test.each([
+		['an empty GET answer', 'GET', '', undefined, /answer was empty/],
+		['an HTML page', 'GET', '<html>down</html>', undefined, /not JSON/],
+		['a page without content', 'GET', '{"total":3}', { listField: 'content' }, /no content list/],
+		['an object without the ID', 'GET', '{"name":"x"}', { fields: ['id'] }, /lacks id/],
+		[
+			'neither a list nor a content list',
+			'GET',
+			'{}',
+			{ list: true, listField: 'content' },
+			/no content list/,
+		],
+		['a POST answered with no body, no expectation', 'POST', '', undefined, undefined],
+		[
+			'a bare list where a list or content is expected',
+			'GET',
+			'[1]',
+			{ list: true, listField: 'content' },
+			undefined,
+		],
+	] as Array<
+		[
+			string,
+			'GET' | 'POST',
+			string,
+			{ list?: boolean; fields?: string[]; listField?: string } | undefined,
+			RegExp | undefined,
+		]
+	>)(
+		'a 2xx answer the caller cannot read fails once, unrepeated: %s',
+		async (_name, method, body, answer, problem) => {
+			let calls = 0;
+			const server = await scriptedServer((_req, _body, res) => {
+				calls++;
+				res
+					.writeHead(200, {
+						'content-type': body.startsWith('<') ? 'text/html' : 'application/json',
+					})
+					.end(body);
+			});
+			try {
+				const outcome = await amlRequest
+					.call(context(server.baseUrl), { method, path: '/v1/x', answer }, 0, fast)
+					.then(
+						() => 'read',
+						(error: Error) => error.message,
+					);
+				if (problem) expect(outcome).toMatch(problem);
+				else expect(outcome).toBe('read');
+				if (problem) expect(outcome).toMatch(/^The AML service's answer could not be read/);
+				expect(calls).toBe(1);
+			} finally {
+				await server.close();
+			}
+		},
+	);
+
 	test('honours Retry-After on 429 (seconds)', async () => {
 		let calls = 0;
 		const server = await scriptedServer((_req, _body, res) => {

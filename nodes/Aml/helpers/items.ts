@@ -79,6 +79,34 @@ export function errorJson(error: Error, itemIndex: number): IDataObject {
 	return json;
 }
 
+/**
+ * An operation that plans over all items at once (Sync Records) instead of item by item: with Continue On Fail its
+ * failure becomes one error item (paired with every input item; on n8n's error output with "Continue (using error
+ * output)") instead of failing the execution, as for every other operation.
+ */
+export async function runWholeRun(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	run: () => Promise<INodeExecutionData[][]>,
+): Promise<INodeExecutionData[][]> {
+	try {
+		return await run();
+	} catch (error) {
+		const itemError = asItemError(ctx, error, 0);
+		if (!ctx.continueOnFail()) throw itemError;
+		const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+		return [
+			[
+				{
+					json: errorJson(itemError, 0),
+					...(toErrorOutput ? { error: itemError as NodeApiError | NodeOperationError } : {}),
+					pairedItem: items.map((_, item) => ({ item })),
+				},
+			],
+		];
+	}
+}
+
 /** The run's Parallel Requests (read once, from item 0), at least 1. */
 export function parallelRequests(
 	ctx: IExecuteFunctions,

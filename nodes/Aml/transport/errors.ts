@@ -254,3 +254,21 @@ export function tokenEndpointError(
 	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
 	return transient ? markUnavailable(error) : error;
 }
+
+/**
+ * A 2xx answer that cannot be read as what was asked for (an empty body, an HTML page, JSON without the expected list
+ * or field): the item fails with what the service sent, instead of reporting what the service did not say.
+ */
+export function unreadableAnswerError(
+	node: INode,
+	failure: { method: string; path: string; problem: string },
+	itemIndex?: number,
+): NodeApiError {
+	const message = `The AML service's answer could not be read: ${failure.problem}`;
+	const description = `${failure.method} ${failure.path} answered 2xx, but ${failure.problem}. Nothing is concluded from it; run it again or ask the service's operator.`;
+	return new NodeApiError(node, { message, description } as JsonObject, {
+		message,
+		description,
+		itemIndex,
+	});
+}

@@ -16,7 +16,13 @@ import {
 	type BackoffPolicy,
 } from './backoff';
 import { NEVER_SENT, tokenBody, type Classified } from './classify';
-import { budgetSpentError, networkError, serviceError, tokenEndpointError } from './errors';
+import {
+	budgetSpentError,
+	networkError,
+	serviceError,
+	tokenEndpointError,
+	unreadableAnswerError,
+} from './errors';
 import { renewIfExpiring, runState, send, type AmlContext } from './auth';
 
 /**
@@ -58,6 +64,13 @@ export interface AmlRequest {
 	doneOnRepeat?: number[];
 	/** How the user can see whether a request that may have reached the service was applied (for error messages). */
 	checkHint?: string;
+	/**
+	 * What a 2xx answer must hold for the caller to read it: a list (`list`), an object with a list under `listField`
+	 * (either, when both are given), or an object with these `fields`. A GET's
+	 * answer must at least be JSON (an object or a list). Anything else fails as unreadable (`unreadableAnswerError`)
+	 * instead of becoming an item that reports what the service did not say.
+	 */
+	answer?: { list?: boolean; fields?: string[]; listField?: string };
 }
 
 export interface AmlResponse<T = unknown> {
@@ -154,6 +167,7 @@ export async function amlRequest<T = unknown>(
 			const status = response.statusCode;
 			const lostBefore = sentOnce ? { afterLostAnswer: true } : {};
 			if (status < 300 || request.passStatuses?.includes(status)) {
+				if (status < 300) checkAnswer(this, request, response.body, itemIndex);
 				return {
 					status,
 					body: response.body,
@@ -272,6 +286,40 @@ export async function amlRequest<T = unknown>(
 		}
 		await sleep(waitMs);
 	}
+}
+
+/**
+ * A 2xx answer the caller cannot read (an empty body, an HTML page, JSON without the expected list or field) fails the
+ * request: nothing is concluded from it. Not repeated (the service answered; a repeat of a write could apply it twice).
+ */
+function checkAnswer(
+	ctx: AmlContext,
+	request: AmlRequest,
+	body: unknown,
+	itemIndex?: number,
+): void {
+	const expect = request.answer;
+	if (!expect && request.method !== 'GET') return;
+	const isObject = body !== null && typeof body === 'object' && !Buffer.isBuffer(body);
+	let problem: string | undefined;
+	if (!isObject)
+		problem = body === undefined || body === '' ? 'the answer was empty' : 'the answer is not JSON';
+	else if (expect?.list || expect?.listField) {
+		// a list, or an object holding it under `listField` (either when both are given)
+		const listed =
+			(expect.list === true && Array.isArray(body)) ||
+			(expect.listField !== undefined && Array.isArray((body as IDataObject)[expect.listField]));
+		if (!listed) problem = `the answer holds no ${expect.listField ?? ''} list`.replace('  ', ' ');
+	} else if (expect?.fields) {
+		const missing = expect.fields.filter((field) => (body as IDataObject)[field] === undefined);
+		if (missing.length) problem = `the answer lacks ${missing.join(', ')}`;
+	}
+	if (problem)
+		throw unreadableAnswerError(
+			ctx.getNode(),
+			{ method: request.method, path: request.path, problem },
+			itemIndex,
+		);
 }
 
 /** The node's "Timeout" option, when the calling node has one. */

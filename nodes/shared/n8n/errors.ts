@@ -6,7 +6,7 @@ import type { IDataObject } from 'n8n-workflow';
  * Everything else in the package asks `classify` here and decides on its answer.
  *
  * Measured on: n8n 2.41.1 (n8n-core, @n8n/client-oauth2), 2.0.3 and 1.123.81 (test/unit/transport.test.ts with
- * n8n's real OAuth2 client; test/e2e/failClosed.test.ts in real n8n). Relies on:
+ * n8n's real OAuth2 client; test/e2e/matrix.test.ts in real n8n). Relies on:
  * - A request the service answered comes back as an answer (`ignoreHttpStatusErrors: true`, every status, 401 too).
  *   When it fails without an answer, n8n throws a NodeApiError; on 2.x its `cause` is the HTTP client's error
  *   (an AxiosError with `code` and `config.url`); on 1.x it keeps no `cause`, only `httpCode` (the original error's

@@ -49,7 +49,7 @@ export async function execute(
 		send: async ({ alertId, simplify }, i) => {
 			const alert = (await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/alerts/${idSegment(alertId)}` },
+				{ method: 'GET', path: `/v1/alerts/${idSegment(alertId)}`, answer: { fields: ['id'] } },
 				i,
 			)) as IDataObject;
 			return simplify ? simplifyMonitoringAlert(alert) : alert;

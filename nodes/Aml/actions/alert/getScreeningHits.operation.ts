@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { pagingProperties, readAllPages } from '../../helpers/listParameters';
-import { amlApiRequest, idSegment, type Paged } from '../../transport';
+import { amlApiRequest, idSegment, PAGE_ANSWER, type Paged } from '../../transport';
 import { alertIdProperty, validAlertId, simplifyHit, simplifyProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
@@ -61,6 +61,7 @@ export async function execute(
 						this,
 						{
 							method: 'GET',
+							answer: PAGE_ANSWER,
 							path: `/v1/screening-alerts/${idSegment(alertId)}/hits`,
 							qs: { page, size },
 						},

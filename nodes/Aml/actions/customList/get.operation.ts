@@ -38,7 +38,7 @@ export async function execute(
 		send: async ({ customListId, id }, i) => {
 			const record = (await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: recordsPath(customListId, id) },
+				{ method: 'GET', path: recordsPath(customListId, id), answer: { fields: ['id'] } },
 				i,
 			)) as IDataObject;
 			return { customListId, ...(record ?? { id }) };

@@ -8,7 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { pagingProperties, readAllPages } from '../../helpers/listParameters';
-import { amlApiRequest, type Paged } from '../../transport';
+import { amlApiRequest, PAGE_ANSWER, type Paged } from '../../transport';
 import { customListIdProperties, readListId, recordOptions, recordsPath } from './shared';
 import type { ItemValidator } from '../../validation';
 
@@ -40,6 +40,7 @@ export async function execute(
 						this,
 						{
 							method: 'GET',
+							answer: PAGE_ANSWER,
 							path: recordsPath(customListId),
 							qs: { page, size },
 						},

@@ -195,6 +195,7 @@ export async function fetchUsableFields(
 		{
 			method: 'GET',
 			path: `/v1/custom-lists/${idSegment(customListId)}/screening-fields`,
+			answer: { list: true, listField: 'content' },
 		},
 		itemIndex,
 	);

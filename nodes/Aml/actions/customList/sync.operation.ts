@@ -8,10 +8,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequests, prepareEveryItem } from '../../helpers/items';
+import { parallelRequests, prepareEveryItem, runWholeRun } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { customListIdLocator, locatorProperty } from '../../helpers/locators';
-import { amlApiRequest, walkPages, type Paged } from '../../transport';
+import { amlApiRequest, PAGE_ANSWER, type Paged, walkPages } from '../../transport';
 import {
 	customListIdProperty,
 	isArchivedRecord,
@@ -174,6 +174,7 @@ async function readCurrent(
 		async (page, size) =>
 			(await amlApiRequest.call(ctx, {
 				method: 'GET',
+				answer: PAGE_ANSWER,
 				path: recordsPath(customListId),
 				qs: { page, size },
 			})) as Paged<IDataObject>,
@@ -211,72 +212,75 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	// Every item is validated and read before anything else (Sync plans over all items instead of running them one by one).
 	const desired = await readDesired(this, items, validate);
-	const customListId = readListId(this, 0);
-	const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
-	const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
-	const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
-	const outputChanges =
-		(itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
-	const parallel = parallelRequests(this);
+	// Past validation, a failure (the list unreadable, the archive guard) is one error item under Continue On Fail.
+	return await runWholeRun(this, items, async () => {
+		const customListId = readListId(this, 0);
+		const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
+		const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
+		const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
+		const outputChanges =
+			(itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
+		const parallel = parallelRequests(this);
 
-	const current = await readCurrent(this, customListId, parallel);
-	const plan = planSync(desired, current, archiveMissing);
-	const share = archiveSharePercent(plan);
-	const refused = exceedsArchiveGuard(plan, maxArchivePercent);
+		const current = await readCurrent(this, customListId, parallel);
+		const plan = planSync(desired, current, archiveMissing);
+		const share = archiveSharePercent(plan);
+		const refused = exceedsArchiveGuard(plan, maxArchivePercent);
 
-	if (refused && !dryRun) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`Sync stopped: it would archive ${plan.archives.length} of the ${plan.currentCount} records in the list (${percent(share)}), more than the allowed ${maxArchivePercent}%`,
-			{
-				description:
-					`Nothing was changed. This safety stop protects the list when the source comes back empty or incomplete (the input had ${desired.length} record(s)). ` +
-					'If the archiving is intended, raise "Max Share to Archive (%)" under Options (100 turns the check off), or set "Records Missing From Input" to "Leave Unchanged". Use the "Dry Run" option to see the plan first.',
-			},
-		);
-	}
+		if (refused && !dryRun) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Sync stopped: it would archive ${plan.archives.length} of the ${plan.currentCount} records in the list (${percent(share)}), more than the allowed ${maxArchivePercent}%`,
+				{
+					description:
+						`Nothing was changed. This safety stop protects the list when the source comes back empty or incomplete (the input had ${desired.length} record(s)). ` +
+						'If the archiving is intended, raise "Max Share to Archive (%)" under Options (100 turns the check off), or set "Records Missing From Input" to "Leave Unchanged". Use the "Dry Run" option to see the plan first.',
+				},
+			);
+		}
 
-	const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
-	const results: ChangeResult[] = dryRun
-		? changes.map(({ id, change, itemIndex }) => ({ id, change, status: 'planned', itemIndex }))
-		: await applyChanges(this, customListId, changes, parallel);
+		const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
+		const results: ChangeResult[] = dryRun
+			? changes.map(({ id, change, itemIndex }) => ({ id, change, status: 'planned', itemIndex }))
+			: await applyChanges(this, customListId, changes, parallel);
 
-	const summary = syncSummary({
-		customListId,
-		dryRun,
-		plan,
-		recordsInInput: desired.length,
-		results,
+		const summary = syncSummary({
+			customListId,
+			dryRun,
+			plan,
+			recordsInInput: desired.length,
+			results,
+		});
+		if (dryRun && refused) {
+			summary.wouldBeRefused = true;
+			summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
+		}
+
+		const failures = summary.failures;
+		if (failures.length > 0 && !this.continueOnFail()) {
+			const lines = failures
+				.slice(0, 20)
+				.map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
+			if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
+			throw new NodeOperationError(
+				this.getNode(),
+				`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
+				{
+					description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
+				},
+			);
+		}
+
+		const allItems: IPairedItemData[] = items.map((_, index) => ({ item: index }));
+		const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
+		if (outputChanges) {
+			output.push(
+				...results.map((result) => ({
+					json: changeJson(customListId, result),
+					pairedItem: { item: result.itemIndex ?? 0 },
+				})),
+			);
+		}
+		return [output];
 	});
-	if (dryRun && refused) {
-		summary.wouldBeRefused = true;
-		summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
-	}
-
-	const failures = summary.failures;
-	if (failures.length > 0 && !this.continueOnFail()) {
-		const lines = failures
-			.slice(0, 20)
-			.map((failure) => `${failure.operation} "${failure.id}": ${failure.error}`);
-		if (failures.length > 20) lines.push(`… and ${failures.length - 20} more`);
-		throw new NodeOperationError(
-			this.getNode(),
-			`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
-			{
-				description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
-			},
-		);
-	}
-
-	const allItems: IPairedItemData[] = items.map((_, index) => ({ item: index }));
-	const output: INodeExecutionData[] = [{ json: summary, pairedItem: allItems }];
-	if (outputChanges) {
-		output.push(
-			...results.map((result) => ({
-				json: changeJson(customListId, result),
-				pairedItem: { item: result.itemIndex ?? 0 },
-			})),
-		);
-	}
-	return [output];
 }

@@ -31,7 +31,12 @@ export async function fetchStatus(
 ): Promise<IDataObject> {
 	const answer = (await amlApiRequest.call(
 		ctx,
-		{ method: 'GET', path: `/v1/data-upload/${idSegment(uploadId)}/status`, retry: 'safe' },
+		{
+			method: 'GET',
+			path: `/v1/data-upload/${idSegment(uploadId)}/status`,
+			retry: 'safe',
+			answer: { fields: ['status'] },
+		},
 		itemIndex,
 	)) as IDataObject;
 	return statusJson(uploadId, answer ?? {});

@@ -31,7 +31,7 @@ export async function execute(
 		send: async ({ personId }, i) => {
 			return (await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}` },
+				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}`, answer: { fields: ['id'] } },
 				i,
 			)) as IDataObject;
 		},

@@ -39,7 +39,11 @@ export async function execute(
 		send: async ({ personId, simplify }, i) => {
 			const risk = ((await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/risks` },
+				{
+					method: 'GET',
+					path: `/v1/persons/${idSegment(personId)}/risks`,
+					answer: { fields: ['finalRisk'] },
+				},
 				i,
 			)) ?? {}) as IDataObject;
 			return simplify ? simplifyRisk(personId, risk) : { personId, ...risk };

@@ -44,7 +44,11 @@ export async function execute(
 		send: async ({ personId, simplify }, i) => {
 			const history = ((await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/statuses` },
+				{
+					method: 'GET',
+					path: `/v1/persons/${idSegment(personId)}/statuses`,
+					answer: { fields: ['statuses'] },
+				},
 				i,
 			)) ?? {}) as IDataObject;
 			return simplify ? simplifyStatusHistory(personId, history) : { personId, ...history };

@@ -13,7 +13,7 @@ import {
 	readAllPages,
 	sortDirectionProperty,
 } from '../../helpers/listParameters';
-import { amlApiRequest, type Paged } from '../../transport';
+import { amlApiRequest, PAGE_ANSWER, type Paged } from '../../transport';
 import { valid, invalid, type ItemValidator } from '../../validation';
 import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
 import {
@@ -104,6 +104,7 @@ export async function execute(
 					this,
 					{
 						method: 'POST',
+						answer: PAGE_ANSWER,
 						path: '/v2/persons/search',
 						body: { ...body, page, size },
 						retry: 'safe',

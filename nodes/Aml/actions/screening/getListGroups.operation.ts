@@ -28,7 +28,7 @@ export async function execute(
 		send: async (_prepared, i) => {
 			const groups = await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: '/v1/screening-list-groups' },
+				{ method: 'GET', path: '/v1/screening-list-groups', answer: { list: true } },
 				i,
 			);
 			return Array.isArray(groups) ? (groups as IDataObject[]) : [];

@@ -38,7 +38,11 @@ export async function execute(
 		send: async ({ personId, id }, i) => {
 			return (await amlApiRequest.call(
 				this,
-				{ method: 'GET', path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}` },
+				{
+					method: 'GET',
+					path: `/v1/persons/${idSegment(personId)}/transactions/${idSegment(id)}`,
+					answer: { fields: ['id'] },
+				},
 				i,
 			)) as IDataObject;
 		},

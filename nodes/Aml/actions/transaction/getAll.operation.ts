@@ -13,7 +13,7 @@ import {
 	readAllPages,
 	sortDirectionProperty,
 } from '../../helpers/listParameters';
-import { amlApiRequest, idSegment, type Paged } from '../../transport';
+import { amlApiRequest, idSegment, PAGE_ANSWER, type Paged } from '../../transport';
 import { valid, lengthRule, type ItemValidator } from '../../validation';
 import { readOwnerId, transactionPersonIdProperties } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -88,6 +88,7 @@ export async function execute(
 					this,
 					{
 						method: 'GET',
+						answer: PAGE_ANSWER,
 						path: `/v1/persons/${idSegment(personId)}/transactions`,
 						qs: { ...qs, page, size },
 					},
