@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 
 import type { Json, RunResult } from '../harness/client';
-import { control, runAml } from '../harness/context';
+import { control, customListSyncFromInput, runAml } from '../harness/context';
 
 /**
  * Custom List → Sync (issue 8) in real n8n against the sandbox: a CSV-like source of 1,000 records over
@@ -85,16 +85,8 @@ function sourceFor(count: number) {
 	};
 }
 
-const syncParams = (listId: string, options: Json = {}) => ({
-	resource: 'customList',
-	operation: 'sync',
-	customListId: listId,
-	recordId: '={{ $json.id }}',
-	attributesMode: 'input',
-	excludeInputFields: 'id',
-	onMissing: 'archive',
-	options: { parallelRequests: 8, ...options },
-});
+const syncParams = (listId: string, options: Json = {}) =>
+	customListSyncFromInput(listId, { parallelRequests: 8, ...options });
 
 function nodeRun(run: RunResult): Json {
 	return run.execution.data.resultData.runData.AML[0];

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialRef, Json } from '../harness/client';
-import { amlCredentialData, control, n8n, runAml } from '../harness/context';
+import {
+	amlCredentialData,
+	control,
+	customListSyncFromInput,
+	n8n,
+	runAml,
+} from '../harness/context';
 import {
 	cleanupMatrix,
 	closedPortUrl,
@@ -289,19 +295,9 @@ describe('smaller: Sync counts only what it archived', () => {
 				},
 			],
 		});
-		const run = await runAml(
-			{
-				resource: 'customList',
-				operation: 'sync',
-				customListId: listId,
-				recordId: '={{ $json.id }}',
-				attributesMode: 'input',
-				excludeInputFields: 'id',
-				onMissing: 'archive',
-				options: { maxArchivePercent: 100 },
-			},
-			[{ id: 'a', name: 'a' }],
-		);
+		const run = await runAml(customListSyncFromInput(listId, { maxArchivePercent: 100 }), [
+			{ id: 'a', name: 'a' },
+		]);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toMatchObject({
 			archived: 1,

@@ -119,7 +119,6 @@ export const control = {
 	},
 };
 
-/** Runs the AML node (or another node) in real n8n with the given input items. */
 /** AML node parameters for Transaction → Create from input items `{ id, personId, ...attributes }`. */
 export function transactionCreateFromInput(extra: Json = {}): Json {
 	return {
@@ -133,6 +132,21 @@ export function transactionCreateFromInput(extra: Json = {}): Json {
 	};
 }
 
+/** AML node parameters for Custom List → Sync of input items `{ id, ...attributes }`, archiving what is missing. */
+export function customListSyncFromInput(listId: string, options: Json = {}): Json {
+	return {
+		resource: 'customList',
+		operation: 'sync',
+		customListId: listId,
+		recordId: '={{ $json.id }}',
+		attributesMode: 'input',
+		excludeInputFields: 'id',
+		onMissing: 'archive',
+		options,
+	};
+}
+
+/** Runs the AML node (or another node) in real n8n with the given input items. */
 export async function runAml(
 	parameters: Json,
 	items: Json[] = [{}],

@@ -16,6 +16,7 @@ import {
 import {
 	amlCredentialData as amlCredential,
 	control,
+	customListSyncFromInput,
 	n8n,
 	runAml,
 	transactionCreateFromInput,
@@ -193,16 +194,7 @@ describe('every operation family runs on the workers', () => {
 		).id;
 		const rows = (n: number, tag: string) =>
 			Array.from({ length: n }, (_, i) => ({ id: `r${i}`, name: `Person ${i} ${tag}` }));
-		const params = {
-			resource: 'customList',
-			operation: 'sync',
-			customListId: listId,
-			recordId: '={{ $json.id }}',
-			attributesMode: 'input',
-			excludeInputFields: 'id',
-			onMissing: 'archive',
-			options: {},
-		};
+		const params = customListSyncFromInput(listId);
 		expect((await runAml(params, rows(30, 'a'))).status).toBe('success');
 		const run = await runAml(params, [...rows(20, 'a'), { id: 'r99', name: 'new' }]);
 		expect(run.status).toBe('success');
