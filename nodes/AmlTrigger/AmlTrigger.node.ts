@@ -332,19 +332,22 @@ export class AmlTrigger implements INodeType {
 			typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined;
 		const deduplicate = windowMinutes > 0 && this.getMode() !== 'manual';
 		const keys = deduplicate ? items.map(keyOf).filter((k): k is string => k !== undefined) : [];
+		// Claimed in this process first, in one synchronous step (no await between the read and the mark): an execution
+		// of the same delivery that already ran here (a copy accepted again after PENDING_MS while the first execution
+		// waited to start on a loaded n8n) stops this one, whatever n8n's store answers for executions running together.
+		const ranHere = new Set<string>();
+		for (const key of keys) {
+			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
+			if (recentDeliveries.state(id, now, windowMinutes) === 'recorded') ranHere.add(key);
+			recentDeliveries.markRecorded(id, now);
+		}
 		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
 		const out: INodeExecutionData[] = [];
 		for (const item of items) {
 			const key = keyOf(item);
 			const json = { ...item.json };
 			delete json[KEY_FIELD];
-			if (key && deduplicate) {
-				recentDeliveries.markRecorded(
-					triggerKeyId(this.getWorkflow().id, this.getNode().name, key),
-					now,
-				);
-				if (seen.has(key)) continue;
-			}
+			if (key && deduplicate && (seen.has(key) || ranHere.has(key))) continue;
 			out.push({ ...item, json });
 		}
 		return [out];
