@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-import type { AxiosInstance } from 'axios';
+import axios, { type AxiosInstance } from 'axios';
 
-import { context, control, ownerRest, runAml, type Json } from '../harness/context';
+import { sandboxCredentialData } from '../harness/client';
+import { context, control, n8n, ownerRest, runAml, type Json } from '../harness/context';
+import { startSandbox } from '../sandbox';
 import { mcpTools, textOf, type McpTools } from '../harness/mcp';
 
 /**
@@ -92,48 +94,70 @@ describe("Person ID → From List through n8n's REST endpoint (as the editor loa
 	});
 
 	test("without a filter the pages follow n8n's paginationToken to the end: every stored person once, customers then counterparties", async () => {
-		// Other files of the run may add or delete persons meanwhile: every person there before and after is listed.
-		const before = await control.get<Json[]>('/persons');
-		const seen: Json[] = [];
-		let token: string | undefined;
-		let calls = 0;
-		do {
-			const response = await listSearch(rest, { paginationToken: token });
-			expect(response.status).toBe(200);
-			const result = response.data.data ?? response.data;
-			seen.push(...result.results);
-			token = result.paginationToken;
-			calls++;
-		} while (token && calls < 100);
-		const after = await control.get<Json[]>('/persons');
-		console.log(
-			`[locators] person list: ${seen.length} entries in ${calls} calls (${before.length} stored before, ${after.length} after)`,
+		// A sandbox of its own with a known set of persons: the run's shared sandbox holds tens of thousands (more
+		// than the service pages through) that other files add and delete meanwhile.
+		const own = await startSandbox();
+		const credential = await n8n().createCredential(
+			`AML locators list ${suffix}`,
+			'amlOAuth2Api',
+			sandboxCredentialData(own),
 		);
-		expect(token).toBeUndefined();
-		expect(calls).toBeGreaterThan(1);
-		const values = seen.map((entry) => entry.value);
-		expect(new Set(values).size).toBe(values.length);
-		const afterIds = new Set(after.map((p) => p.id));
-		const kept = before.filter((p) => afterIds.has(p.id)).map((p) => p.id);
-		const known = new Set([...before, ...after].map((p) => p.id));
-		expect(kept.filter((id) => !values.includes(id))).toEqual([]);
-		expect(values.filter((id) => !known.has(id))).toEqual([]);
-		const categories = seen.map((entry) => entry.description);
-		const firstCounterparty = categories.indexOf('Counterparty');
-		expect(
-			categories
-				.slice(0, firstCounterparty < 0 ? undefined : firstCounterparty)
-				.every((c) => c === 'Customer'),
-		).toBe(true);
-		if (firstCounterparty >= 0)
+		try {
+			const token = (
+				await axios.post(own.tokenUrl, 'grant_type=client_credentials', {
+					auth: { username: own.clientId, password: own.clientSecret },
+					headers: { 'content-type': 'application/x-www-form-urlencoded' },
+				})
+			).data.access_token;
+			const api = axios.create({
+				baseURL: `${own.baseUrl}/api`,
+				headers: { Authorization: `Bearer ${token}` },
+			});
+			// Enough for three pages of customers and two of counterparties.
+			for (let i = 0; i < 110; i++)
+				await api.post('/v2/persons', {
+					id: `page-${i}`,
+					type: 'INDIVIDUAL',
+					category: i < 65 ? 'CUSTOMER' : 'COUNTERPARTY',
+					attributes: { first_name: 'Page', last_name: `P${i}` },
+				});
+			const stored = (await axios.get<Json[]>(`${own.controlUrl}/persons`)).data;
+			const seen: Json[] = [];
+			let next: string | undefined;
+			let calls = 0;
+			do {
+				const response = await listSearch(rest, { paginationToken: next, credential });
+				expect(response.status).toBe(200);
+				const result = response.data.data ?? response.data;
+				seen.push(...result.results);
+				next = result.paginationToken;
+				calls++;
+			} while (next && calls < 20);
+			console.log(
+				`[locators] person list: ${seen.length} entries in ${calls} calls (${stored.length} stored)`,
+			);
+			expect(next).toBeUndefined();
+			expect(calls).toBeGreaterThanOrEqual(3);
+			const values = seen.map((entry) => entry.value);
+			expect(new Set(values).size).toBe(values.length);
+			expect([...values].sort()).toEqual(stored.map((p) => p.id).sort());
+			const categoryOf = new Map(stored.map((p) => [p.id, p.category]));
+			const categories = seen.map((entry) => entry.description);
+			const firstCounterparty = categories.indexOf('Counterparty');
+			expect(firstCounterparty).toBeGreaterThan(0);
+			expect(categories.slice(0, firstCounterparty).every((c) => c === 'Customer')).toBe(true);
 			expect(categories.slice(firstCounterparty).every((c) => c === 'Counterparty')).toBe(true);
-		const categoryOf = new Map([...before, ...after].map((p) => [p.id, p.category]));
-		expect(
-			seen.filter(
-				(e) =>
-					categoryOf.get(e.value) !== (e.description === 'Customer' ? 'CUSTOMER' : 'COUNTERPARTY'),
-			),
-		).toEqual([]);
+			expect(
+				seen.filter(
+					(e) =>
+						categoryOf.get(e.value) !==
+						(e.description === 'Customer' ? 'CUSTOMER' : 'COUNTERPARTY'),
+				),
+			).toEqual([]);
+		} finally {
+			await n8n().deleteCredential(credential.id);
+			await own.close();
+		}
 	});
 
 	test("a failing search is n8n's usual error for the list, naming the service's answer, with no secret in it", async () => {

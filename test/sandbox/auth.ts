@@ -29,6 +29,11 @@ export class Auth {
 		this.windows.clear();
 	}
 
+	/** Forgets the requests counted against the limit (a new limit starts with an empty window). */
+	clearLimitWindows(): void {
+		this.windows.clear();
+	}
+
 	expireAll(): void {
 		this.tokens.clear();
 	}

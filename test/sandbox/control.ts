@@ -107,6 +107,8 @@ export function controlRoutes(server: SandboxServer): RouteDef[] {
 					tokenRateLimit: { ...c.tokenRateLimit, ...(patch.tokenRateLimit ?? {}) },
 					screeningFields: { ...c.screeningFields, ...(patch.screeningFields ?? {}) },
 				});
+				// A changed limit counts from now: a test that raised it leaves no full window to the next one.
+				if (patch.tokenRateLimit) server.auth.clearLimitWindows();
 				return ok(c);
 			},
 		],

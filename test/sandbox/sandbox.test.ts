@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => sb.close());
 
 describe('token endpoint', () => {
-	test('5 requests per 60 s, then 429 with Retry-After; bad secret 401; unknown bearer 401', async () => {
+	test('5 requests per 60 s, then 429 with Retry-After; bad secret 401; unknown bearer 401; a changed limit starts a new window', async () => {
 		await axios.post(`${sb.controlUrl}/reset`, {});
 		const call = (secret = sb.clientSecret) =>
 			axios.post(sb.tokenUrl, 'grant_type=client_credentials', {
@@ -43,6 +43,9 @@ describe('token endpoint', () => {
 				})
 			).status,
 		).toBe(401);
+		// A changed limit counts from then: the requests made before it are forgotten.
+		await axios.post(`${sb.controlUrl}/config`, { tokenRateLimit: { max: 5, windowSeconds: 60 } });
+		expect((await call()).status).toBe(200);
 		await axios.post(`${sb.controlUrl}/reset`, {});
 		api.defaults.headers.common.Authorization = `Bearer ${await token()}`;
 	});
