@@ -69,7 +69,7 @@ describe(`n8n's errors on n8n ${N8N_VERSION} (n8n-core ${n8nPackageVersion('n8n-
 				!wrapsFirstFetch &&
 				!(thrown as { cause?: unknown }).cause
 			) {
-				// this n8n keeps no cause: auth.ts asks the credential (no token stored → the token fetch failed)
+				// this n8n keeps no cause: the seam's placeFailure asks the credential (no token stored → the token fetch failed; oauthToken.test.ts)
 				expect(outcome).toMatchObject({ kind: 'network', code: 'ECONNRESET' });
 				return;
 			}
@@ -79,7 +79,7 @@ describe(`n8n's errors on n8n ${N8N_VERSION} (n8n-core ${n8nPackageVersion('n8n-
 		},
 	);
 
-	test('whether this n8n keeps the cause of a NodeApiError (1.x and 2.0 do not: measured, and auth.ts relies on the credential then)', () => {
+	test('whether this n8n keeps the cause of a NodeApiError (1.x and 2.0 do not: measured, and placeFailure relies on the credential then)', () => {
 		const kept = new workflow.NodeApiError(node, new Error('inner') as unknown as JsonObject) as {
 			cause?: unknown;
 		};

@@ -88,6 +88,57 @@ export function amlNode(credentials?: Record<string, { id: string; name: string 
 	};
 }
 
+/**
+ * The context n8n gives the AML node for an OAuth2 (client credentials) credential whose token endpoint is
+ * `${baseUrl}/oauth/token`, with this n8n's real request helpers. The credential's stored token lives in `store`, as
+ * in n8n's database: `getCredentials` reads it, n8n's `updateCredentialsOauthTokenData` writes it (and `onStore` is
+ * told). Without `token` the credential holds none (n8n fetches one before the first request).
+ */
+export function oauth2NodeContext(
+	baseUrl: string,
+	opts: { token?: string; secret?: string; onStore?: () => void } = {},
+) {
+	const node = amlNode({ amlOAuth2Api: { id: '1', name: 'AML' } });
+	const store: { tokenData?: Record<string, unknown> } = {
+		tokenData: opts.token ? { access_token: opts.token, token_type: 'Bearer' } : undefined,
+	};
+	const additionalData = {
+		credentialsHelper: {
+			getParentTypes: () => ['oAuth2Api'],
+			updateCredentialsOauthTokenData: async (
+				_node: unknown,
+				_type: string,
+				credentials: { oauthTokenData?: Record<string, unknown> },
+			) => {
+				store.tokenData = credentials.oauthTokenData;
+				opts.onStore?.();
+			},
+			runPreAuthentication: async () => undefined,
+			preAuthentication: async () => undefined,
+		},
+	};
+	const getCredentials = async () => ({
+		grantType: 'clientCredentials',
+		clientId: 'client',
+		clientSecret: opts.secret ?? 'client-secret',
+		accessTokenUrl: `${baseUrl}/oauth/token`,
+		authentication: 'body',
+		...(store.tokenData ? { oauthTokenData: { ...store.tokenData } } : {}),
+	});
+	// n8n 2.x after 2.0.3 reads the credential again from its database before a renewal (under a lock).
+	Object.assign(additionalData.credentialsHelper, { getDecrypted: getCredentials });
+	const helpers = n8nRequestHelpers()({ id: 'w1' }, node, additionalData);
+	const quiet = () => undefined;
+	return {
+		store,
+		getNode: () => node,
+		getMode: () => 'trigger',
+		logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
+		getCredentials,
+		helpers,
+	};
+}
+
 /** A row of n8n's processed_data table, as its repository reads and writes it. */
 type ProcessedRow = { workflowId: string; context: string; [field: string]: unknown };
 

@@ -1,4 +1,5 @@
-import { N8N_VERSION, n8nCoreContains, withN8n } from './n8n';
+import { scriptedServer } from '../unit/realHttpContext';
+import { N8N_VERSION, n8nCoreContains, oauth2NodeContext, withN8n } from './n8n';
 
 /**
  * Seam nodes/shared/n8n/oauthToken.ts against this n8n: n8n keeps an OAuth2 credential's token under
@@ -10,6 +11,21 @@ const seam = withN8n(
 	() =>
 		require('../../nodes/shared/n8n/oauthToken') as typeof import('../../nodes/shared/n8n/oauthToken'),
 );
+const errors = withN8n(
+	() => require('../../nodes/shared/n8n/errors') as typeof import('../../nodes/shared/n8n/errors'),
+);
+/** What a 401 that n8n throws after its own renewal reads as (1.x and 2.0 keep no cause: the thrown status only). */
+const MEASURED_THROWN_401: Record<string, string | undefined> = {
+	'1.123.81': undefined,
+	'2.0.3': undefined,
+	'2.41.1': 'refusedAfterRenewal',
+};
+/** How often n8n sends a request again with the token it renewed on a thrown 401. */
+const MEASURED_SENDS_AFTER_RENEWAL: Record<string, number> = {
+	'1.123.81': 2,
+	'2.0.3': 2,
+	'2.41.1': 1,
+};
 const MEASURED_EXPIRY: Record<string, boolean> = {
 	'1.123.81': false,
 	'2.0.3': false,
@@ -40,5 +56,137 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 			seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a', n8n_expires_at: 1767225600000 } }),
 		).toBe(1767225600000);
 		expect(seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a' } })).toBeUndefined();
+	});
+});
+
+/**
+ * n8n's real OAuth2 request path (this n8n's `httpRequestWithAuthentication`, its OAuth2 client) against a local token
+ * endpoint and service, with the credential's token kept as n8n's database keeps it: what `placeFailure` and
+ * `serviceRefusal` rely on.
+ */
+describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and what a 401 means`, () => {
+	const events: string[] = [];
+	const behaviour = { token: 'ok' as 'ok' | 'drop' };
+	let server: Awaited<ReturnType<typeof scriptedServer>>;
+	let tokens = 0;
+
+	beforeAll(async () => {
+		server = await scriptedServer((req, _body, res) => {
+			const url = req.url ?? '';
+			if (url.startsWith('/oauth/token')) {
+				events.push('token endpoint');
+				if (behaviour.token === 'drop') return void req.socket.destroy();
+				tokens++;
+				res.writeHead(200, { 'content-type': 'application/json' }).end(
+					JSON.stringify({
+						access_token: `fetched-${tokens}`,
+						token_type: 'Bearer',
+						expires_in: 3600,
+					}),
+				);
+				return;
+			}
+			events.push(`service ${String(req.headers.authorization)}`);
+			if (url === '/api/drop') return void req.socket.destroy();
+			const status = url === '/api/401' ? 401 : 200;
+			res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+		});
+	});
+	afterAll(async () => await server.close());
+
+	beforeEach(() => {
+		events.length = 0;
+		behaviour.token = 'ok';
+	});
+
+	function context(token?: string) {
+		return oauth2NodeContext(server.baseUrl, { token, onStore: () => events.push('stored') });
+	}
+
+	async function send(ctx: ReturnType<typeof context>, path: string, answerEvery = true) {
+		return await ctx.helpers.httpRequestWithAuthentication
+			.call(ctx, 'amlOAuth2Api', {
+				method: 'POST',
+				url: `${server.baseUrl}/api/${path}`,
+				body: { a: 1 },
+				json: true,
+				timeout: 2000,
+				...(answerEvery ? seam.ANSWER_EVERY_STATUS : {}),
+			})
+			.then(
+				(answer: { statusCode: number }) => ({ answer }),
+				(error: Error) => ({ error }),
+			);
+	}
+
+	const place = async (ctx: ReturnType<typeof context>, error: unknown) =>
+		await seam.placeFailure(
+			errors.classify(error, `${server.baseUrl}/oauth/token`),
+			ctx.getCredentials,
+		);
+
+	test('a credential without a token: n8n fetches one and stores it before it sends the request', async () => {
+		const ctx = context();
+		const sent = await send(ctx, 'ok');
+		expect(sent).toMatchObject({ answer: { statusCode: 200 } });
+		expect(events).toEqual(['token endpoint', 'stored', `service Bearer fetched-${tokens}`]);
+		expect(seam.tokenStored(await ctx.getCredentials())).toBe(true);
+	});
+
+	test('the first token fetch fails without an answer: nothing stored, nothing sent, placed at the token endpoint', async () => {
+		behaviour.token = 'drop';
+		const ctx = context();
+		const sent = await send(ctx, 'ok');
+		expect(sent).toHaveProperty('error');
+		expect(events).toEqual(['token endpoint']);
+		expect(await place(ctx, (sent as { error: unknown }).error)).toMatchObject({
+			kind: 'network',
+			fromTokenEndpoint: true,
+		});
+	});
+
+	test('the service drops the first request after a first token: the token is stored, placed at the service (may have been applied)', async () => {
+		const ctx = context();
+		const sent = await send(ctx, 'drop');
+		expect(sent).toHaveProperty('error');
+		expect(events).toEqual(['token endpoint', 'stored', `service Bearer fetched-${tokens}`]);
+		expect(await place(ctx, (sent as { error: unknown }).error)).toMatchObject({
+			kind: 'network',
+			code: 'ECONNRESET',
+			fromTokenEndpoint: false,
+		});
+	});
+
+	test('a 401 under ANSWER_EVERY_STATUS comes back as an answer, sent once, no token asked: "renew"', async () => {
+		const ctx = context('held');
+		const sent = await send(ctx, '401');
+		expect(events).toEqual(['service Bearer held']);
+		expect(seam.serviceRefusal((sent as { answer: { statusCode: number } }).answer)).toBe('renew');
+	});
+
+	test('a 401 n8n throws came after its own renewal: the renewed token was refused too', async () => {
+		const ctx = context('held');
+		const sent = await send(ctx, '401', false);
+		expect(sent).toHaveProperty('error');
+		// n8n renews once, stores the token, sends with it again (1.x and 2.0: twice) and throws the last 401.
+		expect(events).toEqual([
+			'service Bearer held',
+			'token endpoint',
+			'stored',
+			...Array(MEASURED_SENDS_AFTER_RENEWAL[N8N_VERSION] ?? 1).fill(
+				`service Bearer fetched-${tokens}`,
+			),
+		]);
+		const outcome = errors.classify(
+			(sent as { error: unknown }).error,
+			`${server.baseUrl}/oauth/token`,
+		);
+		// n8n 1.x and 2.0 keep no cause: a thrown status reads as the token endpoint's refusal (the run stops asking
+		// for tokens: the safe side); 2.41.1 keeps the answer: the renewed token was refused.
+		expect(seam.serviceRefusal(outcome)).toBe(
+			MEASURED_THROWN_401[N8N_VERSION] ?? seam.serviceRefusal(outcome),
+		);
+		if (seam.serviceRefusal(outcome) === undefined)
+			expect(outcome).toMatchObject({ kind: 'http', status: 401, fromTokenEndpoint: true });
 	});
 });

@@ -1,7 +1,5 @@
-import type { INode } from 'n8n-workflow';
-
 import { FAKE_SECRET, FAKE_TOKEN, scriptedServer } from '../unit/realHttpContext';
-import { amlNode, N8N_VERSION, n8nPackageVersion, n8nRequestHelpers, withN8n } from './n8n';
+import { N8N_VERSION, n8nPackageVersion, oauth2NodeContext, withN8n } from './n8n';
 
 /**
  * Seam nodes/shared/n8n/errors.ts against what this n8n's REAL `httpRequestWithAuthentication` (its n8n-core's request
@@ -13,7 +11,10 @@ import { amlNode, N8N_VERSION, n8nPackageVersion, n8nRequestHelpers, withN8n } f
 const seam = withN8n(
 	() => require('../../nodes/shared/n8n/errors') as typeof import('../../nodes/shared/n8n/errors'),
 );
-const getRequestHelperFunctions = n8nRequestHelpers();
+const tokenSeam = withN8n(
+	() =>
+		require('../../nodes/shared/n8n/oauthToken') as typeof import('../../nodes/shared/n8n/oauthToken'),
+);
 
 /** The statuses the service's interface uses, each answered with a JSON body (422 also as plain text). */
 const STATUSES: Array<[string, number, Record<string, string>, string]> = [
@@ -55,47 +56,17 @@ beforeAll(async () => {
 
 afterAll(async () => await server.close());
 
-/** The helpers n8n gives a node, for an OAuth2 credential that holds a token (no token fetch before the request). */
-function nodeContext() {
-	const node: INode = amlNode({ amlOAuth2Api: { id: '1', name: 'AML' } });
-	const additionalData = {
-		credentialsHelper: {
-			getParentTypes: () => ['oAuth2Api'],
-			updateCredentialsOauthTokenData: async () => undefined,
-			runPreAuthentication: async () => undefined,
-			preAuthentication: async () => undefined,
-		},
-	};
-	const helpers = getRequestHelperFunctions({ id: 'w1' }, node, additionalData);
-	const quiet = () => undefined;
-	return {
-		getNode: () => node,
-		getMode: () => 'trigger',
-		logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
-		getCredentials: async () => ({
-			grantType: 'clientCredentials',
-			clientId: 'client',
-			clientSecret: FAKE_SECRET,
-			accessTokenUrl: `${server.baseUrl}/oauth/token`,
-			authentication: 'body',
-			oauthTokenData: { access_token: FAKE_TOKEN, token_type: 'Bearer' },
-		}),
-		helpers,
-	};
-}
-
 /** One request as the package's transport sends it (transport/request.ts): every status handed back, no redirects. */
 async function send(url: string, timeout = 2000) {
-	const ctx = nodeContext();
+	const ctx = oauth2NodeContext(server.baseUrl, { token: FAKE_TOKEN, secret: FAKE_SECRET });
 	return await ctx.helpers.httpRequestWithAuthentication.call(ctx, 'amlOAuth2Api', {
 		method: 'POST',
 		url,
 		body: { a: 1 },
 		headers: { Accept: 'application/json' },
 		json: true,
-		returnFullResponse: true,
 		disableFollowRedirect: true,
-		ignoreHttpStatusErrors: true,
+		...tokenSeam.ANSWER_EVERY_STATUS,
 		timeout,
 	});
 }
@@ -108,11 +79,14 @@ describe(`the service's failures through n8n ${N8N_VERSION}'s httpRequestWithAut
 			const answer = await send(`${server.baseUrl}/api/${encodeURIComponent(name)}`);
 			const sent = server.requests.slice(before);
 			expect({
+				refusal: tokenSeam.serviceRefusal(answer),
 				statusCode: answer.statusCode,
 				retryAfter: answer.headers['retry-after'],
 				body: answer.body,
 				sent: sent.map((r) => `${r.method} ${r.url} ${String(r.headers.authorization)}`),
 			}).toEqual({
+				// a 401 handed back: n8n renewed nothing (it asked no token endpoint), the package has it renewed
+				refusal: status === 401 ? 'renew' : undefined,
 				statusCode: status,
 				retryAfter: headers['retry-after'],
 				body: headers['content-type'] === 'text/plain' ? body : JSON.parse(body),

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 /**
  * Outside the seam folder (nodes/shared/n8n/) nothing reads n8n's internals: its error wrappers and message texts,
  * the OAuth2 client's errors, the token data n8n keeps with a credential, its parameter and display internals, its
- * connection-type constants, its deduplication store. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
+ * connection-type constants, its deduplication store, the request options its OAuth2 path is read under and what a
+ * credential without a token means after a failure. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
  * test in test/contract/.
  */
 const INTERNALS = [
@@ -28,6 +29,11 @@ const INTERNALS = [
 	'.refreshOAuth2Token',
 	'checkProcessedAndRecord',
 	'DeduplicationHelperFunctions',
+	// the request options under which n8n hands every status back and renews nothing (ANSWER_EVERY_STATUS)
+	'ignoreHttpStatusErrors',
+	'returnFullResponse',
+	// what a credential without a token after a failure means (placeFailure)
+	'tokenStored',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

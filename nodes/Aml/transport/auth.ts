@@ -12,9 +12,10 @@ import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
 import {
 	canRenewToken,
+	placeFailure,
 	renewToken as n8nRenewToken,
+	serviceRefusal,
 	tokenExpiresAt,
-	tokenStored,
 } from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
 
@@ -23,7 +24,7 @@ import { insecureUrlProblem } from './secureUrl';
  * credential, fetches a token when none is stored, signs the request and stores renewed tokens with the credential
  * (shared by every execution and queue-mode process). The package never reads or sends a token itself.
  *
- * A 401 comes back as an answer on every supported n8n (`ignoreHttpStatusErrors: true`), and this file has n8n renew
+ * A 401 comes back as an answer on every supported n8n (`ANSWER_EVERY_STATUS`, `serviceRefusal` in the seam), and this file has n8n renew
  * the token with its `refreshOAuth2Token` (a public helper on every supported version) and sends again: one renewal at
  * a time per credential in this process however many requests were refused at once (`Gate.generation`), and none while
  * the token endpoint refuses. n8n's own renewal on a thrown 401 (n8n 2.11 and later, with an `except` list) was not
@@ -295,12 +296,13 @@ export async function send<T>(
 				skipSslCertificateValidation: ignoreSslIssues,
 			})) as FullResponse<T>;
 		} catch (error) {
-			const outcome = await whereItFailed(ctx, error, tokenUrl);
+			const outcome = await placeFailure(
+				classify(error, tokenUrl),
+				async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE),
+			);
 			if (outcome.kind === 'other' || !outcome.fromTokenEndpoint) {
-				if (outcome.kind === 'http' && outcome.status === 401) {
-					// An n8n that threw the 401 renewed the token itself, and the renewed one was refused too.
+				if (serviceRefusal(outcome) === 'refusedAfterRenewal')
 					refusedFresh(state, { error, outcome });
-				}
 				return { error, outcome };
 			}
 			// n8n's own token fetch (a credential without a token) or renewal failed at the token endpoint.
@@ -312,7 +314,7 @@ export async function send<T>(
 			if (failure) return { ...failure, final: true };
 			continue;
 		}
-		if (response.statusCode !== 401) {
+		if (serviceRefusal(response) !== 'renew') {
 			if (response.statusCode < 300) {
 				state.refusedFresh = 0;
 				// A request refused during a pause passed (another process stored a token): the waiting ones go now.
@@ -320,7 +322,6 @@ export async function send<T>(
 			}
 			return { response };
 		}
-		// The 401 came back as an answer: n8n renewed nothing.
 		if (renewedSinceSent || !canRenew) {
 			if (renewedSinceSent) refusedFresh(state, { response }, gate.renewals);
 			return { response };
@@ -334,24 +335,6 @@ export async function send<T>(
 		}
 		renewedSinceSent = gate.renewals !== renewalsSeen;
 	}
-}
-
-/**
- * What a thrown send was. A failure without an answer that the error does not place (n8n 1.x keeps no cause) happened
- * at the token endpoint when the credential still holds no token: n8n stores the first token before it sends.
- */
-async function whereItFailed(
-	ctx: AmlContext,
-	error: unknown,
-	tokenUrl: string,
-): Promise<Classified> {
-	const outcome = classify(error, tokenUrl);
-	if (outcome.kind !== 'network' || outcome.fromTokenEndpoint) return outcome;
-	const stored = await ctx.getCredentials(CREDENTIAL_TYPE).then(
-		(credentials) => tokenStored(credentials),
-		() => true,
-	);
-	return stored ? outcome : { ...outcome, fromTokenEndpoint: true };
 }
 
 /**

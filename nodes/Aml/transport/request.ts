@@ -24,6 +24,7 @@ import {
 	unreadableAnswerError,
 } from './errors';
 import { renewIfExpiring, runState, send, type AmlContext } from './auth';
+import { ANSWER_EVERY_STATUS } from '../../shared/n8n/oauthToken';
 
 /**
  * How a request may be repeated after a 5xx, a timeout or a dropped connection (a 429 is always
@@ -125,13 +126,12 @@ export async function amlRequest<T = unknown>(
 		body: request.body as IHttpRequestOptions['body'],
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
 		json: isJson,
-		returnFullResponse: true,
 		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
 		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
 		// Every status comes back to this function, a 401 too: auth.ts has n8n renew the token, one renewal per process
 		// at a time and none while the token endpoint refuses (n8n renewing on its own would ask once per refused request).
-		ignoreHttpStatusErrors: true,
+		...ANSWER_EVERY_STATUS,
 		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
 		abortSignal: signal,
 	};

@@ -15,7 +15,7 @@ import type { IDataObject } from 'n8n-workflow';
  *   2.41.1 wraps that fetch's failure twice: NodeApiError → OperationalError ("Failed to acquire OAuth2 access token:
  *   …") → the OAuth2 client's error. 1.123.81 and 2.0.3 throw the OAuth2 client's error into the NodeApiError directly
  *   (1.x: no `cause`). The token is stored with the credential before the service request is sent, so a credential
- *   that still holds no token after a failure never sent the service request (`tokenStored`, oauthToken.ts).
+ *   that still holds no token after a failure never sent the service request (`placeFailure`, oauthToken.ts).
  * - A renewal (`refreshOAuth2Token`) throws the OAuth2 client's error itself.
  * - The OAuth2 client's errors: a token endpoint answer with an OAuth error body (`{"error": …}`) becomes an AuthError
  *   (`code: 'EAUTH'`, `body`, no status, no headers); another 4xx/3xx a ResponseError (`status`, `body`, code

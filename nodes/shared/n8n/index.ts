@@ -14,10 +14,14 @@
  *   local server: 400 401 403 404 409 422 429 ± Retry-After 500 502 503, dropped, refused, timed out).
  *   Breaks: retries and the truthfulness of "may have been applied" / "nothing was sent"; waiting out a busy token
  *   endpoint; fail-closed checks' reasons (a misread error still blocks a check).
- * - oauthToken.ts: the token data n8n keeps with the credential (`oauthTokenData.access_token`, `n8n_expires_at`) and
- *   its renewal helper `refreshOAuth2Token` (feature-detected). Contract: oauthToken.test.ts.
+ * - oauthToken.ts: how n8n's OAuth2 request path handles the token: the token data it keeps with the credential
+ *   (`oauthTokenData.access_token`, `n8n_expires_at`); that it stores a first token before it sends (`placeFailure`: a
+ *   failure with no token stored afterwards never reached the service); that a 401 handed back as an answer was not
+ *   renewed by n8n and a thrown one came after n8n's own renewal (`serviceRefusal`); its renewal helper
+ *   `refreshOAuth2Token` (feature-detected). Contract: oauthToken.test.ts (each n8n's real
+ *   httpRequestWithAuthentication and OAuth2 client against a local token endpoint and service).
  *   Breaks: on 1.x a first-fetch failure reads as "may have been applied"; uploads lose the renewal before sending;
- *   without the helper a refused token fails the request instead of being renewed once.
+ *   a refused token is renewed too often or not at all.
  * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
  *   Contract: displayOptions.test.ts (every property of both nodes, every combination the panel can show).
  *   Breaks: the validation of expression-set choices and numbers checks too few or too many parameters.
@@ -36,7 +40,15 @@
  */
 export { displayDependencies, isShown } from './displayOptions';
 export { classify, NETWORK_CODES, NEVER_SENT, type Classified } from './errors';
-export { tokenExpiresAt, tokenStored } from './oauthToken';
+export {
+	ANSWER_EVERY_STATUS,
+	canRenewToken,
+	placeFailure,
+	renewToken,
+	serviceRefusal,
+	tokenExpiresAt,
+	tokenStored,
+} from './oauthToken';
 export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';

@@ -1,25 +1,39 @@
 /**
- * Seam with n8n: the OAuth2 token data n8n keeps with the credential.
+ * Seam with n8n: how n8n's OAuth2 request path handles the credential's token.
  *
- * Relies on: n8n stores the token of an OAuth2 credential under `oauthTokenData` (`access_token`; from 2.x releases
- * after 2.0.3 also `n8n_expires_at`, the expiry in epoch milliseconds, absent on 1.123.81 and 2.0.3) and hands it to the node with
- * `getCredentials`; it stores a first token before it sends the request the token was fetched for. Not part of n8n's
- * documented node API. Used by transport/auth.ts: whether a failed first request ever reached the service (no token
- * stored: the token fetch failed, nothing was sent), and renewing a token about to expire before an upload.
- * Also relies on: n8n's `refreshOAuth2Token(credentialType)` helper on the execute context (on every supported
- * version; absent from contexts that only test a credential), which renews and stores the token.
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (test/contract/oauthToken.test.ts). If n8n renames these fields, a
- * first-fetch failure on 1.x would be read as a request that may have been applied (safe side for one-shot requests)
- * and uploads would rely on the 401 path alone.
+ * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1, each version's real `httpRequestWithAuthentication` and OAuth2 client
+ * (test/contract/oauthToken.test.ts). None of it is part of n8n's documented node API.
+ * Relies on:
+ * - n8n stores the token of an OAuth2 credential under `oauthTokenData` (`access_token`; from 2.x releases after 2.0.3
+ *   also `n8n_expires_at`, the expiry in epoch milliseconds, absent on 1.123.81 and 2.0.3) and hands it to the node
+ *   with `getCredentials`.
+ * - It stores a credential's first token (client credentials) before it sends the request the token was fetched for.
+ *   So a failure without an answer after which the credential still holds no token happened at the token endpoint and
+ *   the service request was never sent (`placeFailure`: the error cannot say so on n8n 1.x, which keeps no cause).
+ * - Under `ANSWER_EVERY_STATUS` a 401 comes back as an answer and n8n renews nothing (sent once, the token endpoint
+ *   not asked): the package has the token renewed (`serviceRefusal` → 'renew'). A 401 that n8n throws came after n8n's
+ *   own renewal (it renews on a thrown 401, sends once more and throws the second): a renewed token was refused
+ *   ('refusedAfterRenewal').
+ * - n8n's `refreshOAuth2Token(credentialType)` helper on the execute context (every supported version; absent from
+ *   contexts that only test a credential) renews and stores the token.
+ * Used by transport/auth.ts. If n8n changes these: a first-fetch failure on 1.x reads as a request that may have been
+ * applied (safe side for one-shot requests); uploads rely on the 401 path alone; a 401 n8n stopped handing back would
+ * fail the request instead of being renewed once (the contract test fails first).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import type { Classified } from './errors';
+
 /**
- * Whether the credential (as `getCredentials` returns it) holds an access token. n8n stores the first token of a
- * credential before it sends the request the token is for, so a failure after which the credential still holds none
- * happened at the token endpoint: the service request was never sent. Used where the error itself does not say
- * (n8n 1.x keeps no cause).
+ * The request options under which `serviceRefusal` and `classify` read n8n right: every status handed back as an
+ * answer with its status, headers and body (a 401 too, so n8n renews nothing on its own).
  */
+export const ANSWER_EVERY_STATUS = {
+	returnFullResponse: true,
+	ignoreHttpStatusErrors: true,
+} as const;
+
+/** Whether the credential (as `getCredentials` returns it) holds an access token. */
 export function tokenStored(credentials: IDataObject | undefined): boolean {
 	const data = credentials?.oauthTokenData as IDataObject | undefined;
 	return typeof data?.access_token === 'string' && data.access_token !== '';
@@ -41,4 +55,33 @@ export function canRenewToken(ctx: { helpers: object }): boolean {
 /** Has n8n renew and store the credential's token. */
 export async function renewToken(ctx: IExecuteFunctions, credentialType: string): Promise<unknown> {
 	return await ctx.helpers.refreshOAuth2Token.call(ctx, credentialType);
+}
+
+/**
+ * What a 401 from the service says about the token, as n8n handed it over: an answer (`statusCode`, sent under
+ * ANSWER_EVERY_STATUS) means n8n renewed nothing and the token is to be renewed; a thrown one (its classified
+ * failure) came after n8n's own renewal, so the renewed token was refused. Anything else: undefined.
+ */
+export function serviceRefusal(
+	sent: { statusCode: number } | Classified,
+): 'renew' | 'refusedAfterRenewal' | undefined {
+	if ('statusCode' in sent) return sent.statusCode === 401 ? 'renew' : undefined;
+	return sent.kind === 'http' && sent.status === 401 && !sent.fromTokenEndpoint
+		? 'refusedAfterRenewal'
+		: undefined;
+}
+
+/**
+ * Where a failure without an answer happened, when the error does not say (n8n 1.x keeps no cause): at the token
+ * endpoint when the credential still holds no token afterwards (n8n stores the first token before it sends), so the
+ * service request was never sent. Credentials that cannot be read leave the failure the service's (may have been
+ * applied: the safe side).
+ */
+export async function placeFailure(
+	outcome: Classified,
+	readCredentials: () => Promise<IDataObject | undefined>,
+): Promise<Classified> {
+	if (outcome.kind !== 'network' || outcome.fromTokenEndpoint) return outcome;
+	const stored = await readCredentials().then(tokenStored, () => true);
+	return stored ? outcome : { ...outcome, fromTokenEndpoint: true };
 }
