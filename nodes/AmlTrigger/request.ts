@@ -3,28 +3,9 @@ import { jsonParse } from 'n8n-workflow';
 
 import type { Headers } from './verify';
 
-type WebhookRequest = ReturnType<IWebhookFunctions['getRequestObject']>;
 type WebhookResponse = ReturnType<IWebhookFunctions['getResponseObject']>;
 
-/**
- * The request body exactly as received. n8n reads it into `req.rawBody` before parsing JSON (its body parser
- * keeps the bytes for every content type except multipart); `readRawBody()` is its own reader when that has not
- * happened yet. Undefined when the bytes are gone (multipart): HMAC verification then fails.
- */
-export async function rawBodyOf(req: WebhookRequest): Promise<Buffer | undefined> {
-	if (
-		!Buffer.isBuffer(req.rawBody) &&
-		typeof req.readRawBody === 'function' &&
-		!req.contentType?.startsWith('multipart/')
-	) {
-		try {
-			await req.readRawBody();
-		} catch {
-			return undefined;
-		}
-	}
-	return Buffer.isBuffer(req.rawBody) ? req.rawBody : undefined;
-}
+export { rawBodyOf } from '../shared/n8n/webhookRequest';
 
 const isObject = (value: unknown): value is IDataObject =>
 	!!value && typeof value === 'object' && !Array.isArray(value);

@@ -139,6 +139,25 @@ export function oauth2NodeContext(
 	};
 }
 
+/**
+ * Runs `script` (CommonJS, given `input` parsed from JSON, printing its result as JSON) with plain Node in the selected
+ * n8n install, where its own `n8n` package resolves: for n8n modules jest cannot load (ES modules among their imports).
+ */
+export function inN8nProcess<T>(script: string, input: unknown): T {
+	const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+	const out = execFileSync(
+		process.execPath,
+		['-e', `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n${script}`],
+		{
+			cwd: path.dirname(modules),
+			input: JSON.stringify(input),
+			encoding: 'utf8',
+			timeout: 120_000,
+		},
+	);
+	return JSON.parse(out.trim().split('\n').pop() ?? 'null') as T;
+}
+
 /** A row of n8n's processed_data table, as its repository reads and writes it. */
 type ProcessedRow = { workflowId: string; context: string; [field: string]: unknown };
 

@@ -34,6 +34,10 @@ const INTERNALS = [
 	'returnFullResponse',
 	// what a credential without a token after a failure means (placeFailure)
 	'tokenStored',
+	// the tool variant's type name (runsAsTool) and the webhook request's bytes (rawBodyOf)
+	"'Tool'",
+	'.rawBody',
+	'readRawBody',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

@@ -22,10 +22,4 @@ export const outputsExpression = `={{(${String(function configuredOutputs(parame
 		: [{ type: 'main' }];
 })})($parameter)}}`;
 
-/**
- * Whether the node runs as an AI tool (n8n's `<node>Tool` variant of a `usableAsTool` node, called by an AI Agent or
- * the MCP Server Trigger). n8n hands only the first output back to the agent, so a tool answers on one output.
- */
-export function runsAsTool(ctx: { getNode(): { type: string } }): boolean {
-	return ctx.getNode().type.endsWith('Tool');
-}
+export { runsAsTool } from '../../shared/n8n/tools';

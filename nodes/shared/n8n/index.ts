@@ -35,6 +35,13 @@
  *   deduplication.test.ts (each n8n's own store: records, answers, keeps the newest, no atomic claim).
  *   Breaks: without the store a redelivery after a restart or through another webhook process runs the workflow
  *   again; with an atomic claim the in-process map could go (that test then fails).
+ * - tools.ts: that n8n runs the tool variant of a `usableAsTool` node under the type `<name>Tool` (`runsAsTool`).
+ *   Contract: tools.test.ts (each n8n's own conversion of the AML node's description).
+ *   Breaks: a check or the Gate called as a tool answers on two outputs (the agent sees only the first) and uncapped.
+ * - webhookRequest.ts: n8n's body parser keeps a webhook's bytes as `req.rawBody` / `req.readRawBody()`
+ *   (`rawBodyOf`, for the AML Trigger's HMAC check). Contract: webhookRequest.test.ts (each n8n's own body-parser
+ *   middleware on real requests: JSON, other content types, bytes as sent).
+ *   Breaks: every HMAC-signed delivery fails its check (answered 401, nothing starts: fail closed).
  * - connections.ts: n8n-workflow's `NodeConnectionTypes` (absent before n8n 1.83: the nodes refuse to load, saying so).
  *   Tested by test/unit/n8nSupport.test.ts. Breaks: the nodes do not load on an older n8n.
  */
@@ -52,3 +59,5 @@ export {
 export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';
+export { runsAsTool } from './tools';
+export { rawBodyOf } from './webhookRequest';
