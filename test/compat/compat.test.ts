@@ -15,6 +15,7 @@ import {
 	FAULTS,
 	mismatches,
 	prepareMatrix,
+	ON_ERROR,
 	runRow,
 	SAMPLE,
 } from '../harness/matrix';
@@ -320,7 +321,7 @@ describe(`fault matrix sample on n8n ${process.env.AML_N8N_VERSION ?? '(default)
 	});
 
 	test.each(FAULTS.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
-		const runs = await runRow(fault, base, SAMPLE, ['stop', 'continueErrorOutput'], { closedUrl });
+		const runs = await runRow(fault, base, SAMPLE, ON_ERROR, { closedUrl });
 		const problems: string[] = [];
 		for (const run of runs) problems.push(...(await mismatches(run, fault)));
 		expect(problems).toEqual([]);

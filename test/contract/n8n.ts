@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -96,7 +97,7 @@ export function amlNode(credentials?: Record<string, { id: string; name: string 
  */
 export function oauth2NodeContext(
 	baseUrl: string,
-	opts: { token?: string; secret?: string; onStore?: () => void } = {},
+	opts: { token?: string; secret?: string; onStore?: () => void; cancelSignal?: AbortSignal } = {},
 ) {
 	const node = amlNode({ amlOAuth2Api: { id: '1', name: 'AML' } });
 	const store: { tokenData?: Record<string, unknown> } = {
@@ -136,6 +137,8 @@ export function oauth2NodeContext(
 		logger: { debug: quiet, info: quiet, warn: quiet, error: quiet },
 		getCredentials,
 		helpers,
+		// an execution's context has one (n8n hands it to the HTTP client); a load-options context has none
+		...(opts.cancelSignal ? { getExecutionCancelSignal: () => opts.cancelSignal } : {}),
 	};
 }
 
@@ -156,6 +159,34 @@ export function inN8nProcess<T>(script: string, input: unknown): T {
 		},
 	);
 	return JSON.parse(out.trim().split('\n').pop() ?? 'null') as T;
+}
+
+/**
+ * A local OAuth2 token endpoint (`/oauth/token`) and service (every other path, answered by `service`) for n8n's real
+ * request path. The endpoint issues `<prefix>-N` tokens (N counts them, `issued()`), after `lateMs` if given, and
+ * drops the connection while `drop()` says so; `onToken` is told of each token request.
+ */
+export async function oauth2Server(
+	service: (req: IncomingMessage, res: ServerResponse) => void,
+	token: { prefix: string; lateMs?: number; drop?: () => boolean; onToken?: () => void },
+) {
+	let issued = 0;
+	const { scriptedServer } =
+		require('../unit/realHttpContext') as typeof import('../unit/realHttpContext');
+	const server = await scriptedServer((req, _body, res) => {
+		if (!(req.url ?? '').startsWith('/oauth/token')) return service(req, res);
+		token.onToken?.();
+		if (token.drop?.()) return void req.socket.destroy();
+		const answer = JSON.stringify({
+			access_token: `${token.prefix}-${++issued}`,
+			token_type: 'Bearer',
+			expires_in: 3600,
+		});
+		const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+		if (token.lateMs) setTimeout(send, token.lateMs);
+		else send();
+	});
+	return { ...server, issued: () => issued };
 }
 
 /** A row of n8n's processed_data table, as its repository reads and writes it. */

@@ -1,5 +1,4 @@
-import { scriptedServer } from '../unit/realHttpContext';
-import { N8N_VERSION, n8nCoreContains, oauth2NodeContext, withN8n } from './n8n';
+import { N8N_VERSION, n8nCoreContains, oauth2NodeContext, oauth2Server, withN8n } from './n8n';
 
 /**
  * Seam nodes/shared/n8n/oauthToken.ts against this n8n: n8n keeps an OAuth2 credential's token under
@@ -67,30 +66,22 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and what a 401 means`, () => {
 	const events: string[] = [];
 	const behaviour = { token: 'ok' as 'ok' | 'drop' };
-	let server: Awaited<ReturnType<typeof scriptedServer>>;
-	let tokens = 0;
+	let server: Awaited<ReturnType<typeof oauth2Server>>;
 
 	beforeAll(async () => {
-		server = await scriptedServer((req, _body, res) => {
-			const url = req.url ?? '';
-			if (url.startsWith('/oauth/token')) {
-				events.push('token endpoint');
-				if (behaviour.token === 'drop') return void req.socket.destroy();
-				tokens++;
-				res.writeHead(200, { 'content-type': 'application/json' }).end(
-					JSON.stringify({
-						access_token: `fetched-${tokens}`,
-						token_type: 'Bearer',
-						expires_in: 3600,
-					}),
-				);
-				return;
-			}
-			events.push(`service ${String(req.headers.authorization)}`);
-			if (url === '/api/drop') return void req.socket.destroy();
-			const status = url === '/api/401' ? 401 : 200;
-			res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-		});
+		server = await oauth2Server(
+			(req, res) => {
+				events.push(`service ${String(req.headers.authorization)}`);
+				if (req.url === '/api/drop') return void req.socket.destroy();
+				const status = req.url === '/api/401' ? 401 : 200;
+				res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+			},
+			{
+				prefix: 'fetched',
+				drop: () => behaviour.token === 'drop',
+				onToken: () => events.push('token endpoint'),
+			},
+		);
 	});
 	afterAll(async () => await server.close());
 
@@ -127,9 +118,15 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 
 	test('a credential without a token: n8n fetches one and stores it before it sends the request', async () => {
 		const ctx = context();
+		expect(seam.fetchesFirstToken(await ctx.getCredentials())).toBe(true);
 		const sent = await send(ctx, 'ok');
 		expect(sent).toMatchObject({ answer: { statusCode: 200 } });
-		expect(events).toEqual(['token endpoint', 'stored', `service Bearer fetched-${tokens}`]);
+		expect(seam.fetchesFirstToken(await ctx.getCredentials())).toBe(false);
+		expect(events).toEqual([
+			'token endpoint',
+			'stored',
+			`service Bearer fetched-${server.issued()}`,
+		]);
 		expect(seam.tokenStored(await ctx.getCredentials())).toBe(true);
 	});
 
@@ -149,7 +146,11 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 		const ctx = context();
 		const sent = await send(ctx, 'drop');
 		expect(sent).toHaveProperty('error');
-		expect(events).toEqual(['token endpoint', 'stored', `service Bearer fetched-${tokens}`]);
+		expect(events).toEqual([
+			'token endpoint',
+			'stored',
+			`service Bearer fetched-${server.issued()}`,
+		]);
 		expect(await place(ctx, (sent as { error: unknown }).error)).toMatchObject({
 			kind: 'network',
 			code: 'ECONNRESET',
@@ -174,7 +175,7 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 			'token endpoint',
 			'stored',
 			...Array(MEASURED_SENDS_AFTER_RENEWAL[N8N_VERSION] ?? 1).fill(
-				`service Bearer fetched-${tokens}`,
+				`service Bearer fetched-${server.issued()}`,
 			),
 		]);
 		const outcome = errors.classify(

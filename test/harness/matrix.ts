@@ -10,8 +10,9 @@ import { amlCredentialData, context, control, n8n, runNode } from './context';
  * - OPERATIONS: every operation of the AML node, its kind (how it may be repeated and what its answer means), its
  *   parameters (IDs read from the input item, so that one workflow serves every row), the request a fault targets
  *   and how to read what the service stored;
- * - FAULTS: the token endpoint (first fetch, renewal) and the service request (refused before sending, dropped after
- *   the service stored it, timeout, 5xx, 429, 401 after a renewal, 403, 404, malformed 200s);
+ * - FAULTS: the token endpoint (first fetch, renewal: dropped, no answer in time, 429, 503, invalid_client) and the
+ *   service request (refused before sending, dropped after the service stored it, timeout, 5xx, 429, 401 after a
+ *   renewal, 403, 404, malformed 200s);
  * - ON_ERROR: stop, continue (regular output), continue (using error output).
  * `expected(kind, fault)` is the one rule the outcome follows: a new operation gets every row by being in OPERATIONS.
  */
@@ -673,7 +674,7 @@ export type FaultName =
 	| 'empty 200'
 	| 'HTML 200'
 	| '200 without the field'
-	| `token ${'drop' | '429 OAuth + Retry-After' | '503' | 'invalid_client'} on ${'first fetch' | 'renewal'}`;
+	| `token ${'drop' | 'timeout' | '429 OAuth + Retry-After' | '503' | 'invalid_client'} on ${'first fetch' | 'renewal'}`;
 
 export interface Fault {
 	name: FaultName;
@@ -683,6 +684,8 @@ export interface Fault {
 	closedPort?: boolean;
 	/** `first fetch`: the credential holds no token; `renewal`: every token expires before the run. */
 	token?: 'first fetch' | 'renewal';
+	/** Answers arrive this late (ms): after the runs, the row waits that long and then no API request may follow. */
+	lateMs?: number;
 }
 
 const oauthBody = (error: string, description: string) =>
@@ -699,8 +702,12 @@ const onToken =
 		{ method: 'POST', path: '^/oauth/token$', query: `(^|&)c=${key}(&|$)`, ...rule },
 	];
 
+/** A token endpoint that answers after the node's Timeout (OPTIONS.timeout) and the first retry's backoff. */
+const TOKEN_LATE_MS = 4000;
+
 const TOKEN_RULES = {
 	drop: { dropRate: 1, times: 1 },
+	timeout: { latencyMs: TOKEN_LATE_MS, times: 1 },
 	'429 OAuth + Retry-After': {
 		answer: {
 			status: 429,
@@ -744,6 +751,7 @@ export const FAULTS: Fault[] = [
 				name: `token ${kind} on ${token}`,
 				rules: onToken(TOKEN_RULES[kind]),
 				token,
+				...(kind === 'timeout' ? { lateMs: TOKEN_LATE_MS } : {}),
 			}),
 		),
 	),
@@ -936,6 +944,8 @@ export interface Run {
 	/** The requests this run made: its target's and its credential's token requests. */
 	target: Logged[];
 	tokens: Logged[];
+	/** API requests that reached the sandbox after every run of the row had ended (`Fault.lateMs`): must be none. */
+	late: Logged[];
 }
 
 const MODE_KEY: Record<OnError, string> = {
@@ -1018,7 +1028,7 @@ async function runOne(
 	ids: Ids,
 	credential: CredentialRef,
 	key: string,
-): Promise<Omit<Run, 'target' | 'tokens'>> {
+): Promise<Omit<Run, 'target' | 'tokens' | 'late'>> {
 	const settings = onError === 'stop' ? {} : { onError };
 	const aml = {
 		parameters: { ...operation.parameters, options: OPTIONS },
@@ -1084,7 +1094,7 @@ type Pair = { operation: Operation; onError: OnError; ids: Ids; key: string };
 async function runTogether(
 	pairs: Pair[],
 	creds: Map<string, CredentialRef>,
-): Promise<Array<Omit<Run, 'target' | 'tokens'>>> {
+): Promise<Array<Omit<Run, 'target' | 'tokens' | 'late'>>> {
 	const { nodeOutputs, nodeError } = await import('./client');
 	const item = Object.fromEntries(
 		pairs.map(({ operation, ids }) => [operation.name, operation.item(ids)]),
@@ -1180,7 +1190,7 @@ export async function runRow(
 	].map((rule) => JSON.parse(rule) as Json);
 	if (rules.length) await control.post('/faults', { rules });
 	const mark = await control.mark();
-	const results: Array<Omit<Run, 'target' | 'tokens'>> = [];
+	const results: Array<Omit<Run, 'target' | 'tokens' | 'late'>> = [];
 	// Stop ends the execution at the first failure, an upload needs its file: a workflow each. The rest in workflows of
 	// `together` operations (one execution, nodes one after another), those workflows side by side.
 	const alone = pairs.filter((pair) => pair.onError === 'stop' || pair.operation.kind === 'upload');
@@ -1192,7 +1202,7 @@ export async function runRow(
 		const batch = pairs.filter((pair) => pair.onError === onError && !alone.includes(pair));
 		for (let i = 0; i < batch.length; i += together) batches.push(batch.slice(i, i + together));
 	}
-	const jobs: Array<() => Promise<Array<Omit<Run, 'target' | 'tokens'>>>> = [
+	const jobs: Array<() => Promise<Array<Omit<Run, 'target' | 'tokens' | 'late'>>>> = [
 		...batches.map((batch) => () => runTogether(batch, creds)),
 		...alone.map(({ operation, onError, ids, key }) => async () => [
 			await runOne(operation, onError, ids, creds.get(key)!, key),
@@ -1207,12 +1217,22 @@ export async function runRow(
 	} finally {
 		if (rules.length) await control.del('/faults');
 	}
+	let late: Logged[] = [];
+	if (fault.lateMs) {
+		// a request n8n would send once a late token arrives must not go out: wait for the late answers, then look
+		const ended = await control.mark();
+		await new Promise((resolve) => setTimeout(resolve, fault.lateMs! + 1500));
+		late = ((await control.requestsSince(ended)) as unknown as Logged[]).filter((r) =>
+			r.path.startsWith('/api/'),
+		);
+	}
 	const log = (await control.requestsSince(mark)) as unknown as Logged[];
 	return results.map((run) => {
 		const target = run.operation.target(run.ids);
 		const path = new RegExp(target.path);
 		return {
 			...run,
+			late,
 			target: log.filter((r) => r.method === target.method && path.test(r.path)),
 			tokens: log.filter(
 				(r) => r.path === '/oauth/token' && new RegExp(`(^|&)c=${run.key}(&|$)`).test(r.query),
@@ -1309,7 +1329,14 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 		);
 	if (want.mayHaveApplied && reached.length === 0)
 		note('"may have been applied" for a request never received', run.target);
-	if (fault.token && !fault.name.includes('invalid_client')) {
+	if (run.late.length)
+		note('a request went out after the run had ended (sent by a late token)', run.late);
+	if (fault.token && fault.lateMs) {
+		// given up after the Timeout: a first fetch is asked again (the late one answers too), a renewal waited for
+		const want = fault.token === 'first fetch' ? 2 : 1;
+		if (run.tokens.length < want || !run.tokens.every((r) => r.status === 200))
+			note(`expected at least ${want} token requests, answered`, run.tokens);
+	} else if (fault.token && !fault.name.includes('invalid_client')) {
 		const statuses = run.tokens.map((r) => r.status);
 		if (statuses[0] === 200 || !statuses.slice(1).includes(200))
 			note('expected a failed token request, then one answered', statuses);

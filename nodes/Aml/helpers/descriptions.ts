@@ -25,7 +25,7 @@ export const requestOptions: INodeProperties[] = [
 		typeOptions: { minValue: 1000 },
 		default: 30000,
 		description:
-			'Milliseconds to wait for one answer of the service before the attempt counts as failed',
+			'Milliseconds to wait for one answer of the service before the attempt counts as failed (a first token fetch of the credential included)',
 	},
 ];
 

@@ -10,11 +10,13 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
+import { withCancelSignal } from '../../shared/n8n/cancel';
 import {
 	canRenewToken,
 	placeFailure,
 	renewToken as n8nRenewToken,
 	serviceRefusal,
+	fetchesFirstToken,
 	tokenExpiresAt,
 } from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
@@ -31,8 +33,12 @@ import { insecureUrlProblem } from './secureUrl';
  * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
  * 429 (232 token requests, 219 of them refused, for 10,000 creates with 2 s tokens).
  * A busy token endpoint (429, 5xx; 5 requests a minute per IP) pauses every run of the process that needs a token
- * (Retry-After, else backoff), up to TOKEN_WAIT_MS, instead of each run asking on its own; n8n's own first fetch of a
- * token (a credential without one) is treated the same.
+ * (Retry-After, else backoff), up to TOKEN_WAIT_MS and never past the request's time budget, instead of each run
+ * asking on its own; n8n's own first fetch of a token (a credential without one) is treated the same.
+ * A token endpoint that does not answer is given up after the request's Timeout (or what is left of its budget), on the
+ * first fetch as on a renewal, and asked again like a busy one. n8n's own limit would be 300 s (2.41.1) or none (1.x).
+ * A first fetch given up this way cannot be cancelled inside n8n; the service request n8n would send once the token
+ * arrives is stopped before it goes out (`withCancelSignal`), so "nothing was sent" stays true.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
@@ -48,6 +54,8 @@ const MAX_REFUSED_FRESH = 2;
 
 /** Longest a request waits in all for a token endpoint that answers 429 or fails (its limit counts per minute). */
 const TOKEN_WAIT_MS = 70_000;
+/** How long a renewal before an upload may take (best effort; the 401 path renews otherwise). */
+const RENEW_BEFORE_UPLOAD_MS = 30_000;
 const TOKEN_BACKOFF: BackoffPolicy = {
 	maxAttempts: Infinity,
 	baseDelayMs: 1_000,
@@ -73,6 +81,8 @@ interface Gate {
 	/** A request is sent again to probe whether a token works (one at a time per gate, while paused). */
 	probing?: boolean;
 	inFlight?: Promise<unknown>;
+	/** When the renewal in flight started. */
+	inFlightSince: number;
 	pausedUntil: number;
 	failures: number;
 	lastError?: { error: unknown; outcome: Classified };
@@ -96,6 +106,11 @@ export interface RunState {
 	lastRefusedGeneration?: number;
 	/** The refusal the run answers with once it stopped asking (a 401 answer or n8n's 401 error). */
 	lastRefusal?: Sent<never>;
+	/**
+	 * The credential held a token when the run read it, or a request of the run was answered: n8n fetches no first
+	 * token inside a send (the bound on a first fetch is then not needed).
+	 */
+	tokenHeld?: boolean;
 }
 
 const runStates = new WeakMap<object, RunState>();
@@ -121,7 +136,11 @@ export function runState(ctx: AmlContext): RunState {
 				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
 				let gate = gates.get(key);
 				if (!gate)
-					gates.set(key, (gate = { generation: 0, renewals: 0, pausedUntil: 0, failures: 0 }));
+					gates.set(
+						key,
+						(gate = { generation: 0, renewals: 0, pausedUntil: 0, failures: 0, inFlightSince: 0 }),
+					);
+				if (!fetchesFirstToken(credentials)) created.tokenHeld = true;
 				return {
 					baseUrl: `${base}${prefix}`,
 					tokenUrl,
@@ -130,6 +149,7 @@ export function runState(ctx: AmlContext): RunState {
 				};
 			}),
 		};
+		const created = state;
 		runStates.set(ctx, state);
 	}
 	return state;
@@ -179,12 +199,15 @@ async function waitOutPause(
 	gate: Gate,
 	seen: number,
 	started: number,
+	deadlineAt: number,
 ): Promise<RenewalFailure | undefined> {
 	for (;;) {
 		const waitMs = gate.pausedUntil - Date.now();
 		if (waitMs <= 0 || gate.generation !== seen) return undefined;
+		const step = Math.min(waitMs, PROBE_MS);
 		if (
-			Date.now() - started + Math.min(waitMs, PROBE_MS) > TOKEN_WAIT_MS ||
+			Date.now() - started + step > TOKEN_WAIT_MS ||
+			Date.now() + step > deadlineAt ||
 			cancelSignal(ctx)?.aborted
 		)
 			return { ...(gate.lastError ?? busyWithoutError()), waited: true };
@@ -199,10 +222,31 @@ async function waitOutPause(
 	}
 }
 
+/** A token endpoint that did not answer within the time given: a failure without an answer at the token endpoint. */
+function tokenEndpointSilent(ms: number): { error: unknown; outcome: Classified } {
+	return {
+		error: new Error(`The token endpoint did not answer within ${ms} ms`),
+		outcome: { kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: true },
+	};
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
+async function settledBy<T>(promise: Promise<T>, limitAt: number): Promise<T | typeof TIMED_OUT> {
+	if (limitAt === Infinity) return await promise;
+	return await Promise.race<T | typeof TIMED_OUT>([
+		promise,
+		sleep(Math.max(0, limitAt - Date.now())).then((): typeof TIMED_OUT => TIMED_OUT),
+	]);
+}
+
 /**
  * A request sent at generation `seen` was refused (401, handed back by n8n). Unless a renewal or a passing probe
  * completed since (then the request is only sent again), n8n's `refreshOAuth2Token` renews and stores the token;
- * one renewal at a time per credential in this process. Returns when the request should be sent again.
+ * one renewal at a time per credential in this process. Returns when the request should be sent again. A renewal is
+ * waited for until `deadlineAt`, at most TOKEN_WAIT_MS; one that n8n has not finished after TOKEN_WAIT_MS is no longer
+ * waited for by anyone (n8n 1.x sets its token requests no time limit), so a later 401 starts a new one.
  */
 async function renewToken(
 	ctx: AmlContext,
@@ -210,30 +254,44 @@ async function renewToken(
 	tokenUrl: string,
 	seen: number,
 	started: number,
+	deadlineAt: number,
 ): Promise<RenewalFailure | undefined> {
+	const waitUntil = Math.min(deadlineAt, started + TOKEN_WAIT_MS);
 	for (;;) {
 		if (gate.generation !== seen) return undefined;
+		if (gate.inFlight && Date.now() - gate.inFlightSince > TOKEN_WAIT_MS) gate.inFlight = undefined;
 		if (gate.inFlight) {
-			await gate.inFlight.catch(() => undefined);
+			const done = await settledBy(
+				gate.inFlight.catch(() => undefined),
+				waitUntil,
+			);
+			if (done === TIMED_OUT) return { ...tokenEndpointSilent(Date.now() - started), waited: true };
 			continue;
 		}
-		if (gate.pausedUntil > Date.now()) return await waitOutPause(ctx, gate, seen, started);
-		const renewal = n8nRenewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE);
+		if (gate.pausedUntil > Date.now())
+			return await waitOutPause(ctx, gate, seen, started, deadlineAt);
+		const renewal: Promise<unknown> = n8nRenewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE)
+			.then(() => {
+				gate.generation++;
+				gate.renewals++;
+				gate.failures = 0;
+				gate.pausedUntil = 0;
+			})
+			.finally(() => {
+				if (gate.inFlight === renewal) gate.inFlight = undefined;
+			});
+		renewal.catch(() => undefined);
 		gate.inFlight = renewal;
+		gate.inFlightSince = Date.now();
 		try {
-			await renewal;
-			gate.generation++;
-			gate.renewals++;
-			gate.failures = 0;
-			gate.pausedUntil = 0;
+			const done = await settledBy(renewal, waitUntil);
+			if (done === TIMED_OUT) return { ...tokenEndpointSilent(Date.now() - started), waited: true };
 			return undefined;
 		} catch (error) {
 			const outcome = atTokenEndpoint(classify(error, tokenUrl));
 			if (!isTokenEndpointBusy(outcome))
 				return { error, outcome, waited: Date.now() - started > PROBE_MS };
 			pause(gate, error, outcome);
-		} finally {
-			if (gate.inFlight === renewal) gate.inFlight = undefined;
 		}
 	}
 }
@@ -249,7 +307,8 @@ export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000)
 		const expiresAt = tokenExpiresAt(credentials);
 		if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return;
 		const { gate, tokenUrl } = await runState(ctx).info;
-		await renewToken(ctx, gate, tokenUrl, gate.generation, Date.now());
+		const now = Date.now();
+		await renewToken(ctx, gate, tokenUrl, gate.generation, now, now + RENEW_BEFORE_UPLOAD_MS);
 	} catch {
 		// The 401 path still renews the token.
 	}
@@ -270,15 +329,49 @@ export type Sent<T> =
 	| { response?: undefined; error: unknown; outcome: Classified; final?: boolean };
 
 /**
+ * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite), the
+ * call is given up at `limitAt`: the service request n8n would send after a late token is stopped, and the failure is
+ * placed where it happened (no token stored yet: at the token endpoint, nothing sent).
+ */
+async function sendOnce<T>(
+	ctx: AmlContext,
+	options: IHttpRequestOptions,
+	limitAt: number,
+): Promise<FullResponse<T>> {
+	if (limitAt === Infinity)
+		return (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			CREDENTIAL_TYPE,
+			options,
+		)) as FullResponse<T>;
+	const stop = new AbortController();
+	const signal = options.abortSignal
+		? AbortSignal.any([options.abortSignal as AbortSignal, stop.signal])
+		: stop.signal;
+	const call = ctx.helpers.httpRequestWithAuthentication.call(
+		withCancelSignal(ctx, signal),
+		CREDENTIAL_TYPE,
+		{ ...options, abortSignal: signal },
+	) as Promise<FullResponse<T>>;
+	const done = await settledBy(call, limitAt);
+	if (done !== TIMED_OUT) return done;
+	stop.abort();
+	call.catch(() => undefined);
+	// Read by classify as a timeout, and placed by placeFailure (a token stored by now: the service request was out).
+	throw Object.assign(new Error('timeout: no answer within the time given'), { code: 'ETIMEDOUT' });
+}
+
+/**
  * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
- * (see the top of this file) and waiting for a busy token endpoint. A renewed token that is refused too comes back as
- * the 401 (amlRequest repeats once); after MAX_REFUSED_FRESH such refusals in a row the run stops sending and answers
- * each request with the last refusal.
+ * (see the top of this file) and waiting for a busy token endpoint, never past `deadlineAt` (the item's time budget).
+ * A renewed token that is refused too comes back as the 401 (amlRequest repeats once); after MAX_REFUSED_FRESH such
+ * refusals in a row the run stops sending and answers each request with the last refusal.
  */
 export async function send<T>(
 	ctx: AmlContext,
 	state: RunState,
 	options: IHttpRequestOptions,
+	deadlineAt = Infinity,
 ): Promise<Sent<T>> {
 	const { gate, tokenUrl, ignoreSslIssues } = await state.info;
 	if (state.refusedFresh >= MAX_REFUSED_FRESH && state.lastRefusal) return state.lastRefusal;
@@ -288,13 +381,19 @@ export async function send<T>(
 	for (;;) {
 		const seen = gate.generation;
 		const renewalsSeen = gate.renewals;
+		// The attempt's time: its Timeout, within what is left of the budget (request.ts sets it so).
+		const limitAt = Math.min(Date.now() + (options.timeout ?? TOKEN_WAIT_MS), deadlineAt);
 		let response: FullResponse<T>;
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
-				...options,
-				headers: { ...(options.headers as IDataObject) },
-				skipSslCertificateValidation: ignoreSslIssues,
-			})) as FullResponse<T>;
+			response = await sendOnce<T>(
+				ctx,
+				{
+					...options,
+					headers: { ...(options.headers as IDataObject) },
+					skipSslCertificateValidation: ignoreSslIssues,
+				},
+				state.tokenHeld ? Infinity : limitAt,
+			);
 		} catch (error) {
 			const outcome = await placeFailure(
 				classify(error, tokenUrl),
@@ -310,10 +409,11 @@ export async function send<T>(
 			if (!isTokenEndpointBusy(outcome)) return { error, outcome };
 			// Busy, failing or unreachable: wait with every run of the process, send again.
 			pause(gate, error, outcome);
-			const failure = await waitOutPause(ctx, gate, seen, started);
+			const failure = await waitOutPause(ctx, gate, seen, started, deadlineAt);
 			if (failure) return { ...failure, final: true };
 			continue;
 		}
+		state.tokenHeld = true;
 		if (serviceRefusal(response) !== 'renew') {
 			if (response.statusCode < 300) {
 				state.refusedFresh = 0;
@@ -327,7 +427,7 @@ export async function send<T>(
 			return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
-		const failure = await renewToken(ctx, gate, tokenUrl, seen, started);
+		const failure = await renewToken(ctx, gate, tokenUrl, seen, started, deadlineAt);
 		if (failure) {
 			if (isTokenRefusal(failure.outcome))
 				return refusedByTokenEndpoint(state, failure.error, failure.outcome);

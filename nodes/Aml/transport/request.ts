@@ -161,7 +161,7 @@ export async function amlRequest<T = unknown>(
 		// No attempt waits past the deadline.
 		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(remaining())));
 		let outcome: Classified;
-		const sent = await send<T>(this, state, options);
+		const sent = await send<T>(this, state, options, request.deadline?.at);
 		const response = sent.response;
 		if (response) {
 			const status = response.statusCode;
@@ -247,6 +247,8 @@ export async function amlRequest<T = unknown>(
 		});
 		if (step === 'budget') throw budgetSpent();
 		if (step === 'stop') {
+			// The token endpoint was waited for until the budget was spent: the budget's error (a check: `timeout`).
+			if (outcome.fromTokenEndpoint && request.deadline && remaining() <= 0) throw budgetSpent();
 			if (outcome.fromTokenEndpoint) {
 				throw tokenEndpointError(
 					this.getNode(),

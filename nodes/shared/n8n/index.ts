@@ -22,6 +22,11 @@
  *   httpRequestWithAuthentication and OAuth2 client against a local token endpoint and service).
  *   Breaks: on 1.x a first-fetch failure reads as "may have been applied"; uploads lose the renewal before sending;
  *   a refused token is renewed too often or not at all.
+ * - cancel.ts: that `httpRequestWithAuthentication` takes the HTTP client's abort signal from the context's
+ *   `getExecutionCancelSignal()` (replacing the request's own), also for the request it sends after a first token
+ *   fetch (`withCancelSignal`: a first fetch given up after the node's Timeout sends nothing later). Contract:
+ *   cancel.test.ts (each n8n's real helper, a late token endpoint, a counting service).
+ *   Breaks: a late first token would still send a request the item reported as never sent.
  * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
  *   Contract: displayOptions.test.ts (every property of both nodes, every combination the panel can show).
  *   Breaks: the validation of expression-set choices and numbers checks too few or too many parameters.
@@ -50,6 +55,7 @@ export { classify, NETWORK_CODES, NEVER_SENT, type Classified } from './errors';
 export {
 	ANSWER_EVERY_STATUS,
 	canRenewToken,
+	fetchesFirstToken,
 	placeFailure,
 	renewToken,
 	serviceRefusal,
@@ -60,4 +66,5 @@ export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';
 export { runsAsTool } from './tools';
+export { withCancelSignal } from './cancel';
 export { rawBodyOf } from './webhookRequest';

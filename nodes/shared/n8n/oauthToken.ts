@@ -7,7 +7,8 @@
  * - n8n stores the token of an OAuth2 credential under `oauthTokenData` (`access_token`; from 2.x releases after 2.0.3
  *   also `n8n_expires_at`, the expiry in epoch milliseconds, absent on 1.123.81 and 2.0.3) and hands it to the node
  *   with `getCredentials`.
- * - It stores a credential's first token (client credentials) before it sends the request the token was fetched for.
+ * - It fetches a first token inside the call only when the credential holds none (`fetchesFirstToken`), and stores it
+ *   (client credentials) before it sends the request the token was fetched for.
  *   So a failure without an answer after which the credential still holds no token happened at the token endpoint and
  *   the service request was never sent (`placeFailure`: the error cannot say so on n8n 1.x, which keeps no cause).
  * - Under `ANSWER_EVERY_STATUS` a 401 comes back as an answer and n8n renews nothing (sent once, the token endpoint
@@ -37,6 +38,14 @@ export const ANSWER_EVERY_STATUS = {
 export function tokenStored(credentials: IDataObject | undefined): boolean {
 	const data = credentials?.oauthTokenData as IDataObject | undefined;
 	return typeof data?.access_token === 'string' && data.access_token !== '';
+}
+
+/**
+ * Whether n8n fetches a first token inside `httpRequestWithAuthentication` before it sends (client credentials: only
+ * when the credential holds none), so that a call may wait on the token endpoint.
+ */
+export function fetchesFirstToken(credentials: IDataObject | undefined): boolean {
+	return !tokenStored(credentials);
 }
 
 /** When n8n says the stored token expires (epoch milliseconds), or undefined when it keeps no expiry. */
