@@ -17,6 +17,9 @@ import {
 	OPERATIONS,
 	prepareMatrix,
 	runRow,
+	runToolRow,
+	TOOL_OPERATIONS,
+	toolMismatches,
 	type Ids,
 } from '../harness/matrix';
 import { upload } from '../harness/upload';
@@ -80,6 +83,13 @@ describe('the matrix: every operation under every fault, in each On Error settin
 		const problems: string[] = [];
 		for (const run of runs) problems.push(...(await mismatches(run, fault)));
 		expect(problems).toEqual([]);
+	});
+});
+
+describe('tool mode: every check and the Gate as an AI tool called through the MCP Server Trigger, under every fault', () => {
+	test.each(FAULTS.map((fault) => [fault.name, fault] as const))('%s', async (_name, fault) => {
+		const runs = await runToolRow(fault, base, TOOL_OPERATIONS, { closedUrl });
+		expect(runs.flatMap((run) => toolMismatches(run, fault))).toEqual([]);
 	});
 });
 

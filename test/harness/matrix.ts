@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { CredentialRef, Json } from './client';
 import { amlCredentialData, context, control, n8n, runNode } from './context';
+import { mcpTools, textOf } from './mcp';
 
 /**
  * The fault matrix of issue 35, as tables shared by the e2e suite (test/e2e/matrix.test.ts, every row on the default
@@ -948,20 +949,24 @@ export interface Run {
 	late: Logged[];
 }
 
-const MODE_KEY: Record<OnError, string> = {
+/** How the node runs: in a workflow with an On Error setting, or as an AI tool (tool mode: the checks and the Gate). */
+export type Mode = OnError | 'tool';
+
+const MODE_KEY: Record<Mode, string> = {
 	stop: 's',
 	continueRegularOutput: 'r',
 	continueErrorOutput: 'e',
+	tool: 't',
 };
 
 /** One credential per operation and On Error setting (its Access Token URL names it, `?c=<key>`), made once. */
 const credentials = new Map<string, CredentialRef>();
-const keyOf = (operation: Operation, onError: OnError, closedPort = false) =>
+const keyOf = (operation: Operation, onError: Mode, closedPort = false) =>
 	`${OPERATIONS.indexOf(operation)}${MODE_KEY[onError]}${closedPort ? 'x' : ''}`;
 
 async function credentialFor(
 	operation: Operation,
-	onError: OnError,
+	onError: Mode,
 	closedPort: boolean,
 	fresh: boolean,
 	closedUrl: string,
@@ -1217,15 +1222,7 @@ export async function runRow(
 	} finally {
 		if (rules.length) await control.del('/faults');
 	}
-	let late: Logged[] = [];
-	if (fault.lateMs) {
-		// a request n8n would send once a late token arrives must not go out: wait for the late answers, then look
-		const ended = await control.mark();
-		await new Promise((resolve) => setTimeout(resolve, fault.lateMs! + 1500));
-		late = ((await control.requestsSince(ended)) as unknown as Logged[]).filter((r) =>
-			r.path.startsWith('/api/'),
-		);
-	}
+	const late = await lateRequests(fault);
 	const log = (await control.requestsSince(mark)) as unknown as Logged[];
 	return results.map((run) => {
 		const target = run.operation.target(run.ids);
@@ -1239,6 +1236,40 @@ export async function runRow(
 			),
 		};
 	});
+}
+
+/**
+ * A request n8n would send once a late token arrives must not go out: for a fault with late answers, waits for them
+ * after the row's runs ended and returns the API requests that came meanwhile (none expected).
+ */
+async function lateRequests(fault: Fault): Promise<Logged[]> {
+	if (!fault.lateMs) return [];
+	const ended = await control.mark();
+	await new Promise((resolve) => setTimeout(resolve, fault.lateMs! + 1500));
+	return ((await control.requestsSince(ended)) as unknown as Logged[]).filter((r) =>
+		r.path.startsWith('/api/'),
+	);
+}
+
+/**
+ * What was really sent: the request log of the faulted request (a 401 of a renewal's first try aside) against whether
+ * the rule says it reached the service. Returns the requests that count.
+ */
+function sentAsExpected(
+	target: Logged[],
+	fault: Fault,
+	want: Expected,
+	note: (what: string, got: unknown) => void,
+): Logged[] {
+	const reached = target.filter((r) => !(fault.token === 'renewal' && r.status === 401));
+	if (want.reached !== reached.length > 0)
+		note(
+			want.reached
+				? 'expected the request to reach the service'
+				: 'expected no request at the service',
+			target,
+		);
+	return reached;
 }
 
 /** Outputs of the node without n8n's error output: a routed check or the gate has Clear and Block. */
@@ -1318,15 +1349,7 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 				: 'must not say "may have been applied"',
 			run.error ?? outputs,
 		);
-	// what was really sent: the request log of the faulted request (a 401 of a renewal's first try aside)
-	const reached = run.target.filter((r) => !(fault.token === 'renewal' && r.status === 401));
-	if (want.reached !== reached.length > 0)
-		note(
-			want.reached
-				? 'expected the request to reach the service'
-				: 'expected no request at the service',
-			run.target,
-		);
+	const reached = sentAsExpected(run.target, fault, want, note);
 	if (want.mayHaveApplied && reached.length === 0)
 		note('"may have been applied" for a request never received', run.target);
 	if (run.late.length)
@@ -1347,5 +1370,173 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 		const stored = await operation.stored(ids, api);
 		if (stored !== want.stored) note(`expected stored=${want.stored}`, stored);
 	}
+	return problems;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tool mode
+
+/** The checks and the Gate: the operations whose answer an agent acts on (`decision`). */
+export const TOOL_OPERATIONS = OPERATIONS.filter((operation) => isCheck(operation.kind));
+
+/** An operation's parameters with the input item's values put in (a tool has no input item). */
+function toolParameters(operation: Operation, ids: Ids): Json {
+	const item = operation.item(ids);
+	const fill = (value: unknown): unknown => {
+		if (typeof value !== 'string') return value;
+		if (value === '={{ JSON.stringify($json.attributes) }}') return JSON.stringify(item.attributes);
+		const field = /^=\{\{ \$json\.(\w+) \}\}$/.exec(value)?.[1];
+		return field === undefined ? value : String(item[field]);
+	};
+	return Object.fromEntries(
+		Object.entries(operation.parameters).map(([name, value]) => [name, fill(value)]),
+	);
+}
+
+export interface ToolRun {
+	operation: Operation;
+	ids: Ids;
+	/** The tool's answer as the MCP client got it: its text and whether n8n marked it an error. */
+	text: string;
+	isError: boolean;
+	target: Logged[];
+	late: Logged[];
+}
+
+/**
+ * One fault row in tool mode: every check and the Gate as n8n's tool variant of the AML node (each with its own
+ * credential, `?c=<key>`), in one workflow with the MCP Server Trigger, called side by side by a real MCP client.
+ */
+export async function runToolRow(
+	fault: Fault,
+	base: Omit<Ids, 'u'>,
+	operations: Operation[],
+	opts: { closedUrl?: string } = {},
+): Promise<ToolRun[]> {
+	const row = randomUUID().slice(0, 6);
+	const ids = { ...base, u: `${row}t` } as Ids;
+	const path = `aml-matrix-${row}`;
+	const trigger = 'MCP Server Trigger';
+	const nodes: Json[] = [
+		{
+			name: trigger,
+			type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { path },
+		},
+	];
+	const connections: Json = {};
+	const keys = new Map<Operation, string>();
+	for (const [index, operation] of operations.entries()) {
+		await operation.seed?.(ids, api);
+		const credential = await credentialFor(
+			operation,
+			'tool',
+			fault.closedPort === true,
+			fault.token === 'first fetch',
+			opts.closedUrl ?? '',
+		);
+		keys.set(operation, keyOf(operation, 'tool', fault.closedPort === true));
+		const name = `tool_${index}`;
+		nodes.push({
+			name,
+			type: 'n8n-nodes-aml.amlTool',
+			typeVersion: 1,
+			position: [200, index * 120],
+			parameters: {
+				...toolParameters(operation, ids),
+				options: OPTIONS,
+				descriptionType: 'manual',
+				toolDescription: operation.name,
+			},
+			credentials: { amlOAuth2Api: credential },
+		});
+		connections[name] = { ai_tool: [[{ node: trigger, type: 'ai_tool', index: 0 }]] };
+	}
+	const tools = await mcpTools(
+		{ name: `AML matrix tools ${row}`, nodes, connections, settings: {} },
+		path,
+	);
+	try {
+		if (fault.token === 'renewal') await control.post('/tokens/expire');
+		const rules = operations.flatMap((operation) =>
+			(fault.rules?.(operation.target(ids), keys.get(operation)!) ?? []).map((rule) =>
+				fault.token ? rule : { ...rule, timesPerToken: true },
+			),
+		);
+		if (rules.length) await control.post('/faults', { rules });
+		const mark = await control.mark();
+		let answers: Array<{ text: string; isError: boolean }>;
+		try {
+			answers = await Promise.all(
+				operations.map(async (_operation, index) => {
+					const result = await tools.client
+						.callTool({ name: `tool_${index}`, arguments: {} }, undefined, { timeout: 120_000 })
+						.catch((error: Error) => ({ isError: true, content: [{ text: error.message }] }));
+					return { text: textOf(result), isError: result.isError === true };
+				}),
+			);
+		} finally {
+			if (rules.length) await control.del('/faults');
+		}
+		const late = await lateRequests(fault);
+		const log = (await control.requestsSince(mark)) as unknown as Logged[];
+		return operations.map((operation, index) => {
+			const target = operation.target(ids);
+			const pattern = new RegExp(target.path);
+			return {
+				operation,
+				ids,
+				...answers[index],
+				late,
+				target: log.filter((r) => r.method === target.method && pattern.test(r.path)),
+			};
+		});
+	} finally {
+		await tools.close();
+	}
+}
+
+/**
+ * Tool mode against the rule: the agent always gets the check's items, each with `decision` (never an error without
+ * one); `clear` with the operation's answer where the rule says ok, else `block` with the reason; what reached the
+ * service as the rule says; nothing sent after the run.
+ */
+export function toolMismatches(run: ToolRun, fault: Fault): string[] {
+	const { operation } = run;
+	const want = expected(operation, fault);
+	const problems: string[] = [];
+	const note = (what: string, got: unknown) =>
+		problems.push(
+			`${operation.name} [tool] under ${fault.name}: ${what}; got ${JSON.stringify(got)?.slice(0, 600)}`,
+		);
+	let items: Json[] = [];
+	try {
+		const parsed = JSON.parse(run.text) as Json | Json[];
+		items = Array.isArray(parsed) ? parsed : [parsed];
+	} catch {
+		note('the answer is not the items as JSON', run.text);
+	}
+	if (run.isError) note('the tool call failed instead of answering with a decision', run.text);
+	if (items.length !== 1) note('expected one item', items);
+	const [item = {} as Json] = items;
+	if (item.decision === undefined) note('an item without decision', item);
+	if (want.outcome === 'ok') {
+		if (item.decision !== 'clear') note('expected decision clear', item);
+		try {
+			operation.ok?.(item, run.ids);
+		} catch (error) {
+			note(`answer: ${(error as Error).message.split('\n')[0]}`, item);
+		}
+	} else {
+		if (item.decision !== 'block') note('expected decision block', item);
+		if (!want.text!.test(String(item.reason)) && !want.text!.test(String(item.error)))
+			note(`reason should match ${want.text}`, item);
+	}
+	sentAsExpected(run.target, fault, want, note);
+	if (run.late.length)
+		note('a request went out after the run had ended (sent by a late token)', run.late);
 	return problems;
 }

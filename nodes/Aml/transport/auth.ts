@@ -328,10 +328,18 @@ export type Sent<T> =
 	| { response: FullResponse<T>; error?: undefined }
 	| { response?: undefined; error: unknown; outcome: Classified; final?: boolean };
 
+/** A send given up (sendOnce), placed: still at the token endpoint (nothing sent), or at the service. */
+class GivenUp extends Error {
+	constructor(readonly placed: Classified) {
+		super('timeout: no answer within the time given');
+	}
+}
+
 /**
- * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite), the
- * call is given up at `limitAt`: the service request n8n would send after a late token is stopped, and the failure is
- * placed where it happened (no token stored yet: at the token endpoint, nothing sent).
+ * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite) and
+ * that has not ended by `limitAt` (the credential still holds no token), the call is given up: the service request n8n
+ * would send after the late token is stopped, and nothing was sent. When the token is there by then, the service
+ * request went out and is waited for as long again (its own Timeout) before it is given up as a service timeout.
  */
 async function sendOnce<T>(
 	ctx: AmlContext,
@@ -353,12 +361,19 @@ async function sendOnce<T>(
 		CREDENTIAL_TYPE,
 		{ ...options, abortSignal: signal },
 	) as Promise<FullResponse<T>>;
+	call.catch(() => undefined);
 	const done = await settledBy(call, limitAt);
 	if (done !== TIMED_OUT) return done;
+	const fetching = await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE).then(
+		(credentials) => fetchesFirstToken(credentials),
+		() => false,
+	);
+	if (!fetching) {
+		const later = await settledBy(call, Date.now() + (options.timeout ?? TOKEN_WAIT_MS));
+		if (later !== TIMED_OUT) return later;
+	}
 	stop.abort();
-	call.catch(() => undefined);
-	// Read by classify as a timeout, and placed by placeFailure (a token stored by now: the service request was out).
-	throw Object.assign(new Error('timeout: no answer within the time given'), { code: 'ETIMEDOUT' });
+	throw new GivenUp({ kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: fetching });
 }
 
 /**
@@ -395,10 +410,13 @@ export async function send<T>(
 				state.tokenHeld ? Infinity : limitAt,
 			);
 		} catch (error) {
-			const outcome = await placeFailure(
-				classify(error, tokenUrl),
-				async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE),
-			);
+			const outcome =
+				error instanceof GivenUp
+					? error.placed
+					: await placeFailure(
+							classify(error, tokenUrl),
+							async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE),
+						);
 			if (outcome.kind === 'other' || !outcome.fromTokenEndpoint) {
 				if (serviceRefusal(outcome) === 'refusedAfterRenewal')
 					refusedFresh(state, { error, outcome });
