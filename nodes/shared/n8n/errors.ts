@@ -24,8 +24,9 @@ import type { IDataObject } from 'n8n-workflow';
  * - n8n's message text "Failed to acquire OAuth2 access token: HTTP status NNN" (a ResponseError wrapped on 2.41.1);
  *   on 1.x an AuthError leaves `httpCode: 'EAUTH'` and its message (the OAuth2 client's text for the error code, else
  *   the endpoint's error_description), a ResponseError its status as `httpCode`.
- * - Timeouts at the token endpoint are n8n's own: 300 s on 2.41.1 (the OAuth2 client's), none on 1.123.81; the node's
- *   Timeout option does not reach them.
+ * - n8n's own limit on a token request is 300 s on 2.41.1 (the OAuth2 client's) and none on 1.123.81: the package
+ *   does not wait for it; transport/auth.ts gives a first fetch up after the node's Timeout and places it itself
+ *   (cancel.ts, oauthToken.ts `fetchesFirstToken`), so no n8n timeout error at the token endpoint is read here.
  */
 
 /** Network failures where the request certainly never reached the service: any request may be repeated. */
