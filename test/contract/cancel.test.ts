@@ -11,6 +11,7 @@ const seam = withN8n(
 );
 
 const TOKEN_LATE_MS = 600;
+const ANSWER = { returnFullResponse: true, ignoreHttpStatusErrors: true } as const;
 let server: Awaited<ReturnType<typeof oauth2Server>>;
 
 beforeAll(async () => {
@@ -63,6 +64,31 @@ describe(`stopping a request on n8n ${N8N_VERSION}`, () => {
 		}).toEqual({
 			result: true,
 			stored: ['stored'],
+			sent: 0,
+		});
+	});
+
+	test('requestWithin: a first fetch still running at the limit is given up at the token endpoint, and nothing is sent later', async () => {
+		const before = serviceRequests().length;
+		const ctx = oauth2NodeContext(server.baseUrl);
+		Object.assign(ctx, { getExecutionCancelSignal: () => new AbortController().signal });
+		const given = await seam
+			.requestWithin(
+				ctx as never,
+				'amlOAuth2Api',
+				{ method: 'POST', url: `${server.baseUrl}/api/ok`, json: true, timeout: 100, ...ANSWER },
+				Date.now() + 100,
+			)
+			.then(
+				() => undefined,
+				(error: unknown) => error,
+			);
+		await wait(TOKEN_LATE_MS);
+		expect({
+			placed: (given as { placed?: unknown }).placed,
+			sent: serviceRequests().length - before,
+		}).toEqual({
+			placed: { kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: true },
 			sent: 0,
 		});
 	});

@@ -13,6 +13,9 @@ export const N8N_VERSION = process.env.AML_N8N_VERSION ?? '2.41.1';
 const cache = process.env.AML_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'n8n-nodes-aml');
 const modules = path.join(cache, `n8n-${N8N_VERSION}`, 'node_modules');
 
+/** The selected n8n install's node_modules folder. */
+export const n8nModules = () => modules;
+
 /** A package of the selected n8n install (resolved from n8n's own node_modules). */
 export function n8nPackage<T = any>(name: 'n8n-workflow' | 'n8n-core'): T {
 	return require(require.resolve(name, { paths: [modules] })) as T;

@@ -1,4 +1,11 @@
-import { N8N_VERSION, n8nCoreContains, oauth2NodeContext, oauth2Server, withN8n } from './n8n';
+import {
+	N8N_VERSION,
+	n8nCoreContains,
+	n8nModules,
+	oauth2NodeContext,
+	oauth2Server,
+	withN8n,
+} from './n8n';
 
 /**
  * Seam nodes/shared/n8n/oauthToken.ts against this n8n: n8n keeps an OAuth2 credential's token under
@@ -43,6 +50,18 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 
 	test("n8n-core offers refreshOAuth2Token to nodes (the seam's renewToken calls it)", () => {
 		expect(n8nCoreContains('refreshOAuth2Token')).toBe(true);
+	});
+
+	test("n8n's generic OAuth2 credential keeps the Ignore SSL Issues switch as ignoreSSLIssues (the seam's ignoresSslIssues)", () => {
+		const { OAuth2Api } = require(
+			require.resolve('n8n-nodes-base/dist/credentials/OAuth2Api.credentials.js', {
+				paths: [n8nModules()],
+			}),
+		);
+		const names = (new OAuth2Api().properties as Array<{ name: string }>).map((p) => p.name);
+		expect(names).toContain('ignoreSSLIssues');
+		expect(seam.ignoresSslIssues({ ignoreSSLIssues: true })).toBe(true);
+		expect(seam.ignoresSslIssues({})).toBe(false);
 	});
 
 	test('the seam reads a stored token and its expiry, and nothing from a credential without one', () => {

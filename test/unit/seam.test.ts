@@ -38,6 +38,8 @@ const INTERNALS = [
 	"'Tool'",
 	'.rawBody',
 	'readRawBody',
+	// the generic OAuth2 credential's field name (ignoresSslIssues)
+	'ignoreSSLIssues',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

@@ -10,13 +10,14 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
-import { withCancelSignal } from '../../shared/n8n/cancel';
+import { GivenUp, requestWithin, settledBy, TIMED_OUT } from '../../shared/n8n/cancel';
 import {
 	canRenewToken,
 	placeFailure,
 	renewToken as n8nRenewToken,
 	serviceRefusal,
 	fetchesFirstToken,
+	ignoresSslIssues,
 	tokenExpiresAt,
 } from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
@@ -38,7 +39,7 @@ import { insecureUrlProblem } from './secureUrl';
  * A token endpoint that does not answer is given up after the request's Timeout (or what is left of its budget), on the
  * first fetch as on a renewal, and asked again like a busy one. n8n's own limit would be 300 s (2.41.1) or none (1.x).
  * A first fetch given up this way cannot be cancelled inside n8n; the service request n8n would send once the token
- * arrives is stopped before it goes out (`withCancelSignal`), so "nothing was sent" stays true.
+ * arrives is stopped before it goes out (`requestWithin` in the seam), so "nothing was sent" stays true.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
@@ -144,7 +145,7 @@ export function runState(ctx: AmlContext): RunState {
 				return {
 					baseUrl: `${base}${prefix}`,
 					tokenUrl,
-					ignoreSslIssues: credentials.ignoreSSLIssues === true,
+					ignoreSslIssues: ignoresSslIssues(credentials),
 					gate,
 				};
 			}),
@@ -228,17 +229,6 @@ function tokenEndpointSilent(ms: number): { error: unknown; outcome: Classified 
 		error: new Error(`The token endpoint did not answer within ${ms} ms`),
 		outcome: { kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: true },
 	};
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
-async function settledBy<T>(promise: Promise<T>, limitAt: number): Promise<T | typeof TIMED_OUT> {
-	if (limitAt === Infinity) return await promise;
-	return await Promise.race<T | typeof TIMED_OUT>([
-		promise,
-		sleep(Math.max(0, limitAt - Date.now())).then((): typeof TIMED_OUT => TIMED_OUT),
-	]);
 }
 
 /**
@@ -328,54 +318,6 @@ export type Sent<T> =
 	| { response: FullResponse<T>; error?: undefined }
 	| { response?: undefined; error: unknown; outcome: Classified; final?: boolean };
 
-/** A send given up (sendOnce), placed: still at the token endpoint (nothing sent), or at the service. */
-class GivenUp extends Error {
-	constructor(readonly placed: Classified) {
-		super('timeout: no answer within the time given');
-	}
-}
-
-/**
- * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite) and
- * that has not ended by `limitAt` (the credential still holds no token), the call is given up: the service request n8n
- * would send after the late token is stopped, and nothing was sent. When the token is there by then, the service
- * request went out and is waited for as long again (its own Timeout) before it is given up as a service timeout.
- */
-async function sendOnce<T>(
-	ctx: AmlContext,
-	options: IHttpRequestOptions,
-	limitAt: number,
-): Promise<FullResponse<T>> {
-	if (limitAt === Infinity)
-		return (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			CREDENTIAL_TYPE,
-			options,
-		)) as FullResponse<T>;
-	const stop = new AbortController();
-	const signal = options.abortSignal
-		? AbortSignal.any([options.abortSignal as AbortSignal, stop.signal])
-		: stop.signal;
-	const call = ctx.helpers.httpRequestWithAuthentication.call(
-		withCancelSignal(ctx, signal),
-		CREDENTIAL_TYPE,
-		{ ...options, abortSignal: signal },
-	) as Promise<FullResponse<T>>;
-	call.catch(() => undefined);
-	const done = await settledBy(call, limitAt);
-	if (done !== TIMED_OUT) return done;
-	const fetching = await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE).then(
-		(credentials) => fetchesFirstToken(credentials),
-		() => false,
-	);
-	if (!fetching) {
-		const later = await settledBy(call, Date.now() + (options.timeout ?? TOKEN_WAIT_MS));
-		if (later !== TIMED_OUT) return later;
-	}
-	stop.abort();
-	throw new GivenUp({ kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: fetching });
-}
-
 /**
  * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
  * (see the top of this file) and waiting for a busy token endpoint, never past `deadlineAt` (the item's time budget).
@@ -400,8 +342,9 @@ export async function send<T>(
 		const limitAt = Math.min(Date.now() + (options.timeout ?? TOKEN_WAIT_MS), deadlineAt);
 		let response: FullResponse<T>;
 		try {
-			response = await sendOnce<T>(
-				ctx,
+			response = await requestWithin<FullResponse<T>>(
+				ctx as IExecuteFunctions,
+				CREDENTIAL_TYPE,
 				{
 					...options,
 					headers: { ...(options.headers as IDataObject) },

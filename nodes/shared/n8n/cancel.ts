@@ -6,11 +6,18 @@
  * Relies on: the helper hands the HTTP client the signal of `this.getExecutionCancelSignal()` when its context has one
  * (it replaces a request's own `abortSignal`), also for the service request it sends after fetching a credential's
  * first token; and a request whose signal is already aborted is not sent.
- * Used by transport/auth.ts: a first token fetch that outlasts the node's Timeout or time budget is given up, and the
- * service request n8n would send once the token arrives is stopped before it goes out (so "nothing was sent" stays
- * true). Breaks: a late token would still send the request after the item reported it unsent (the contract test fails
- * first).
+ * Also relies on (oauthToken.ts): n8n stores a first token before it sends, so a credential holding a token when the
+ * call is given up means the service request went out.
+ * Used by transport/auth.ts through `requestWithin`: a first token fetch that outlasts the node's Timeout or time
+ * budget is given up, and the service request n8n would send once the token arrives is stopped before it goes out (so
+ * "nothing was sent" stays true). Breaks: a late token would still send the request after the item reported it unsent
+ * (the contract test fails first).
  */
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { Classified } from './errors';
+import { fetchesFirstToken } from './oauthToken';
 
 /** The context, with `signal` as the cancel signal n8n's request helpers pass to the HTTP client. */
 export function withCancelSignal<T extends object>(ctx: T, signal: AbortSignal): T {
@@ -22,4 +29,68 @@ export function withCancelSignal<T extends object>(ctx: T, signal: AbortSignal):
 			return typeof value === 'function' ? value.bind(target) : value;
 		},
 	});
+}
+
+export const TIMED_OUT = Symbol('timed out');
+
+/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
+export async function settledBy<T>(
+	promise: Promise<T>,
+	limitAt: number,
+): Promise<T | typeof TIMED_OUT> {
+	if (limitAt === Infinity) return await promise;
+	return await Promise.race<T | typeof TIMED_OUT>([
+		promise,
+		sleep(Math.max(0, limitAt - Date.now())).then((): typeof TIMED_OUT => TIMED_OUT),
+	]);
+}
+
+/** A call given up by `requestWithin`, placed: still at the token endpoint (nothing sent), or at the service. */
+export class GivenUp extends Error {
+	constructor(readonly placed: Classified) {
+		super('timeout: no answer within the time given');
+	}
+}
+
+/**
+ * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite) and
+ * that has not ended by `limitAt` (the credential still holds no token), the call is given up (GivenUp at the token
+ * endpoint): the service request n8n would send after the late token is stopped. When the token is there by then,
+ * the service request went out and is waited for as long again (its own Timeout) before it is given up as the
+ * service's timeout.
+ */
+export async function requestWithin<T>(
+	ctx: IExecuteFunctions,
+	credentialType: string,
+	options: IHttpRequestOptions,
+	limitAt: number,
+): Promise<T> {
+	if (limitAt === Infinity)
+		return (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			credentialType,
+			options,
+		)) as T;
+	const stop = new AbortController();
+	const signal = options.abortSignal
+		? AbortSignal.any([options.abortSignal as AbortSignal, stop.signal])
+		: stop.signal;
+	const call = ctx.helpers.httpRequestWithAuthentication.call(
+		withCancelSignal(ctx, signal),
+		credentialType,
+		{ ...options, abortSignal: signal },
+	) as Promise<T>;
+	call.catch(() => undefined);
+	const done = await settledBy(call, limitAt);
+	if (done !== TIMED_OUT) return done;
+	const fetching = await ctx.getCredentials<IDataObject>(credentialType).then(
+		(credentials) => fetchesFirstToken(credentials),
+		() => false,
+	);
+	if (!fetching) {
+		const later = await settledBy(call, Date.now() + (options.timeout ?? limitAt - Date.now()));
+		if (later !== TIMED_OUT) return later;
+	}
+	stop.abort();
+	throw new GivenUp({ kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: fetching });
 }

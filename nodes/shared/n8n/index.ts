@@ -24,7 +24,8 @@
  *   a refused token is renewed too often or not at all.
  * - cancel.ts: that `httpRequestWithAuthentication` takes the HTTP client's abort signal from the context's
  *   `getExecutionCancelSignal()` (replacing the request's own), also for the request it sends after a first token
- *   fetch (`withCancelSignal`: a first fetch given up after the node's Timeout sends nothing later). Contract:
+ *   fetch (`requestWithin`, `withCancelSignal`: a first fetch given up after the node's Timeout sends nothing later;
+ *   a token stored by then means the request went out). Contract:
  *   cancel.test.ts (each n8n's real helper, a late token endpoint, a counting service).
  *   Breaks: a late first token would still send a request the item reported as never sent.
  * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
@@ -66,5 +67,5 @@ export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';
 export { runsAsTool } from './tools';
-export { withCancelSignal } from './cancel';
+export { GivenUp, requestWithin, settledBy, TIMED_OUT, withCancelSignal } from './cancel';
 export { rawBodyOf } from './webhookRequest';

@@ -15,6 +15,8 @@
  *   not asked): the package has the token renewed (`serviceRefusal` → 'renew'). A 401 that n8n throws came after n8n's
  *   own renewal (it renews on a thrown 401, sends once more and throws the second): a renewed token was refused
  *   ('refusedAfterRenewal').
+ * - The generic OAuth2 credential the AML credential extends (`oAuth2Api`) keeps its "Ignore SSL Issues" switch as
+ *   `ignoreSSLIssues` (`ignoresSslIssues`).
  * - n8n's `refreshOAuth2Token(credentialType)` helper on the execute context (every supported version; absent from
  *   contexts that only test a credential) renews and stores the token.
  * Used by transport/auth.ts. If n8n changes these: a first-fetch failure on 1.x reads as a request that may have been
@@ -93,4 +95,9 @@ export async function placeFailure(
 	if (outcome.kind !== 'network' || outcome.fromTokenEndpoint) return outcome;
 	const stored = await readCredentials().then(tokenStored, () => true);
 	return stored ? outcome : { ...outcome, fromTokenEndpoint: true };
+}
+
+/** Whether the credential's "Ignore SSL Issues" switch (n8n's generic OAuth2 credential's `ignoreSSLIssues`) is on. */
+export function ignoresSslIssues(credentials: IDataObject | undefined): boolean {
+	return credentials?.ignoreSSLIssues === true;
 }
