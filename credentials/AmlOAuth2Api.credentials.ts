@@ -46,11 +46,11 @@ export class AmlOAuth2Api implements ICredentialType {
 			displayName: 'Token URL',
 			name: 'accessTokenUrl',
 			type: 'string',
-			default: '={{$self["baseUrl"].replace(/\\/$/, "")}}/oauth/token',
+			default: '',
 			required: true,
 			placeholder: 'e.g. https://app.example.com/oauth/token',
 			description:
-				'Token endpoint of the account. By default the API base URL followed by /oauth/token; a sandbox has its own token URL.',
+				'Token endpoint of the account: usually the API base URL followed by /oauth/token. A sandbox has its own token URL.',
 		},
 		{
 			displayName: 'Authorization URL',
@@ -77,9 +77,12 @@ export class AmlOAuth2Api implements ICredentialType {
 			type: 'hidden',
 			default: 'header',
 		},
-		// Declared here (n8n adds the same two fields to every OAuth2 credential, defaulting to All): with "Specific
-		// Domains" and the API Base URL's host as the default, n8n's HTTP Request node sends this credential's token to
-		// the AML host only, even for a user who may only use the credential. The AML node itself is not affected.
+		// Declared here (n8n adds the same two fields to every OAuth2 credential, defaulting to All): with None as the
+		// default, n8n's HTTP Request node cannot send this credential's token anywhere, even for a user who may only use
+		// the credential (None holds on every supported n8n; Specific Domains is not checked by n8n 1.123's HTTP Request
+		// node). The AML node itself is not affected.
+		// No default here is an expression: n8n evaluates a credential's expressions each time it reads it (twice per node
+		// run), which cost about 2 ms of CPU per read with n8n 2's default expression engine.
 		{
 			displayName: 'Allowed HTTP Request Domains',
 			name: 'allowedHttpRequestDomains',
@@ -94,7 +97,7 @@ export class AmlOAuth2Api implements ICredentialType {
 				{
 					name: 'Specific Domains',
 					value: 'domains',
-					description: 'Only to the domains listed (by default the API Base URL host)',
+					description: 'Only to the domains listed (n8n 2.x; n8n 1.123 does not check the list)',
 				},
 				{
 					name: 'None',
@@ -102,7 +105,7 @@ export class AmlOAuth2Api implements ICredentialType {
 					description: 'The HTTP Request node may not use this credential at all',
 				},
 			],
-			default: 'domains',
+			default: 'none',
 			description:
 				"Where n8n's HTTP Request node may send this credential's access token. The AML nodes always use the API Base URL only.",
 		},
@@ -110,11 +113,10 @@ export class AmlOAuth2Api implements ICredentialType {
 			displayName: 'Allowed Domains',
 			name: 'allowedDomains',
 			type: 'string',
-			default:
-				'={{$self["baseUrl"].replace(/^[a-z][a-z0-9+.-]*:\\/\\//i, "").replace(/^[^@\\/]*@/, "").replace(/^(\\[[^\\]]*\\]|[^:\\/?#]*).*$/, "$1")}}',
-			placeholder: 'app.example.com',
+			default: '',
+			placeholder: 'e.g. app.example.com',
 			description:
-				'Comma-separated hosts (a leading *. allows subdomains) the HTTP Request node may send the token to. By default the API Base URL host.',
+				'Comma-separated hosts (a leading *. allows subdomains) the HTTP Request node may send the token to, such as the API Base URL host',
 			displayOptions: { show: { allowedHttpRequestDomains: ['domains'] } },
 		},
 		{

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { context, control, runAml } from '../harness/context';
+import { amlCredentialData, context, control, n8n, runAml } from '../harness/context';
 
 /**
  * Alert resource in real n8n against the sandbox. Alerts are produced by real causes (a person in a
@@ -18,8 +18,29 @@ async function apiRequestsSince(mark: number, pathPart: string): Promise<Logged[
 	);
 }
 
-/** Calls the sandbox API through n8n's own HTTP Request node with the AML credential (a real client). */
+/**
+ * An AML credential n8n's HTTP Request node may use towards the sandbox (the credential's default, None, lets the HTTP
+ * Request node use it nowhere).
+ */
+let httpCredential: { id: string; name: string } | undefined;
+async function forHttpRequest(): Promise<{ id: string; name: string }> {
+	httpCredential ??= await n8n().createCredential(
+		`alert test HTTP Request ${suffix}`,
+		'amlOAuth2Api',
+		amlCredentialData({ allowedHttpRequestDomains: 'domains', allowedDomains: '127.0.0.1' }),
+	);
+	return httpCredential;
+}
+afterAll(async () => {
+	if (httpCredential)
+		await n8n()
+			.deleteCredential(httpCredential.id)
+			.catch(() => undefined);
+});
+
+/** Calls the sandbox API through n8n's own HTTP Request node with an AML credential (a real client). */
 async function callService(method: string, path: string): Promise<any> {
+	const credentials = { amlOAuth2Api: await forHttpRequest() };
 	const run = await runAml(
 		{
 			method,
@@ -29,7 +50,8 @@ async function callService(method: string, path: string): Promise<any> {
 			options: {},
 		},
 		[{}],
-		{ type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, name: 'HTTP' },
+		{ type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, name: 'HTTP', credentials },
+		{ credentials },
 	);
 	if (run.status !== 'success')
 		throw new Error(`${method} ${path} failed: ${JSON.stringify(run.error)}`);

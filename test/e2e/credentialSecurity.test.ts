@@ -14,9 +14,10 @@ import {
 
 /**
  * The AML OAuth2 credential in real n8n (SECURITY.md):
- * - a user who may only use the credential cannot have n8n's HTTP Request node send its token to another host: the
- *   credential's "Allowed HTTP Request Domains" defaults to the API Base URL's host; the AML node, its credential
- *   test and an HTTP Request to the AML host itself keep working;
+ * - a user who may only use the credential cannot have n8n's HTTP Request node send its token anywhere: the
+ *   credential's "Allowed HTTP Request Domains" defaults to None (on every n8n); with Specific Domains and the API
+ *   host listed, another host is refused on n8n 2.x and the AML host works; the AML node and its credential test
+ *   work either way;
  * - an http:// API Base URL or Token URL on another machine is refused before anything is sent (here 0.0.0.0, which
  *   reaches this machine but is not a loopback name), unless "Allow Plain HTTP (Insecure)" is on.
  */
@@ -86,8 +87,11 @@ async function httpRequestWith(cred: { id: string; name: string }, url: string) 
 const domainsChecked = !/^1\./.test(process.env.AML_N8N_VERSION ?? '2.41.1');
 
 describe('AML credential: the token stays with the AML host', () => {
-	test(`default (Specific Domains: the API Base URL host): ${domainsChecked ? 'another host refused, nothing sent' : 'n8n 1.x still sends the token to another host'}; the AML host, the AML node and the credential test keep working`, async () => {
-		const cred = await credential();
+	test(`Specific Domains with the API Base URL host: ${domainsChecked ? 'another host refused, nothing sent' : 'n8n 1.x still sends the token to another host'}; the AML host, the AML node and the credential test keep working`, async () => {
+		const cred = await credential({
+			allowedHttpRequestDomains: 'domains',
+			allowedDomains: new URL(context().sandbox.baseUrl).hostname,
+		});
 		const before = capture.requests.length;
 		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
 		const own = await httpRequestWith(
@@ -132,8 +136,9 @@ describe('AML credential: the token stays with the AML host', () => {
 		expect(tested).toMatchObject({ status: 'OK' });
 	});
 
-	test('None: the HTTP Request node may not use the credential at all (nothing sent, on every n8n); the AML node and the credential test keep working', async () => {
-		const cred = await credential({ allowedHttpRequestDomains: 'none' });
+	test('default (None): the HTTP Request node may not use the credential at all (nothing sent, on every n8n); the AML node and the credential test keep working', async () => {
+		// the data n8n stores for a credential whose user left this field alone: no value, so the default holds
+		const cred = await credential();
 		const before = capture.requests.length;
 		const elsewhere = await httpRequestWith(cred, `${capture.url}/steal`);
 		const node = await runAml(
