@@ -1,14 +1,52 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
+import { mergeOperationCopies } from './helpers/descriptions';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { listSearch, loadOptions } from './methods';
+
+/** Every field of every operation as the resources list them (the panel shows `mergeOperationCopies` of it). */
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Alert', value: 'alert', description: 'Monitoring, screening and manual alerts' },
+			{
+				name: 'Custom List',
+				value: 'customList',
+				description: 'Records of client-defined lists',
+			},
+			{
+				name: 'Data Upload',
+				value: 'dataUpload',
+				description: 'Bulk CSV upload of persons or transactions',
+			},
+			{ name: 'Person', value: 'person', description: 'Customers and counterparties' },
+			{
+				name: 'Screening',
+				value: 'screening',
+				description: 'Name search against screening lists',
+			},
+			{
+				name: 'Transaction',
+				value: 'transaction',
+				description: 'Monetary transactions of a person',
+			},
+		],
+		default: 'person',
+	},
+	...Object.values(resources).flatMap((resource) => resource.description),
+];
 
 export class Aml implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,40 +63,7 @@ export class Aml implements INodeType {
 		inputs: [MAIN_CONNECTION],
 		outputs: outputsExpression as INodeTypeDescription['outputs'],
 		credentials: [{ name: 'amlOAuth2Api', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Alert', value: 'alert', description: 'Monitoring, screening and manual alerts' },
-					{
-						name: 'Custom List',
-						value: 'customList',
-						description: 'Records of client-defined lists',
-					},
-					{
-						name: 'Data Upload',
-						value: 'dataUpload',
-						description: 'Bulk CSV upload of persons or transactions',
-					},
-					{ name: 'Person', value: 'person', description: 'Customers and counterparties' },
-					{
-						name: 'Screening',
-						value: 'screening',
-						description: 'Name search against screening lists',
-					},
-					{
-						name: 'Transaction',
-						value: 'transaction',
-						description: 'Monetary transactions of a person',
-					},
-				],
-				default: 'person',
-			},
-			...Object.values(resources).flatMap((resource) => resource.description),
-		],
+		properties: mergeOperationCopies(properties),
 	};
 
 	methods = { loadOptions, listSearch };
