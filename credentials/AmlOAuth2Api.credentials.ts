@@ -79,8 +79,8 @@ export class AmlOAuth2Api implements ICredentialType {
 		},
 		// Declared here (n8n adds the same two fields to every OAuth2 credential, defaulting to All): with None as the
 		// default, n8n's HTTP Request node cannot send this credential's token anywhere, even for a user who may only use
-		// the credential (None holds on every supported n8n; Specific Domains is not checked by n8n 1.123's HTTP Request
-		// node). The AML node itself is not affected.
+		// the credential (None holds on every supported n8n; n8n 1.123's HTTP Request node checks Specific Domains on
+		// redirects only). The AML node itself is not affected.
 		// No default here is an expression: n8n evaluates a credential's expressions each time it reads it (twice per node
 		// run), which cost about 2 ms of CPU per read with n8n 2's default expression engine.
 		{
@@ -97,7 +97,8 @@ export class AmlOAuth2Api implements ICredentialType {
 				{
 					name: 'Specific Domains',
 					value: 'domains',
-					description: 'Only to the domains listed (n8n 2.x; n8n 1.123 does not check the list)',
+					description:
+						'Only to the domains listed (checked by n8n 2.x; n8n 1.123 checks it on redirects only)',
 				},
 				{
 					name: 'None',
