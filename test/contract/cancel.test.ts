@@ -1,4 +1,4 @@
-import { N8N_VERSION, oauth2NodeContext, oauth2Server, withN8n } from './n8n';
+import { inN8nProcess, N8N_VERSION, oauth2NodeContext, oauth2Server, withN8n } from './n8n';
 
 /**
  * Seam nodes/shared/n8n/cancel.ts against this n8n's real `httpRequestWithAuthentication`: a credential without a token,
@@ -51,6 +51,20 @@ async function sendThrough(ctx: object & { helpers: any }, path: string, abortAf
 }
 
 describe(`stopping a request on n8n ${N8N_VERSION}`, () => {
+	test("n8n's execute context offers getExecutionCancelSignal, and the seam reads it (absent elsewhere: none)", () => {
+		// in a plain Node process of the n8n install (jest cannot load 2.0.3's n8n-core)
+		const offered = inN8nProcess<string>(
+			"console.log(JSON.stringify(typeof require('n8n-core').ExecuteContext.prototype.getExecutionCancelSignal))",
+			null,
+		);
+		expect(offered).toBe('function');
+		const execution = new AbortController();
+		expect(seam.executionCancelSignal({ getExecutionCancelSignal: () => execution.signal })).toBe(
+			execution.signal,
+		);
+		expect(seam.executionCancelSignal({})).toBeUndefined();
+	});
+
 	test('aborted while n8n fetches the first token: the token is stored, the service request is never sent', async () => {
 		const stored: string[] = [];
 		const before = serviceRequests().length;

@@ -12,6 +12,7 @@ import { mergeOperationCopies } from '../../nodes/Aml/helpers/descriptions';
  */
 const description = new Aml().description as INodeTypeDescription;
 const merged = description.properties;
+const AML_NODE = { id: 'n', name: 'AML', type: 'n8n-nodes-aml.aml', typeVersion: 1 };
 const show = (p: INodeProperties) =>
 	(p.displayOptions?.show ?? {}) as Record<string, unknown[] | undefined>;
 
@@ -59,14 +60,7 @@ describe('the AML node lists each shared field once', () => {
 				for (const value of values) settings.push({ [name]: value });
 			for (const setting of settings) {
 				const parameters = { resource, operation, ...setting } as INode['parameters'];
-				const node: INode = {
-					id: 'n',
-					name: 'AML',
-					type: 'n8n-nodes-aml.aml',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters,
-				};
+				const node: INode = { ...AML_NODE, position: [0, 0], parameters };
 				const of = (list: INodeProperties[]) => ({
 					parameters: NodeHelpers.getNodeParameters(
 						list,

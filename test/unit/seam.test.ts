@@ -40,6 +40,8 @@ const INTERNALS = [
 	'readRawBody',
 	// the generic OAuth2 credential's field name (ignoresSslIssues)
 	'ignoreSSLIssues',
+	// the execution's cancel signal, where the context has one (executionCancelSignal)
+	'getExecutionCancelSignal',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

@@ -10,7 +10,13 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
-import { GivenUp, requestWithin, settledBy, TIMED_OUT } from '../../shared/n8n/cancel';
+import {
+	executionCancelSignal,
+	GivenUp,
+	requestWithin,
+	settledBy,
+	TIMED_OUT,
+} from '../../shared/n8n/cancel';
 import {
 	canRenewToken,
 	placeFailure,
@@ -175,10 +181,6 @@ function atTokenEndpoint(outcome: Classified): Classified {
 	return outcome.kind === 'other' ? outcome : { ...outcome, fromTokenEndpoint: true };
 }
 
-function cancelSignal(ctx: AmlContext): AbortSignal | undefined {
-	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-}
-
 /** The token endpoint refused or failed: every run of the process waits (Retry-After when sent, else backoff). */
 function pause(gate: Gate, error: unknown, outcome: Classified): void {
 	const retryAfter =
@@ -209,7 +211,7 @@ async function waitOutPause(
 		if (
 			Date.now() - started + step > TOKEN_WAIT_MS ||
 			Date.now() + step > deadlineAt ||
-			cancelSignal(ctx)?.aborted
+			executionCancelSignal(ctx)?.aborted
 		)
 			return { ...(gate.lastError ?? busyWithoutError()), waited: true };
 		const probe = !gate.probing;

@@ -24,6 +24,7 @@ import {
 	unreadableAnswerError,
 } from './errors';
 import { renewIfExpiring, runState, send, type AmlContext } from './auth';
+import { executionCancelSignal } from '../../shared/n8n/cancel';
 import { ANSWER_EVERY_STATUS } from '../../shared/n8n/oauthToken';
 
 /**
@@ -118,7 +119,7 @@ export async function amlRequest<T = unknown>(
 	const { baseUrl } = await state.info;
 	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 	const isJson = !Buffer.isBuffer(request.body) && !(request.body instanceof FormData);
-	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const signal = executionCancelSignal(this);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,

@@ -19,6 +19,17 @@ import { sleep } from 'n8n-workflow';
 import type { Classified } from './errors';
 import { fetchesFirstToken } from './oauthToken';
 
+/**
+ * The execution's cancel signal (the user stopped it, or n8n is ending it), where the context has one: n8n's execute
+ * context offers `getExecutionCancelSignal` on every supported version (contract: cancel.test.ts); hook, webhook and
+ * load-options contexts do not. Waits for a busy token endpoint stop on it.
+ */
+export function executionCancelSignal(ctx: object): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx
+		? (ctx as { getExecutionCancelSignal(): AbortSignal | undefined }).getExecutionCancelSignal()
+		: undefined;
+}
+
 /** The context, with `signal` as the cancel signal n8n's request helpers pass to the HTTP client. */
 export function withCancelSignal<T extends object>(ctx: T, signal: AbortSignal): T {
 	if (!('getExecutionCancelSignal' in ctx)) return ctx;

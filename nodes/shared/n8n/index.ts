@@ -28,6 +28,9 @@
  *   a token stored by then means the request went out). Contract:
  *   cancel.test.ts (each n8n's real helper, a late token endpoint, a counting service).
  *   Breaks: a late first token would still send a request the item reported as never sent.
+ *   Also `executionCancelSignal`: the execute context's `getExecutionCancelSignal()` where the context has one (n8n's
+ *   ExecuteContext on every supported version, contract in cancel.test.ts); token waits, request retries and upload
+ *   polling stop on it. Breaks: a stopped execution would keep waiting.
  * - displayOptions.ts: whether a parameter is shown for an item (n8n-workflow's `NodeHelpers.displayParameter`).
  *   Contract: displayOptions.test.ts (every property of both nodes, every combination the panel can show).
  *   Breaks: the validation of expression-set choices and numbers checks too few or too many parameters.
@@ -67,5 +70,12 @@ export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';
 export { runsAsTool } from './tools';
-export { GivenUp, requestWithin, settledBy, TIMED_OUT, withCancelSignal } from './cancel';
+export {
+	executionCancelSignal,
+	GivenUp,
+	requestWithin,
+	settledBy,
+	TIMED_OUT,
+	withCancelSignal,
+} from './cancel';
 export { rawBodyOf } from './webhookRequest';

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { executionCancelSignal } from '../../../shared/n8n/cancel';
 import { amlApiRequest, isTransientFailure, idSegment } from '../../transport';
 import { parseReason } from './csv';
 
@@ -58,7 +59,7 @@ export async function waitForFinalState(
 ): Promise<IDataObject> {
 	const started = Date.now();
 	const deadline = started + Math.max(1, maxWaitSeconds) * 1000;
-	const signal = ctx.getExecutionCancelSignal?.();
+	const signal = executionCancelSignal(ctx);
 	let interval = FIRST_POLL_MS;
 	for (;;) {
 		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
