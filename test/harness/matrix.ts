@@ -893,7 +893,17 @@ export function expected(operation: Operation, fault: Fault): Expected {
 // Running a row: every operation (or a sample) × the On Error settings, at the same time (each in its own workflow,
 // reused across rows; the faults are per operation's request or per credential, so runs do not disturb each other)
 
-type Logged = { seq: number; method: string; path: string; query: string; status: number };
+type Logged = {
+	seq: number;
+	method: string;
+	path: string;
+	query: string;
+	status: number;
+	/** A tag of the bearer token an API request carried, or of the token a token request issued. */
+	token?: string;
+	/** For a late request: the token request (its seq and query, so the run's key) that issued its token. */
+	issuedBy?: { seq: number; query: string; status: number } | null;
+};
 
 /** The matrix's fixed state: custom lists, alerts, an upload (rows add their own IDs). */
 export async function prepareMatrix(): Promise<Omit<Ids, 'u'>> {
@@ -1222,7 +1232,7 @@ export async function runRow(
 	} finally {
 		if (rules.length) await control.del('/faults');
 	}
-	const late = await lateRequests(fault);
+	const late = await lateRequests(fault, mark);
 	const log = (await control.requestsSince(mark)) as unknown as Logged[];
 	return results.map((run) => {
 		const target = run.operation.target(run.ids);
@@ -1242,13 +1252,21 @@ export async function runRow(
  * A request n8n would send once a late token arrives must not go out: for a fault with late answers, waits for them
  * after the row's runs ended and returns the API requests that came meanwhile (none expected).
  */
-async function lateRequests(fault: Fault): Promise<Logged[]> {
+async function lateRequests(fault: Fault, mark: number): Promise<Logged[]> {
 	if (!fault.lateMs) return [];
 	const ended = await control.mark();
 	await new Promise((resolve) => setTimeout(resolve, fault.lateMs! + 1500));
-	return ((await control.requestsSince(ended)) as unknown as Logged[]).filter((r) =>
-		r.path.startsWith('/api/'),
-	);
+	const log = (await control.requestsSince(mark)) as unknown as Logged[];
+	const issuers = log.filter((r) => r.path === '/oauth/token' && r.token);
+	return log
+		.filter((r) => r.seq > ended && r.path.startsWith('/api/'))
+		.map((r) => {
+			const issuer = issuers.find((t) => t.token === r.token);
+			return {
+				...r,
+				issuedBy: issuer ? { seq: issuer.seq, query: issuer.query, status: issuer.status } : null,
+			};
+		});
 }
 
 /**
@@ -1481,7 +1499,7 @@ export async function runToolRow(
 		} finally {
 			if (rules.length) await control.del('/faults');
 		}
-		const late = await lateRequests(fault);
+		const late = await lateRequests(fault, mark);
 		const log = (await control.requestsSince(mark)) as unknown as Logged[];
 		return operations.map((operation, index) => {
 			const target = operation.target(ids);

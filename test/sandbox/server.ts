@@ -56,6 +56,11 @@ export interface LogEntry {
 	status: number;
 	ms: number;
 	hasAuth: boolean;
+	/**
+	 * The first characters of the bearer token an API request carried, or of the token a token request issued: which
+	 * token request authorised which API request (a late token's requests are told apart from others).
+	 */
+	token?: string;
 }
 
 /** The request log: a ring buffer of the last `capacity` entries with consecutive sequence numbers. */
@@ -277,6 +282,7 @@ export class SandboxServer {
 		status: number | string,
 		started: number,
 		route: string,
+		issued?: string,
 	): void {
 		const s = this.stats;
 		s.requests++;
@@ -289,6 +295,7 @@ export class SandboxServer {
 			status: typeof status === 'number' ? status : 0,
 			ms: Date.now() - started,
 			hasAuth: req.headers.authorization !== undefined,
+			token: tokenTag(issued ?? /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1]),
 		});
 	}
 
@@ -443,6 +450,7 @@ export class SandboxServer {
 							body,
 						});
 			}
+			const issued = isToken ? (reply.body as { access_token?: string })?.access_token : undefined;
 			if (fault?.action && fault.when === 'after')
 				return this.record(
 					req,
@@ -451,8 +459,9 @@ export class SandboxServer {
 					this.applyFault(fault.action, req, res),
 					started,
 					routeName,
+					issued,
 				);
-			this.record(req, path, search, reply.status, started, routeName);
+			this.record(req, path, search, reply.status, started, routeName, issued);
 			this.send(res, reply);
 		} catch (error) {
 			this.send(res, fail(500, `sandbox error: ${(error as Error).message}`));
@@ -504,4 +513,9 @@ function exampleFile(name: string): Reply {
 		text: true,
 		headers: { 'content-type': 'text/csv' },
 	};
+}
+
+/** A token's log tag: enough of it to tell tokens apart, not enough to use one. */
+function tokenTag(token: string | undefined): string | undefined {
+	return token ? token.slice(0, 6) : undefined;
 }
