@@ -74,6 +74,10 @@ describe(`token data on n8n ${N8N_VERSION}`, () => {
 			seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a', n8n_expires_at: 1767225600000 } }),
 		).toBe(1767225600000);
 		expect(seam.tokenExpiresAt({ oauthTokenData: { access_token: 'a' } })).toBeUndefined();
+		expect(seam.tokenLifetimeMs({ oauthTokenData: { access_token: 'a', expires_in: '60' } })).toBe(
+			60_000,
+		);
+		expect(seam.tokenLifetimeMs({ oauthTokenData: { access_token: 'a' } })).toBeUndefined();
 	});
 });
 
@@ -147,6 +151,19 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 			`service Bearer fetched-${server.issued()}`,
 		]);
 		expect(seam.tokenStored(await ctx.getCredentials())).toBe(true);
+		// the token endpoint's expires_in is kept with the token (the seam's tokenLifetimeMs)
+		expect(seam.tokenLifetimeMs(await ctx.getCredentials())).toBe(3_600_000);
+	});
+
+	test("a renewal (n8n's refreshOAuth2Token, the seam's renewToken) stores the new token with its expires_in", async () => {
+		const ctx = context('old-token');
+		await seam.renewToken(ctx as never, 'amlOAuth2Api');
+		const credentials = await ctx.getCredentials();
+		expect((credentials.oauthTokenData as { access_token?: string }).access_token).toBe(
+			`fetched-${server.issued()}`,
+		);
+		expect(seam.tokenLifetimeMs(credentials)).toBe(3_600_000);
+		expect(events).toEqual(['token endpoint', 'stored']);
 	});
 
 	test('the first token fetch fails without an answer: nothing stored, nothing sent, placed at the token endpoint', async () => {

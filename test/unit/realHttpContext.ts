@@ -89,10 +89,11 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
  *   (`'new'`) it renews on the 401 itself (taking a token another run stored since it signed, as n8n 2.4x does) and
  *   sends once more, throwing a second 401.
  * - `refreshOAuth2Token` stores `nextToken()`.
+ * With `lifetimeS`, the stored token data says the token endpoint's `expires_in`, as n8n keeps it.
  */
 export function tokenContext(
 	baseUrl: string,
-	opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new' } = {},
+	opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new'; lifetimeS?: number } = {},
 ) {
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
@@ -124,7 +125,13 @@ export function tokenContext(
 				clientId: 'client',
 				clientSecret: FAKE_SECRET,
 				...(store.token
-					? { oauthTokenData: { access_token: store.token, token_type: 'Bearer' } }
+					? {
+							oauthTokenData: {
+								access_token: store.token,
+								token_type: 'Bearer',
+								...(opts.lifetimeS ? { expires_in: opts.lifetimeS } : {}),
+							},
+						}
 					: {}),
 			};
 		},

@@ -503,7 +503,12 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		'n8n %s: renewed tokens that are still refused: the 401 is the error, and the run stops asking after two in a row',
 		async (n8n) => {
 			const server = await service(() => 'never');
-			const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', n8n });
+			// refused at once, far within the tokens' hour: fresh tokens refused
+			const { ctx, store } = tokenContext(server.baseUrl, {
+				stored: 'tok-a',
+				n8n,
+				lifetimeS: 3600,
+			});
 			try {
 				// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
 				await expect(
@@ -525,6 +530,30 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			}
 		},
 	);
+
+	test('a renewed token refused only after half its lifetime (it expired before the request went out: short tokens, a busy process) is renewed again, not taken for a refusal', async () => {
+		// 200 ms tokens; the first two renewed ones reach the service too late (answered 401 after 150 ms)
+		const late = new Set(['tok-renewed-1', 'tok-renewed-2']);
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (late.has(token)) await new Promise((resolve) => setTimeout(resolve, 150));
+			if (token === 'tok-renewed-3')
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			else res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"expired"}');
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 0.2 });
+		try {
+			const answer = await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast);
+			expect(answer.status).toBe(200);
+			expect(store.renewals).toBe(3);
+			// the run goes on: the next item is sent with the token that works
+			expect((await amlRequest.call(ctx, { method: 'GET', path: '/v1/b' }, 0, fast)).status).toBe(
+				200,
+			);
+		} finally {
+			await server.close();
+		}
+	});
 });
 
 describe("classify: n8n's errors read by their whole chain of causes (table; every row a real error of n8n's OAuth2 client)", () => {

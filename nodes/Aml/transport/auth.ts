@@ -25,6 +25,7 @@ import {
 	fetchesFirstToken,
 	ignoresSslIssues,
 	tokenExpiresAt,
+	tokenLifetimeMs,
 } from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
 
@@ -40,8 +41,8 @@ import { insecureUrlProblem } from './secureUrl';
  * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
  * 429 (232 token requests, 219 of them refused, for 10,000 creates with 2 s tokens).
  * A busy token endpoint (429, 5xx; 5 requests a minute per IP) pauses every run of the process that needs a token
- * (Retry-After, else backoff), up to TOKEN_WAIT_MS and never past the request's time budget, instead of each run
- * asking on its own; n8n's own first fetch of a token (a credential without one) is treated the same.
+ * (Retry-After, else backoff), up to TOKEN_WAIT_MS since the process last obtained a token and never past the request's
+ * time budget, instead of each run asking on its own; n8n's own first fetch of a token (a credential without one) is treated the same.
  * A token endpoint that does not answer is given up after the request's Timeout (or what is left of its budget), on the
  * first fetch as on a renewal, and asked again like a busy one. n8n's own limit would be 300 s (2.41.1) or none (1.x).
  * A first fetch given up this way cannot be cancelled inside n8n; the service request n8n would send once the token
@@ -59,7 +60,10 @@ export type AmlContext =
 /** Refused fresh tokens in a row after which a run stops asking for tokens (a revoked client must not cost one per item). */
 const MAX_REFUSED_FRESH = 2;
 
-/** Longest a request waits in all for a token endpoint that answers 429 or fails (its limit counts per minute). */
+/**
+ * Longest a request waits for a token endpoint that answers 429 or fails (its limit counts per minute), counted from the
+ * last token this process obtained.
+ */
 const TOKEN_WAIT_MS = 70_000;
 /** How long a renewal before an upload may take (best effort; the 401 path renews otherwise). */
 const RENEW_BEFORE_UPLOAD_MS = 30_000;
@@ -85,6 +89,8 @@ interface Gate {
 	generation: number;
 	/** Renewals of this process only: a request refused after one was refused a fresh token. */
 	renewals: number;
+	/** When this process's last renewal completed (epoch ms). */
+	renewedAt: number;
 	/** A request is sent again to probe whether a token works (one at a time per gate, while paused). */
 	probing?: boolean;
 	inFlight?: Promise<unknown>;
@@ -145,7 +151,14 @@ export function runState(ctx: AmlContext): RunState {
 				if (!gate)
 					gates.set(
 						key,
-						(gate = { generation: 0, renewals: 0, pausedUntil: 0, failures: 0, inFlightSince: 0 }),
+						(gate = {
+							generation: 0,
+							renewals: 0,
+							renewedAt: 0,
+							pausedUntil: 0,
+							failures: 0,
+							inFlightSince: 0,
+						}),
 					);
 				if (!fetchesFirstToken(credentials)) created.tokenHeld = true;
 				return {
@@ -266,6 +279,7 @@ async function renewToken(
 			.then(() => {
 				gate.generation++;
 				gate.renewals++;
+				gate.renewedAt = Date.now();
 				gate.failures = 0;
 				gate.pausedUntil = 0;
 			})
@@ -324,7 +338,9 @@ export type Sent<T> =
  * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
  * (see the top of this file) and waiting for a busy token endpoint, never past `deadlineAt` (the item's time budget).
  * A renewed token that is refused too comes back as the 401 (amlRequest repeats once); after MAX_REFUSED_FRESH such
- * refusals in a row the run stops sending and answers each request with the last refusal.
+ * refusals in a row the run stops sending and answers each request with the last refusal. A renewed token refused only
+ * after half its lifetime may have expired before the request went out: it is renewed again (within TOKEN_WAIT_MS and
+ * the deadline) and not counted.
  */
 export async function send<T>(
 	ctx: AmlContext,
@@ -334,11 +350,18 @@ export async function send<T>(
 ): Promise<Sent<T>> {
 	const { gate, tokenUrl, ignoreSslIssues } = await state.info;
 	if (state.refusedFresh >= MAX_REFUSED_FRESH && state.lastRefusal) return state.lastRefusal;
-	const started = Date.now();
+	// The token wait counts from the last token this process obtained: a request released by a renewal or a probe that
+	// passed, and refused again (its token expired meanwhile), waits anew; a token endpoint that only refuses does not.
+	let started = Date.now();
+	let progress = gate.generation;
 	const canRenew = canRenewToken(ctx);
 	let renewedSinceSent = false;
 	for (;;) {
 		const seen = gate.generation;
+		if (seen !== progress) {
+			progress = seen;
+			started = Date.now();
+		}
 		const renewalsSeen = gate.renewals;
 		// The attempt's time: its Timeout, within what is left of the budget (request.ts sets it so).
 		const limitAt = Math.min(Date.now() + (options.timeout ?? TOKEN_WAIT_MS), deadlineAt);
@@ -385,9 +408,16 @@ export async function send<T>(
 			}
 			return { response };
 		}
-		if (renewedSinceSent || !canRenew) {
-			if (renewedSinceSent) refusedFresh(state, { response }, gate.renewals);
-			return { response };
+		if (!canRenew) return { response };
+		if (renewedSinceSent) {
+			// Refused soon after the renewal: a fresh token refused (counted). Refused later, when the renewed token may
+			// have expired before the request went out (short-lived tokens, a busy process): renewed again, within the
+			// token wait, and not counted.
+			if (!(await mayHaveOutlived(ctx, gate))) {
+				refusedFresh(state, { response }, gate.renewals);
+				return { response };
+			}
+			if (Date.now() - started > TOKEN_WAIT_MS || Date.now() >= deadlineAt) return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
 		const failure = await renewToken(ctx, gate, tokenUrl, seen, started, deadlineAt);
@@ -398,6 +428,18 @@ export async function send<T>(
 		}
 		renewedSinceSent = gate.renewals !== renewalsSeen;
 	}
+}
+
+/**
+ * Whether the token this process renewed last may have expired by now: half its lifetime (the token endpoint's
+ * `expires_in`, kept by n8n with the token) has passed since the renewal. A token whose lifetime is not known is
+ * taken as fresh.
+ */
+async function mayHaveOutlived(ctx: AmlContext, gate: Gate): Promise<boolean> {
+	const lifetimeMs = await ctx
+		.getCredentials(CREDENTIAL_TYPE)
+		.then(tokenLifetimeMs, () => undefined);
+	return lifetimeMs !== undefined && Date.now() - gate.renewedAt >= lifetimeMs / 2;
 }
 
 /**

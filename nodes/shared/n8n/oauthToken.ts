@@ -4,9 +4,9 @@
  * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1, each version's real `httpRequestWithAuthentication` and OAuth2 client
  * (test/contract/oauthToken.test.ts). None of it is part of n8n's documented node API.
  * Relies on:
- * - n8n stores the token of an OAuth2 credential under `oauthTokenData` (`access_token`; from 2.x releases after 2.0.3
- *   also `n8n_expires_at`, the expiry in epoch milliseconds, absent on 1.123.81 and 2.0.3) and hands it to the node
- *   with `getCredentials`.
+ * - n8n stores the token of an OAuth2 credential under `oauthTokenData` (`access_token`, and the token endpoint's
+ *   `expires_in` with it; from 2.x releases after 2.0.3 also `n8n_expires_at`, the expiry in epoch milliseconds, absent
+ *   on 1.123.81 and 2.0.3), on a first fetch and on a renewal, and hands it to the node with `getCredentials`.
  * - It fetches a first token inside the call only when the credential holds none (`fetchesFirstToken`), and stores it
  *   (client credentials) before it sends the request the token was fetched for.
  *   So a failure without an answer after which the credential still holds no token happened at the token endpoint and
@@ -56,6 +56,15 @@ export function tokenExpiresAt(credentials: IDataObject | undefined): number | u
 		(credentials?.oauthTokenData as IDataObject | undefined)?.n8n_expires_at,
 	);
 	return Number.isFinite(expiresAt) ? expiresAt : undefined;
+}
+
+/**
+ * How long the stored token lives as the token endpoint said when it issued it (`expires_in`, seconds, which n8n keeps
+ * with the token on every supported version), in milliseconds; undefined when it said nothing usable.
+ */
+export function tokenLifetimeMs(credentials: IDataObject | undefined): number | undefined {
+	const seconds = Number((credentials?.oauthTokenData as IDataObject | undefined)?.expires_in);
+	return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
 }
 
 /** Whether this context offers n8n's token renewal (`refreshOAuth2Token`). */
