@@ -171,7 +171,14 @@ export function inN8nProcess<T>(script: string, input: unknown): T {
  */
 export async function oauth2Server(
 	service: (req: IncomingMessage, res: ServerResponse) => void,
-	token: { prefix: string; lateMs?: number; drop?: () => boolean; onToken?: () => void },
+	token: {
+		prefix: string;
+		lateMs?: number;
+		drop?: () => boolean;
+		onToken?: () => void;
+		/** The tokens' `expires_in` (seconds; default 3600). */
+		expiresIn?: number;
+	},
 ) {
 	let issued = 0;
 	const { scriptedServer } =
@@ -183,7 +190,7 @@ export async function oauth2Server(
 		const answer = JSON.stringify({
 			access_token: `${token.prefix}-${++issued}`,
 			token_type: 'Bearer',
-			expires_in: 3600,
+			expires_in: token.expiresIn ?? 3600,
 		});
 		const send = () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
 		if (token.lateMs) setTimeout(send, token.lateMs);

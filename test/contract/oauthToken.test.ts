@@ -227,3 +227,44 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 			expect(outcome).toMatchObject({ kind: 'http', status: 401, fromTokenEndpoint: true });
 	});
 });
+
+/**
+ * The seam's readings of the token data n8n keeps after its real renewal (`refreshOAuth2Token`): whether the token
+ * expires soon (`tokenExpiresWithin`: only where n8n keeps an expiry) and whether a renewed token may have expired
+ * before use (`renewedTokenMayHaveExpired`: half its `expires_in` passed since the renewal).
+ */
+describe(`n8n ${N8N_VERSION}: what the seam reads from a renewed token's data`, () => {
+	let server: Awaited<ReturnType<typeof oauth2Server>>;
+	beforeAll(async () => {
+		server = await oauth2Server((_req, res) => void res.writeHead(200).end('{}'), {
+			prefix: 'short',
+			expiresIn: 1,
+		});
+	});
+	afterAll(async () => await server.close());
+
+	test('a 1 s token: fresh right after the renewal, possibly expired after half a second; expiring soon where n8n keeps an expiry', async () => {
+		const ctx = oauth2NodeContext(server.baseUrl, { token: 'old-token' });
+		await seam.renewToken(ctx as never, 'amlOAuth2Api');
+		const renewedAt = Date.now();
+		expect(await seam.renewedTokenMayHaveExpired(ctx.getCredentials, renewedAt)).toBe(false);
+		expect(await seam.tokenExpiresWithin(ctx.getCredentials, 15_000)).toBe(
+			MEASURED_EXPIRY[N8N_VERSION] ?? true,
+		);
+		expect(await seam.tokenExpiresWithin(ctx.getCredentials, -60_000)).toBe(false);
+		await new Promise((resolve) => setTimeout(resolve, 550));
+		expect(await seam.renewedTokenMayHaveExpired(ctx.getCredentials, renewedAt)).toBe(true);
+	});
+
+	test('an hour-long token is fresh; unknown lifetime or unreadable credentials: fresh, not expiring', async () => {
+		const hour = async () => ({ oauthTokenData: { access_token: 'a', expires_in: 3600 } });
+		expect(await seam.renewedTokenMayHaveExpired(hour, Date.now() - 60_000)).toBe(false);
+		const unknown = async () => ({ oauthTokenData: { access_token: 'a' } });
+		expect(await seam.renewedTokenMayHaveExpired(unknown, 0)).toBe(false);
+		const unreadable = async () => {
+			throw new Error('no credential');
+		};
+		expect(await seam.renewedTokenMayHaveExpired(unreadable, 0)).toBe(false);
+		expect(await seam.tokenExpiresWithin(unreadable, 15_000)).toBe(false);
+	});
+});

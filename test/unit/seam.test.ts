@@ -12,6 +12,11 @@ const INTERNALS = [
 	'oauthTokenData',
 	'n8n_expires_at',
 	'access_token',
+	// the token endpoint's lifetime n8n keeps with the token, and the seam's readers of token data (tokenExpiresWithin,
+	// renewedTokenMayHaveExpired are what the transport calls)
+	'expires_in',
+	'tokenExpiresAt',
+	'tokenLifetimeMs',
 	'NodeHelpers',
 	'displayParameter',
 	'EAUTH',

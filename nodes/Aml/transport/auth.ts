@@ -24,8 +24,8 @@ import {
 	serviceRefusal,
 	fetchesFirstToken,
 	ignoresSslIssues,
-	tokenExpiresAt,
-	tokenLifetimeMs,
+	renewedTokenMayHaveExpired,
+	tokenExpiresWithin,
 } from '../../shared/n8n/oauthToken';
 import { insecureUrlProblem } from './secureUrl';
 
@@ -303,15 +303,13 @@ async function renewToken(
 }
 
 /**
- * Renews a token that n8n knows to be expired or about to be (within `marginMs`, from the expiry n8n stores with the
- * token), before a request that must not be refused halfway (an upload). Best effort: a failure here leaves the
+ * Renews a token that n8n knows to be expired or about to be (within `marginMs`; the seam's `tokenExpiresWithin`),
+ * before a request that must not be refused halfway (an upload). Best effort: a failure here leaves the
  * renewal to the 401 path.
  */
 export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000): Promise<void> {
 	try {
-		const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-		const expiresAt = tokenExpiresAt(credentials);
-		if (expiresAt === undefined || expiresAt - Date.now() > marginMs) return;
+		if (!(await tokenExpiresWithin(credentialsOf(ctx), marginMs))) return;
 		const { gate, tokenUrl } = await runState(ctx).info;
 		const now = Date.now();
 		await renewToken(ctx, gate, tokenUrl, gate.generation, now, now + RENEW_BEFORE_UPLOAD_MS);
@@ -381,10 +379,7 @@ export async function send<T>(
 			const outcome =
 				error instanceof GivenUp
 					? error.placed
-					: await placeFailure(
-							classify(error, tokenUrl),
-							async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE),
-						);
+					: await placeFailure(classify(error, tokenUrl), credentialsOf(ctx));
 			if (outcome.kind === 'other' || !outcome.fromTokenEndpoint) {
 				if (serviceRefusal(outcome) === 'refusedAfterRenewal')
 					refusedFresh(state, { error, outcome });
@@ -410,10 +405,10 @@ export async function send<T>(
 		}
 		if (!canRenew) return { response };
 		if (renewedSinceSent) {
-			// Refused soon after the renewal: a fresh token refused (counted). Refused later, when the renewed token may
-			// have expired before the request went out (short-lived tokens, a busy process): renewed again, within the
-			// token wait, and not counted.
-			if (!(await mayHaveOutlived(ctx, gate))) {
+			// Refused soon after the renewal: a fresh token refused (counted). Refused after half its lifetime (the
+			// seam's renewedTokenMayHaveExpired), when it may have expired before the request went out (short-lived
+			// tokens, a busy process): renewed again, within the token wait, and not counted.
+			if (!(await renewedTokenMayHaveExpired(credentialsOf(ctx), gate.renewedAt))) {
 				refusedFresh(state, { response }, gate.renewals);
 				return { response };
 			}
@@ -430,16 +425,9 @@ export async function send<T>(
 	}
 }
 
-/**
- * Whether the token this process renewed last may have expired by now: half its lifetime (the token endpoint's
- * `expires_in`, kept by n8n with the token) has passed since the renewal. A token whose lifetime is not known is
- * taken as fresh.
- */
-async function mayHaveOutlived(ctx: AmlContext, gate: Gate): Promise<boolean> {
-	const lifetimeMs = await ctx
-		.getCredentials(CREDENTIAL_TYPE)
-		.then(tokenLifetimeMs, () => undefined);
-	return lifetimeMs !== undefined && Date.now() - gate.renewedAt >= lifetimeMs / 2;
+/** Reads the credential as n8n hands it to the node (for the seam's readings of its token data). */
+function credentialsOf(ctx: AmlContext): () => Promise<IDataObject> {
+	return async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE);
 }
 
 /**

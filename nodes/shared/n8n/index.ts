@@ -15,7 +15,9 @@
  *   Breaks: retries and the truthfulness of "may have been applied" / "nothing was sent"; waiting out a busy token
  *   endpoint; fail-closed checks' reasons (a misread error still blocks a check).
  * - oauthToken.ts: how n8n's OAuth2 request path handles the token: the token data it keeps with the credential
- *   (`oauthTokenData.access_token`, `expires_in`, `n8n_expires_at`); that it stores a first token before it sends (`placeFailure`: a
+ *   (`oauthTokenData.access_token`, `expires_in`, `n8n_expires_at`: whether a token expires soon, `tokenExpiresWithin`,
+ *   and whether a renewed token may have expired before use, `renewedTokenMayHaveExpired`); that it stores a first
+ *   token before it sends (`placeFailure`: a
  *   failure with no token stored afterwards never reached the service); that a 401 handed back as an answer was not
  *   renewed by n8n and a thrown one came after n8n's own renewal (`serviceRefusal`); its renewal helper
  *   `refreshOAuth2Token` (feature-detected). Contract: oauthToken.test.ts (each n8n's real
@@ -61,9 +63,11 @@ export {
 	canRenewToken,
 	fetchesFirstToken,
 	placeFailure,
+	renewedTokenMayHaveExpired,
 	renewToken,
 	serviceRefusal,
 	tokenExpiresAt,
+	tokenExpiresWithin,
 	tokenLifetimeMs,
 	tokenStored,
 } from './oauthToken';

@@ -67,6 +67,31 @@ export function tokenLifetimeMs(credentials: IDataObject | undefined): number | 
 	return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
 }
 
+/**
+ * Whether n8n says the stored token expires within `marginMs` (from the expiry it keeps with the token; false where it
+ * keeps none, as on 1.123.81 and 2.0.3). Credentials that cannot be read: false (nothing is renewed early).
+ */
+export async function tokenExpiresWithin(
+	readCredentials: () => Promise<IDataObject | undefined>,
+	marginMs: number,
+): Promise<boolean> {
+	const expiresAt = await readCredentials().then(tokenExpiresAt, () => undefined);
+	return expiresAt !== undefined && expiresAt - Date.now() <= marginMs;
+}
+
+/**
+ * Whether a token renewed at `renewedAt` (epoch ms) may have expired by now: half its lifetime (the token endpoint's
+ * `expires_in`, which n8n keeps with the renewed token) has passed. A refusal after that may be an expiry rather than a
+ * refusal of a fresh token. A lifetime that is not known, or credentials that cannot be read: false (taken as fresh).
+ */
+export async function renewedTokenMayHaveExpired(
+	readCredentials: () => Promise<IDataObject | undefined>,
+	renewedAt: number,
+): Promise<boolean> {
+	const lifetimeMs = await readCredentials().then(tokenLifetimeMs, () => undefined);
+	return lifetimeMs !== undefined && Date.now() - renewedAt >= lifetimeMs / 2;
+}
+
 /** Whether this context offers n8n's token renewal (`refreshOAuth2Token`). */
 export function canRenewToken(ctx: { helpers: object }): boolean {
 	return 'refreshOAuth2Token' in ctx.helpers;
