@@ -99,7 +99,7 @@ describe('check decisions', () => {
 		expect(failClosed(limited, 'matches', 't2')).toMatchObject({ decision: 'block', matches: [] });
 		const dropped = networkError(node, 'ECONNRESET', 'POST', '/x', 6);
 		expect(failClosed(dropped, 'results', 't3')?.reason).toMatch(
-			/could not be reached \(connection dropped\)/,
+			/No answer from the AML service \(connection dropped\)/,
 		);
 		const timeout = networkError(node, 'ETIMEDOUT', 'POST', '/x', 6);
 		expect(failClosed(timeout, 'results', 't4')?.decision).toBe('block');

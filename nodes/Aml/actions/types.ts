@@ -13,6 +13,10 @@ export interface OperationModule {
 		items: INodeExecutionData[],
 		validate: ItemValidator,
 	) => Promise<INodeExecutionData[][]>;
+	/** The operation only reads: n8n's Retry On Fail may run it again. Any other operation refuses that setting. */
+	readOnly?: boolean;
+	/** Its items carry `decision` (the checks): an item that failed says `block` wherever it goes. */
+	decides?: boolean;
 }
 
 /** One resource folder: the operation selector plus every operation's fields, and the operations. */

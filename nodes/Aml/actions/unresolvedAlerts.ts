@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
 import { itemId } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
-import { amlApiRequest, idSegment } from '../transport';
+import { amlApiRequest, idSegment, type Deadline } from '../transport';
 import { unreadableAnswer } from '../helpers/answers';
 import { checkFailures, decisionFields, shortAnswer } from '../helpers/checks';
 import { runsAsTool } from './outputs';
@@ -38,6 +38,8 @@ export function unresolvedAlertsOperation(options: {
 		optionsCollection(),
 	];
 	return {
+		readOnly: true,
+		decides: true,
 		description: updateDisplayOptions(
 			{ show: { resource: [options.resource], operation: ['hasUnresolvedAlerts'] } },
 			properties,
@@ -50,20 +52,7 @@ export function unresolvedAlertsOperation(options: {
 			return await runItems(this, items, validate, {
 				prepare: (i) => itemId(this, options.idProperties[0].name, i, options.idLabel),
 				send: async (id, i) => {
-					const answer = await amlApiRequest.call(
-						this,
-						{ method: 'GET', path: `${options.collectionPath}/${idSegment(id)}/unresolved-alerts` },
-						i,
-					);
-					const has = (answer as IDataObject | undefined)?.hasUnresolvedAlerts;
-					if (typeof has !== 'boolean') {
-						// `null` would read as "no alerts" downstream: an answer without the flag concludes nothing.
-						throw unreadableAnswer(this, i, {
-							message: "The AML service's unresolved-alerts answer could not be read",
-							reason: `the service answered ${shortAnswer(answer)} without a "hasUnresolvedAlerts" flag`,
-							retry: "run it again or ask the service's operator",
-						});
-					}
+					const has = await hasUnresolvedAlerts(this, `${options.collectionPath}/${idSegment(id)}`, i);
 					return {
 						[options.outputKey]: id,
 						...decisionFields({
@@ -81,4 +70,30 @@ export function unresolvedAlertsOperation(options: {
 			});
 		},
 	};
+}
+
+/**
+ * Whether the person or transaction at `entityPath` (e.g. `/v1/transactions/tx-1`) has unresolved alerts. An answer
+ * without the flag fails: `null` would read as "no alerts".
+ */
+export async function hasUnresolvedAlerts(
+	ctx: IExecuteFunctions,
+	entityPath: string,
+	itemIndex: number,
+	deadline?: Deadline,
+): Promise<boolean> {
+	const answer = await amlApiRequest.call(
+		ctx,
+		{ method: 'GET', path: `${entityPath}/unresolved-alerts`, deadline },
+		itemIndex,
+	);
+	const has = (answer as IDataObject | undefined)?.hasUnresolvedAlerts;
+	if (typeof has !== 'boolean') {
+		throw unreadableAnswer(ctx, itemIndex, {
+			message: "The AML service's unresolved-alerts answer could not be read",
+			reason: `the service answered ${shortAnswer(answer)} without a "hasUnresolvedAlerts" flag`,
+			retry: "run it again or ask the service's operator",
+		});
+	}
+	return has;
 }

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isBudgetSpent, isTransientFailure } from '../transport';
+import { isBudgetSpent, isTransientFailure, mayHaveApplied } from '../transport';
 import { unreadableAnswer } from './answers';
 import type { ItemOperation } from './items';
 
@@ -109,12 +109,19 @@ export function alertIdsOf(list: IDataObject[]): number[] {
 export const TIMEOUT_REASON = 'timeout';
 
 /**
- * Why a check that could not be completed blocks: `timeout` when the time budget was spent, else the error's message
- * (never a secret: errors are built clean).
+ * Why a check that could not be completed blocks: `timeout` when the time budget was spent, `check outcome unknown`
+ * when an attempt reached the service without an answer (the check may have run and raised its alert: it is not
+ * repeated), else the error's message (never a secret: errors are built clean).
  */
 export function failedReason(error: unknown): string {
 	if (isBudgetSpent(error)) return TIMEOUT_REASON;
-	return `check failed: ${(error as { message?: string }).message ?? 'no answer'}`;
+	const message = (error as { message?: string }).message ?? 'no answer';
+	return mayHaveApplied(error) ? `check outcome unknown: ${message}` : `check failed: ${message}`;
+}
+
+/** `{ mayHaveApplied: true }` when an attempt of the failed request reached the service without an answer. */
+export function mayHaveAppliedFields(error: unknown): IDataObject {
+	return mayHaveApplied(error) ? { mayHaveApplied: true } : {};
 }
 
 /**
@@ -134,6 +141,7 @@ export function failClosed(
 		transactionId,
 		decision: 'block',
 		reason: failedReason(error),
+		...mayHaveAppliedFields(error),
 		[key]: [],
 		alertIds: [],
 	};
@@ -173,6 +181,7 @@ export function checkFailures<P>(options: {
 			...(prepared === undefined ? {} : { [options.idKey]: options.idOf(prepared) }),
 			decision: 'block',
 			reason: failedReason(error),
+			...mayHaveAppliedFields(error),
 			...(options.listKey ? { [options.listKey]: [], alertIds: [] } : {}),
 		}),
 		errorOutput: options.errorOutput,

@@ -53,7 +53,12 @@ export async function prepareEveryItem<P>(
 	return prepared;
 }
 
-function asItemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): Error {
+/** The error as n8n's error of item `itemIndex` (NodeApiError and NodeOperationError keep their own fields). */
+export function asItemError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		if (error.context) error.context.itemIndex = itemIndex;
 		return error;

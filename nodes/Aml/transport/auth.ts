@@ -354,15 +354,21 @@ export async function send<T>(
 	let progress = gate.generation;
 	const canRenew = canRenewToken(ctx);
 	let renewedSinceSent = false;
-	for (;;) {
+	for (let pass = 0; ; pass++) {
+		// A send again after a renewal or a pause starts only within the budget (else: spent, this send never went out).
+		if (pass > 0 && Date.now() >= deadlineAt) return { ...tokenEndpointSilent(0), final: true };
 		const seen = gate.generation;
 		if (seen !== progress) {
 			progress = seen;
 			started = Date.now();
 		}
 		const renewalsSeen = gate.renewals;
-		// The attempt's time: its Timeout, within what is left of the budget (request.ts sets it so).
-		const limitAt = Math.min(Date.now() + (options.timeout ?? TOKEN_WAIT_MS), deadlineAt);
+		// Each send (after a renewal or a pause too) waits at most its Timeout and what is left of the budget.
+		const timeout = Math.max(
+			1,
+			Math.min(options.timeout ?? TOKEN_WAIT_MS, Math.ceil(deadlineAt - Date.now())),
+		);
+		const limitAt = Date.now() + timeout;
 		let response: FullResponse<T>;
 		try {
 			response = await requestWithin<FullResponse<T>>(
@@ -370,10 +376,12 @@ export async function send<T>(
 				CREDENTIAL_TYPE,
 				{
 					...options,
+					timeout,
 					headers: { ...(options.headers as IDataObject) },
 					skipSslCertificateValidation: ignoreSslIssues,
 				},
 				state.tokenHeld ? Infinity : limitAt,
+				deadlineAt,
 			);
 		} catch (error) {
 			const outcome =

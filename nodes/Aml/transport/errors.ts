@@ -1,6 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { NEVER_SENT } from './classify';
+
 /**
  * Errors of failures that say nothing about the request's subject (5xx, 429 after retries, no answer, a busy or
  * unreachable token endpoint): a check turns them into a fail-closed Block, an upload's status poll keeps waiting.
@@ -18,20 +20,27 @@ export function isTransientFailure(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && unavailable.has(error);
 }
 
-/**
- * The item's time budget (the "Time Budget" option) was spent before the service answered: a check blocks with reason
- * `timeout`; a create says whether the request may have been stored (`mayHaveApplied`: it was sent and its answer is
- * missing). Unavailable too, so that every check fails closed on it.
- */
-const budgetSpent = new WeakMap<object, { sent: boolean }>();
+/** Errors of the item's time budget (the "Time Budget" option): a check blocks with reason `timeout`. */
+const budgetSpent = new WeakSet<object>();
 
 export function isBudgetSpent(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && budgetSpent.has(error);
 }
 
-/** Whether the request whose budget was spent had reached the service (it may have been applied). */
-export function budgetSpentSent(error: unknown): boolean | undefined {
-	return typeof error === 'object' && error !== null ? budgetSpent.get(error)?.sent : undefined;
+/**
+ * Errors after an attempt that reached the service and got no usable answer: the request may have been applied (a
+ * check may have run and raised its alert). Every other error of a request means that nothing was applied.
+ */
+const reachedService = new WeakSet<object>();
+
+function markMayHaveApplied<E extends object>(error: E, may: boolean | undefined): E {
+	if (may) reachedService.add(error);
+	return error;
+}
+
+/** Whether an attempt of the failed request reached the service, so that it may have been applied. */
+export function mayHaveApplied(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && reachedService.has(error);
 }
 
 export function budgetSpentError(
@@ -48,8 +57,8 @@ export function budgetSpentError(
 		description,
 		itemIndex,
 	});
-	budgetSpent.set(error, { sent: failure.sent });
-	return markUnavailable(error);
+	budgetSpent.add(error);
+	return markUnavailable(markMayHaveApplied(error, failure.sent));
 }
 
 /** What the interface says each status means and what the user should do. */
@@ -78,14 +87,19 @@ export function statusMeaning(status: number, attempts = 2): string {
 	return `Unexpected HTTP status ${status}`;
 }
 
-/** A one-shot request (not repeatable) that reached the service and got no usable answer: it may have been applied. */
+/** A request an attempt of which reached the service and got no usable answer: it may have been applied. */
 export interface MayHaveApplied {
 	/** How to see whether it was applied, e.g. "Get Status of the upload". */
 	checkHint: string;
+	/** The request may not be repeated once it may have been applied (uploads, manual alerts, checks). */
+	notRepeated: boolean;
 }
 
 function mayHaveAppliedText(may: MayHaveApplied): string {
-	return `The request reached the service and may have been applied; it was not repeated, because a repeat could apply it twice. Check before running it again${may.checkHint ? ` (${may.checkHint})` : ''}`;
+	const repeat = may.notRepeated
+		? '; it was not repeated, because a repeat could apply it twice'
+		: '';
+	return `The request reached the service and may have been applied${repeat}. Check before running it again${may.checkHint ? ` (${may.checkHint})` : ''}`;
 }
 
 const MESSAGE_KEYS = ['message', 'error_description', 'detail', 'error'];
@@ -134,10 +148,7 @@ export function serviceError(
 	const text = bodyText(failure.body);
 	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
 	const meaning = statusMeaning(failure.status, failure.attempts);
-	const applied =
-		failure.mayHaveApplied && failure.status >= 500
-			? `. ${mayHaveAppliedText(failure.mayHaveApplied)}`
-			: '';
+	const applied = failure.mayHaveApplied ? `. ${mayHaveAppliedText(failure.mayHaveApplied)}` : '';
 	const message = `${meaning}${short ? ` — service said: ${short}` : ''}${applied}`;
 	const description = [
 		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
@@ -153,6 +164,7 @@ export function serviceError(
 		httpCode: String(failure.status),
 		itemIndex,
 	});
+	markMayHaveApplied(error, failure.mayHaveApplied !== undefined);
 	return failure.status >= 500 || failure.status === 429 ? markUnavailable(error) : error;
 }
 
@@ -181,17 +193,23 @@ export function networkError(
 	const words = NETWORK_WORDS[code] ?? 'no answer';
 	if (mayHaveApplied) {
 		const message = `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`;
-		const description = `${method} ${path} was sent and got no HTTP answer (${code.toLowerCase()}).`;
+		const description = `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`;
 		return markUnavailable(
+			markMayHaveApplied(
 			new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
 				message,
-				description,
-				itemIndex,
-			}),
+					description,
+					itemIndex,
+				}),
+				true,
+			),
 		);
 	}
-	const message = `The AML service could not be reached (${words})`;
-	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). Check the API base URL in the credential and that the service is reachable.`;
+	const reached = !NEVER_SENT.has(code);
+	const message = reached
+		? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
+		: `The AML service could not be reached (${words})`;
+	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? 'Check that the service is working and the node\'s Timeout.' : 'Check the API base URL in the credential and that the service is reachable.'}`;
 	return markUnavailable(
 		new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
 			message,
@@ -201,7 +219,7 @@ export function networkError(
 	);
 }
 
-const NOTHING_SENT = 'No request was sent to the AML service';
+const NOTHING_SENT_TEXT = 'No request was sent to the AML service';
 
 /** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
 export type TokenEndpointFailure =
@@ -209,15 +227,20 @@ export type TokenEndpointFailure =
 	| { kind: 'http'; status: number; body?: unknown };
 
 /**
- * The token endpoint failed, stayed busy or refused the credential. Never "may have been applied" (nothing reached the
- * service), and never taken for the service's own answer: a refusal names the credential, a 429 the token endpoint.
+ * The token endpoint failed, stayed busy or refused the credential. "Nothing was sent" unless an earlier attempt of the
+ * request reached the service without an answer (then it may have been applied). Never taken for the service's own
+ * answer: a refusal names the credential, a 429 the token endpoint.
  */
 export function tokenEndpointError(
 	node: INode,
 	failure: TokenEndpointFailure,
 	waitedMs: number,
 	itemIndex?: number,
+	mayHaveApplied?: MayHaveApplied,
 ): NodeApiError {
+	const whatWasSent = mayHaveApplied
+		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(mayHaveApplied)}`
+		: NOTHING_SENT_TEXT;
 	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
 	const check =
 		'Check the Client ID, Client Secret and Access Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused)';
@@ -227,31 +250,34 @@ export function tokenEndpointError(
 	let transient = true;
 	if (failure.kind === 'network') {
 		const words = NETWORK_WORDS[failure.code] ?? 'no answer';
-		message = `The AML token endpoint could not be reached (${words})${waited}. ${NOTHING_SENT}`;
+		message = `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`;
 		description = `POST token endpoint got no HTTP answer (${failure.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`;
 	} else {
 		httpCode = String(failure.status);
 		const said = bodyMessage(failure.body);
 		const quoted = said ? ` — it said: ${said}` : '';
 		if (failure.status === 429) {
-			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${NOTHING_SENT}`;
+			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${whatWasSent}`;
 			description =
 				'The token endpoint allows a few token requests a minute per IP address; the node waited with every run of this n8n process before giving up.';
 		} else if (failure.status >= 500) {
-			message = `The AML token endpoint failed (HTTP ${failure.status})${waited}${quoted}. ${NOTHING_SENT}`;
+			message = `The AML token endpoint failed (HTTP ${failure.status})${waited}${quoted}. ${whatWasSent}`;
 			description = 'The token endpoint failed; the node waited and asked again before giving up.';
 		} else if (failure.status >= 400) {
 			transient = false;
-			message = `The AML token endpoint refused the credential (HTTP ${failure.status}${quoted}). ${NOTHING_SENT}, and this run asks for no further token`;
+			message = `The AML token endpoint refused the credential (HTTP ${failure.status}${quoted}). ${whatWasSent}, and this run asks for no further token`;
 			description = `${check}.`;
 		} else {
 			transient = false;
-			message = `The AML token endpoint answered HTTP ${failure.status}${quoted}. ${NOTHING_SENT}`;
+			message = `The AML token endpoint answered HTTP ${failure.status}${quoted}. ${whatWasSent}`;
 			description = 'Check the Access Token URL of the AML credential.';
 		}
 	}
 	const response = { message, description, ...(httpCode ? { httpCode } : {}) } as JsonObject;
-	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+	const error = markMayHaveApplied(
+		new NodeApiError(node, response, { message, description, httpCode, itemIndex }),
+		mayHaveApplied !== undefined,
+	);
 	return transient ? markUnavailable(error) : error;
 }
 

@@ -38,8 +38,13 @@ import { ANSWER_EVERY_STATUS } from '../../shared/n8n/oauthToken';
  * - none: not repeatable (uploads, manual alerts, notes without id, alert status changes: each makes a new entry, a
  *   note and a webhook event); only retried when the request certainly never reached the service (connection
  *   refused). When it may have reached the service, the error says so and how to check (`checkHint`).
+ * - check: a real-time check, repeated only as `none` is: a check that may have run may have raised its alert, and
+ *   its repeat answers only the alerts it raises itself (an empty list), which proves nothing. An answer that arrives
+ *   after the time budget is not taken either: it fails as the budget's error.
+ * Whatever the mode, an error after an attempt that reached the service without an answer says that the request may
+ * have been applied (`mayHaveApplied`); any other error says that nothing was applied.
  */
-export type RetryMode = 'safe' | 'create' | 'none';
+export type RetryMode = 'safe' | 'create' | 'none' | 'check';
 
 export interface AmlRequest {
 	method: IHttpRequestMethods;
@@ -168,6 +173,11 @@ export async function amlRequest<T = unknown>(
 			const status = response.statusCode;
 			const lostBefore = sentOnce ? { afterLostAnswer: true } : {};
 			if (status < 300 || request.passStatuses?.includes(status)) {
+				// A check answered after the budget is not taken: the payment waited longer than it may.
+				if (retry === 'check' && remaining() < 0) {
+					sentOnce = true;
+					throw budgetSpent();
+				}
 				if (status < 300) checkAnswer(this, request, response.body, itemIndex);
 				return {
 					status,
@@ -221,7 +231,7 @@ export async function amlRequest<T = unknown>(
 				retryable = true;
 				retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
 			} else if (outcome.status >= 500) {
-				retryable = retry !== 'none';
+				retryable = retry === 'safe' || retry === 'create';
 				sentOnce = true;
 			} else if (outcome.status === 401 && !repeated401) {
 				// The token was renewed and the repeat still got 401: another execution's renewal or a forced expiry
@@ -233,7 +243,7 @@ export async function amlRequest<T = unknown>(
 			}
 		} else {
 			const neverSent = NEVER_SENT.has(outcome.code);
-			retryable = neverSent || retry !== 'none';
+			retryable = neverSent || retry === 'safe' || retry === 'create';
 			if (!neverSent) sentOnce = true;
 		}
 
@@ -250,6 +260,15 @@ export async function amlRequest<T = unknown>(
 		if (step === 'stop') {
 			// The token endpoint was waited for until the budget was spent: the budget's error (a check: `timeout`).
 			if (outcome.fromTokenEndpoint && request.deadline && remaining() <= 0) throw budgetSpent();
+			// A write or check an attempt of which reached the service without an answer may have been applied, whatever
+			// came after it.
+			const mayHaveApplied =
+				sentOnce && request.method !== 'GET'
+					? {
+							checkHint: request.checkHint ?? '',
+							notRepeated: retry === 'none' || retry === 'check',
+						}
+					: undefined;
 			if (outcome.fromTokenEndpoint) {
 				throw tokenEndpointError(
 					this.getNode(),
@@ -258,11 +277,9 @@ export async function amlRequest<T = unknown>(
 						: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
 					Date.now() - started,
 					itemIndex,
+					mayHaveApplied,
 				);
 			}
-			// A request that reached the service and was not repeated (retry none) may have been applied.
-			const mayHaveApplied =
-				retry === 'none' && sentOnce ? { checkHint: request.checkHint ?? '' } : undefined;
 			if (outcome.kind === 'network') {
 				throw networkError(
 					this.getNode(),

@@ -67,14 +67,15 @@ export class GivenUp extends Error {
  * One call of n8n's `httpRequestWithAuthentication`. When n8n may fetch a first token inside it (`limitAt` finite) and
  * that has not ended by `limitAt` (the credential still holds no token), the call is given up (GivenUp at the token
  * endpoint): the service request n8n would send after the late token is stopped. When the token is there by then,
- * the service request went out and is waited for as long again (its own Timeout) before it is given up as the
- * service's timeout.
+ * the service request went out and is waited for as long again (its own Timeout), never past `deadlineAt`, before it
+ * is given up as the service's timeout.
  */
 export async function requestWithin<T>(
 	ctx: IExecuteFunctions,
 	credentialType: string,
 	options: IHttpRequestOptions,
 	limitAt: number,
+	deadlineAt = Infinity,
 ): Promise<T> {
 	if (limitAt === Infinity)
 		return (await ctx.helpers.httpRequestWithAuthentication.call(
@@ -99,7 +100,8 @@ export async function requestWithin<T>(
 		() => false,
 	);
 	if (!fetching) {
-		const later = await settledBy(call, Date.now() + (options.timeout ?? limitAt - Date.now()));
+		const waitMs = options.timeout ?? limitAt - Date.now();
+		const later = await settledBy(call, Math.min(Date.now() + waitMs, deadlineAt));
 		if (later !== TIMED_OUT) return later;
 	}
 	stop.abort();

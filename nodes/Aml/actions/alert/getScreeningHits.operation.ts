@@ -74,3 +74,6 @@ export async function execute(
 		},
 	});
 }
+
+/** Only reads: n8n's Retry On Fail may run it again. */
+export const readOnly = true;

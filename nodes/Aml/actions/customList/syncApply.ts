@@ -35,11 +35,14 @@ async function applyChange(
 			attributes ?? {},
 			itemIndex,
 		);
+		// A repeat that found the record stored cannot tell whether the lost create stored it: counted as the update it
+		// then sent, never as created.
 		if (afterLostAnswer) {
 			return {
 				...base,
+				change: 'update',
 				status: 'done',
-				note: 'the create got no answer and its repeat found the record stored: updated to the values sent',
+				note: 'the create got no answer and its repeat found the record stored (by that create or before it): updated to the values sent',
 			};
 		}
 		if (result === 'updated') {
@@ -63,12 +66,12 @@ async function applyChange(
 	});
 	if (response.status === 404 || response.status === 409) {
 		const said = bodyMessage(response.body) || `HTTP ${response.status}`;
-		// After a lost answer the lost attempt archived it; otherwise it was archived or gone before: not counted.
+		// Archived or gone, before this run or by an attempt whose answer was lost: never claimed as archived by this run.
 		return response.afterLostAnswer
 			? {
 					...base,
-					status: 'done',
-					note: `the archive got no answer and its repeat found it done: ${said}`,
+					status: 'skipped',
+					note: `the archive got no answer and its repeat found it archived or gone (by that archive or before it): ${said}`,
 				}
 			: { ...base, status: 'skipped', note: `already archived or gone: ${said}` };
 	}
@@ -122,7 +125,10 @@ export interface SyncSummary extends IDataObject {
 	created: number;
 	updated: number;
 	archived: number;
-	/** Planned archives the service answered as already archived or gone (404/409): not archived by this run. */
+	/**
+	 * Planned archives the service answered as already archived or gone (404/409), also on a repeat after a lost answer:
+	 * never counted as archived by this run.
+	 */
 	alreadyArchived: number;
 	unchanged: number;
 	failures: Array<{ id: string; operation: ChangeKind; error: string }>;

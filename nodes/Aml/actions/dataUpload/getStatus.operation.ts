@@ -45,3 +45,6 @@ export async function execute(
 		send: async (uploadId, i) => await fetchStatus(this, uploadId, i),
 	});
 }
+
+/** Only reads: n8n's Retry On Fail may run it again. */
+export const readOnly = true;

@@ -6,7 +6,6 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { runsAsTool } from '../outputs';
 import { amlRequest, idSegment } from '../../transport';
-import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
@@ -46,8 +45,7 @@ export async function execute(
 					method: 'POST',
 					path: `/v1/persons/${idSegment(personId)}/monitoring-checks`,
 					qs: { 'all-results': allResults },
-					// Checks may be repeated (the service treats a check as a query of the current state).
-					retry: 'safe',
+					retry: 'check',
 				},
 				i,
 			);
@@ -59,7 +57,6 @@ export async function execute(
 				alertCreated: alertIds.length > 0,
 				alertIds,
 				results,
-				...lostAnswerFields(response),
 			};
 		},
 		...checkFailures<{ personId: string }>({
@@ -70,3 +67,6 @@ export async function execute(
 		}),
 	});
 }
+
+/** Its items carry `decision`. */
+export const decides = true;

@@ -6,7 +6,6 @@ import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { runsAsTool } from '../outputs';
 import { amlRequest, idSegment } from '../../transport';
-import { lostAnswerFields } from '../../helpers/answers';
 import { personIdProperties, readPersonId } from './shared';
 import type { ItemValidator } from '../../validation';
 
@@ -30,7 +29,7 @@ export async function execute(
 				{
 					method: 'POST',
 					path: `/v1/persons/${idSegment(personId)}/screening-checks`,
-					retry: 'safe',
+					retry: 'check',
 				},
 				i,
 			);
@@ -42,7 +41,6 @@ export async function execute(
 				matched: matches.length > 0,
 				alertIds,
 				matches,
-				...lostAnswerFields(response),
 			};
 		},
 		...checkFailures<string>({
@@ -53,3 +51,6 @@ export async function execute(
 		}),
 	});
 }
+
+/** Its items carry `decision`. */
+export const decides = true;

@@ -4,13 +4,19 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { checkFailures, failedReason, TIMEOUT_REASON } from '../../helpers/checks';
+import {
+	checkFailures,
+	failedReason,
+	mayHaveAppliedFields,
+	TIMEOUT_REASON,
+} from '../../helpers/checks';
 import { optionsCollection, timeBudgetMs } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { runItems } from '../../helpers/items';
-import { budgetSpentSent, deadlineIn, isBudgetSpent, isTransientFailure } from '../../transport';
+import { deadlineIn, idSegment, isBudgetSpent, isTransientFailure } from '../../transport';
+import { hasUnresolvedAlerts } from '../unresolvedAlerts';
 import type { ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import {
@@ -21,11 +27,19 @@ import {
 	type CheckKey,
 	type CheckPath,
 } from './routedCheck';
-import { readTransactionToStore, storeProperties, storeTransaction } from './store';
+import {
+	readTransactionToStore,
+	ReusedTransactionId,
+	REUSED_ID_REASON,
+	storeProperties,
+	storeTransaction,
+} from './store';
 
 /**
  * Transaction → Gate: a payment decision in one node. Stores the transaction, then sends the monitoring and the
- * screening check side by side; Clear only when it is stored and every enabled check answered a present, empty list.
+ * screening check side by side. Clear only when (a) the transaction is stored with this payment's data, (b) every
+ * enabled check answered a present, empty list from the only attempt that may have run, (c) at least one check is
+ * enabled and (d) all of it within the time budget. Anything else blocks, and `reason` says which failed.
  */
 
 const CHECKS: Array<{
@@ -42,6 +56,9 @@ const CHECKS: Array<{
 	},
 	{ step: 'screening', parameter: 'runScreening', pathSegment: 'screening-checks', key: 'matches' },
 ];
+
+/** The reason of a payment stored before whose earlier alerts are still open. */
+const EARLIER_ALERTS_REASON = 'earlier alerts unresolved';
 
 /** A store refused for this transaction's data (unknown person, an existing ID with Error): a block, not a fault. */
 const REFUSED_STORE = new Set(['400', '404', '409', '422']);
@@ -80,23 +97,19 @@ export const description = updateDisplayOptions(
 
 /** What a failed step reports: `timeout` or the failure, and whether its request may have been applied. */
 function failedStep(error: unknown): IDataObject {
-	const spent = isBudgetSpent(error);
-	const httpCode = (error as { httpCode?: string }).httpCode;
-	const mayHaveApplied = spent
-		? budgetSpentSent(error)
-		: httpCode !== undefined && Number(httpCode) >= 500
-			? true
-			: undefined;
 	return {
-		status: spent ? TIMEOUT_REASON : 'failed',
+		status: isBudgetSpent(error) ? TIMEOUT_REASON : 'failed',
 		reason: failedReason(error),
 		message: (error as Error).message,
-		...(mayHaveApplied === undefined ? {} : { mayHaveApplied }),
+		...mayHaveAppliedFields(error),
 	};
 }
 
 /** A store that failed or was refused: the step to report, or the error thrown on (a refused credential, bad input). */
 function storeFailureOrThrow(error: unknown): IDataObject {
+	if (error instanceof ReusedTransactionId) {
+		return { status: 'refused', reason: REUSED_ID_REASON, differences: error.differences };
+	}
 	const httpCode = (error as NodeApiError).httpCode ?? undefined;
 	if (error instanceof NodeApiError && httpCode && REFUSED_STORE.has(httpCode)) {
 		return { status: 'refused', reason: `store refused: ${error.message}`, httpCode };
@@ -105,6 +118,19 @@ function storeFailureOrThrow(error: unknown): IDataObject {
 	const step = failedStep(error);
 	if (step.status !== TIMEOUT_REASON) step.reason = `store failed: ${step.message as string}`;
 	return step;
+}
+
+/** The checks the item enables; none enabled is refused before any request (a gate that checks nothing clears nothing). */
+function enabledChecks(ctx: IExecuteFunctions, i: number) {
+	const checks = CHECKS.filter((check) => itemParameter(ctx, check.parameter, i, true) !== false);
+	if (checks.length === 0) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'Turn on "Run Monitoring Check" or "Run Screening Check" (or both): a Gate with no check enabled cannot clear a payment',
+			{ itemIndex: i },
+		);
+	}
+	return checks;
 }
 
 export async function execute(
@@ -117,7 +143,7 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			transaction: readTransactionToStore(this, i),
-			checks: CHECKS.filter((check) => itemParameter(this, check.parameter, i, true) !== false),
+			checks: enabledChecks(this, i),
 			budgetMs: timeBudgetMs(this, i, CHECK_BUDGET_MS),
 		}),
 		send: async ({ transaction, checks, budgetMs }, i) => {
@@ -140,6 +166,16 @@ export async function execute(
 					status: stored.result,
 					...(stored.afterLostAnswer ? { afterLostAnswer: true } : {}),
 				};
+				// Stored before (a payment sent again, or a lost answer): its checks may have run already and raised
+				// alerts, which a repeated check does not report again. An alert still open on it blocks.
+				if (
+					stored.result !== 'created' &&
+					(await hasUnresolvedAlerts(this, `/v1/transactions/${idSegment(transactionId)}`, i, deadline))
+				) {
+					(reasons.store as IDataObject).unresolvedAlerts = true;
+					for (const check of CHECKS) reasons[check.step] = { status: 'not sent' };
+					return block(EARLIER_ALERTS_REASON);
+				}
 			} catch (error) {
 				// Not stored (or not known to be): no check is sent.
 				const step = storeFailureOrThrow(error);
@@ -185,8 +221,6 @@ export async function execute(
 				reasons[check.step] = answer.step;
 				json[check.key] = answer.outcome?.list ?? [];
 				for (const id of answer.outcome?.alertIds ?? []) alertIds.add(id);
-				if ((answer.json as IDataObject | undefined)?.afterLostAnswer)
-					(answer.step as IDataObject).afterLostAnswer = true;
 				if (answer.step.status !== 'clear') reason ??= answer.step.reason as string;
 			}
 			return {
@@ -207,3 +241,6 @@ export async function execute(
 		}),
 	});
 }
+
+/** Its items carry `decision`. */
+export const decides = true;

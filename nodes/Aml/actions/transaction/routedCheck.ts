@@ -10,7 +10,6 @@ import {
 import { optionsCollection, timeBudgetMs, timeBudgetOption } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlRequest, deadlineIn, idSegment, type Deadline } from '../../transport';
-import { lostAnswerFields } from '../../helpers/answers';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty } from './shared';
@@ -33,11 +32,10 @@ export async function transactionCheck(
 ) {
 	const response = await amlRequest.call(
 		ctx,
-		// Checks may be repeated after a timeout or 5xx.
 		{
 			method: 'POST',
 			path: `/v1/transactions/${idSegment(transactionId)}/${check.pathSegment}`,
-			retry: 'safe',
+			retry: 'check',
 			deadline,
 		},
 		i,
@@ -50,8 +48,6 @@ export async function transactionCheck(
 			...decisionFields(outcome),
 			[check.key]: outcome.list,
 			alertIds: outcome.alertIds,
-			// repeated after a lost answer: the service may have raised its alert twice (README)
-			...lostAnswerFields(response),
 		},
 	};
 }
@@ -95,6 +91,7 @@ export function routedCheckOperation(options: {
 	];
 
 	return {
+		decides: true,
 		description: updateDisplayOptions(
 			{ show: { resource: ['transaction'], operation: [options.operation] } },
 			properties,

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { attributeProperties, readAttributes } from '../../helpers/attributes';
 import { answerOrSent, lostAnswerFields } from '../../helpers/answers';
@@ -98,14 +99,17 @@ export function readTransactionToStore(ctx: IExecuteFunctions, i: number): Trans
 
 /**
  * Stores the transaction: `result` is `created`, `skipped` (it existed and Skip is chosen) or `exists` (a 422 after a
- * lost answer: stored by the lost attempt or before it, never claimed as created).
+ * lost answer: stored by the lost attempt or before it, never claimed as created). A transaction found stored under
+ * the ID (Skip, or a repeat after a lost answer) is read and compared with this one: the same ID with other data (its
+ * person, or any attribute sent) fails with `ReusedTransactionId`, so that a payment is never taken for another.
  */
 export async function storeTransaction(
 	ctx: IExecuteFunctions,
-	{ personId, id, attributes, onExisting }: TransactionToStore,
+	transaction: TransactionToStore,
 	i: number,
 	deadline?: Deadline,
 ): Promise<IDataObject> {
+	const { personId, id, attributes, onExisting } = transaction;
 	const response = await amlRequest.call(
 		ctx,
 		{
@@ -120,11 +124,89 @@ export async function storeTransaction(
 		i,
 	);
 	const sent: IDataObject = { id, personId, attributes };
-	if (response.status === 422)
+	if (response.status === 422) {
+		await sameAsStored(ctx, transaction, i, deadline);
 		return {
 			...sent,
 			result: response.afterLostAnswer ? 'exists' : 'skipped',
 			...lostAnswerFields(response),
 		};
+	}
 	return { ...answerOrSent(response.body, sent), result: 'created' };
+}
+
+/** The reason of a Gate that found the transaction ID taken by other data. */
+export const REUSED_ID_REASON = 'transaction ID already used with other data';
+
+/** The ID is stored with other data than the transaction to store (another person, other attribute values). */
+export class ReusedTransactionId extends NodeOperationError {
+	constructor(
+		ctx: IExecuteFunctions,
+		itemIndex: number,
+		readonly transactionId: string,
+		readonly differences: string[],
+	) {
+		super(
+			ctx.getNode(),
+			`Transaction ID "${transactionId}" is already used with other data (${differences.join(', ')}): nothing was stored, and the stored transaction was not changed`,
+			{
+				itemIndex,
+				description:
+					'A transaction ID names one payment. Send a new payment under a new ID; a payment sent again with the same data is skipped.',
+			},
+		);
+	}
+}
+
+/** Reads the transaction stored under the ID and fails with `ReusedTransactionId` when it differs from `transaction`. */
+async function sameAsStored(
+	ctx: IExecuteFunctions,
+	transaction: TransactionToStore,
+	i: number,
+	deadline?: Deadline,
+): Promise<void> {
+	const response = await amlRequest.call(
+		ctx,
+		{
+			method: 'GET',
+			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
+			answer: { fields: ['id'] },
+			passStatuses: [404],
+			deadline,
+		},
+		i,
+	);
+	const differences =
+		response.status === 404
+			? ['person']
+			: attributeDifferences(
+					transaction.attributes,
+					((response.body as IDataObject).attributes ?? {}) as IDataObject,
+				);
+	const storedPerson = (response.body as IDataObject | undefined)?.personId;
+	if (response.status !== 404 && storedPerson !== undefined && storedPerson !== transaction.personId)
+		differences.unshift('person');
+	if (differences.length) throw new ReusedTransactionId(ctx, i, transaction.id, differences);
+}
+
+/** The attributes sent whose stored value differs (an attribute stored later by Update is not compared). */
+export function attributeDifferences(sent: IDataObject, stored: IDataObject): string[] {
+	return Object.keys(sent).filter((key) => !sameValue(sent[key], stored[key]));
+}
+
+/** Values equal as stored: texts and numbers by their text (a decimal also by its value), lists and objects deeply. */
+function sameValue(a: unknown, b: unknown): boolean {
+	if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+		if (Array.isArray(a) !== Array.isArray(b)) return false;
+		const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+		return [...keys].every((key) =>
+			sameValue((a as IDataObject)[key], (b as IDataObject)[key]),
+		);
+	}
+	if (a === b) return true;
+	const scalar = (value: unknown) => typeof value === 'string' || typeof value === 'number';
+	if (!scalar(a) || !scalar(b)) return false;
+	if (String(a) === String(b)) return true;
+	const decimal = /^-?\d+(\.\d+)?$/;
+	return decimal.test(String(a)) && decimal.test(String(b)) && Number(a) === Number(b);
 }
