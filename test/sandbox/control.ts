@@ -33,6 +33,10 @@ function configError(b: Json): string | undefined {
 		(b.personDeletionEnabled !== undefined && typeof b.personDeletionEnabled !== 'boolean'
 			? 'personDeletionEnabled must be a boolean'
 			: undefined) ??
+		(b.checksReportCreatedAlertsOnly !== undefined &&
+		typeof b.checksReportCreatedAlertsOnly !== 'boolean'
+			? 'checksReportCreatedAlertsOnly must be a boolean'
+			: undefined) ??
 		(b.alertStatuses !== undefined &&
 		(!Array.isArray(b.alertStatuses) ||
 			!b.alertStatuses.length ||

@@ -82,6 +82,18 @@ export class Monitoring {
 				if (allResults) results.push(item);
 				continue;
 			}
+			if (
+				store.config.checksReportCreatedAlertsOnly &&
+				type === 'ONLINE' &&
+				[...store.alerts.values()].some(
+					(a) =>
+						a.scenarioType === 'ONLINE' &&
+						a.personId === p.id &&
+						a.transactionId === (tx?.id ?? null) &&
+						(a.results as Json[]).some((r) => r.scenarioHandle === s.handle),
+				)
+			)
+				continue;
 			const t = now();
 			const alert: MonitoringAlert = {
 				id: store.nextId('alert'),

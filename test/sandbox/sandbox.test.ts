@@ -266,6 +266,35 @@ describe('semantics', () => {
 		expect((await axios.get(`${sb.controlUrl}/screening-alerts`)).data.length).toBe(before);
 	});
 
+	test('checksReportCreatedAlertsOnly: a repeated check answers only the alerts it creates (empty), as the interface allows', async () => {
+		await axios.post(`${sb.controlUrl}/config`, { checksReportCreatedAlertsOnly: true });
+		try {
+			await api.post('/v1/persons/cust-1001/transactions', {
+				id: 'once-big',
+				attributes: {
+					amount: '25000.00',
+					timestamp: '2026-05-02T10:00:00Z',
+					receiver_name: 'Viktor Drabenko',
+				},
+			});
+			const first = (await api.post('/v1/transactions/once-big/monitoring-checks')).data;
+			expect(first.results).toHaveLength(1);
+			const again = (await api.post('/v1/transactions/once-big/monitoring-checks')).data;
+			expect(again.results).toEqual([]);
+			const screened = (await api.post('/v1/transactions/once-big/screening-checks')).data;
+			expect(screened.matches.length).toBeGreaterThan(0);
+			expect((await api.post('/v1/transactions/once-big/screening-checks')).data.matches).toEqual(
+				[],
+			);
+			// the alerts are there, unresolved
+			expect((await api.get('/v1/transactions/once-big/unresolved-alerts')).data).toEqual({
+				hasUnresolvedAlerts: true,
+			});
+		} finally {
+			await axios.post(`${sb.controlUrl}/config`, { checksReportCreatedAlertsOnly: false });
+		}
+	});
+
 	test('custom list: duplicate 422, archived update 409, paged shape', async () => {
 		const base = `/v1/custom-lists/${DEMO_CUSTOM_LIST_ID}/records`;
 		expect((await api.post(base, { id: 'blk-1', attributes: {} })).status).toBe(422);

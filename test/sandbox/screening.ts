@@ -227,9 +227,11 @@ export class Screening {
 			(a) => a.personId === personId && a.transactionId === transactionId && !closed(a.status),
 		);
 		const t = now();
+		let reported = found;
 		if (alert) {
 			const known = new Set(alert.hits.map((h) => h.id));
 			const fresh = found.filter((h) => !known.has(h.key));
+			if (store.config.checksReportCreatedAlertsOnly) reported = fresh;
 			if (fresh.length) {
 				alert.hits.push(...fresh.map((h) => this.hitOf(h)));
 				alert.updatedTime = t;
@@ -275,7 +277,7 @@ export class Screening {
 			});
 		}
 		const a = alert;
-		return ok({ matches: found.filter((h) => !h.cleared).map((h) => this.matchOf(a, h)) });
+		return ok({ matches: reported.filter((h) => !h.cleared).map((h) => this.matchOf(a, h)) });
 	}
 
 	private search(body: Json): Reply {

@@ -156,6 +156,12 @@ export interface Config {
 	decisionRules: DecisionRule[];
 	/** Screened fields: `a+b` joins attributes, `arr.key` reads `key` of each array item; *account* fields match exactly. */
 	screeningFields: { person: string[]; transaction: string[] };
+	/**
+	 * Real-time checks answer only the alerts they create (the interface: an empty list means no alert was created): a
+	 * scenario that already alerted for the transaction, or a screening alert without new hits, answers empty on a
+	 * repeat. Off (default): a repeat answers its results again.
+	 */
+	checksReportCreatedAlertsOnly: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -174,6 +180,7 @@ export const DEFAULT_CONFIG: Config = {
 	fuzzyThreshold: 85,
 	webhookRetryScale: 1,
 	monitoringScoreThreshold: 50,
+	checksReportCreatedAlertsOnly: false,
 	decisionRules: [
 		{ name: 'PERSON_CLEARED', entity: 'PERSON', condition: 'allAlertsClosed' },
 		{ name: 'TRANSACTION_CLEARED', entity: 'TRANSACTION', condition: 'allAlertsClosed' },
