@@ -82,20 +82,22 @@ afterAll(async () => {
 });
 
 describe('Transaction → Gate', () => {
-	test('Clear only when stored and every enabled check found nothing: each combination of results and of checks on/off', async () => {
-		const rows = [true, false].flatMap((mon) =>
-			[true, false].flatMap((scr) =>
-				[true, false].flatMap((hit) =>
-					[true, false].map((match) => ({
-						mon,
-						scr,
-						hit,
-						match,
-						id: tx(`${+mon}${+scr}${+hit}${+match}`),
-					})),
+	test('Clear only when stored and every enabled check found nothing: each combination of results and of checks on/off (at least one on)', async () => {
+		const rows = [true, false]
+			.flatMap((mon) =>
+				[true, false].flatMap((scr) =>
+					[true, false].flatMap((hit) =>
+						[true, false].map((match) => ({
+							mon,
+							scr,
+							hit,
+							match,
+							id: tx(`${+mon}${+scr}${+hit}${+match}`),
+						})),
+					),
 				),
-			),
-		);
+			)
+			.filter((r) => r.mon || r.scr); // both off is refused (next tests)
 		const mark = await control.mark();
 		const run = await runAml(
 			gate({ runMonitoring: '={{ $json.mon }}', runScreening: '={{ $json.scr }}' }),
@@ -103,7 +105,8 @@ describe('Transaction → Gate', () => {
 		);
 		expect(run.status).toBe('success');
 		const log = await since(mark);
-		const [clear, block] = run.outputs;
+		// Block is output 0, Clear output 1
+		const [block, clear] = run.outputs;
 		expect(await storedIds()).toEqual(expect.arrayContaining(rows.map((r) => r.id)));
 		for (const r of rows) {
 			const blocks = (r.mon && r.hit) || (r.scr && r.match);
@@ -147,8 +150,8 @@ describe('Transaction → Gate', () => {
 		const mark = await control.mark();
 		const run = await runAml(gate(), [payment(id, false, false, { personId: `nobody-${suffix}` })]);
 		expect(run.status).toBe('success');
-		expect(run.outputs[0]).toEqual([]);
-		const [item] = run.outputs[1];
+		expect(run.outputs[1]).toEqual([]);
+		const [item] = run.outputs[0];
 		expect(item).toMatchObject({
 			transactionId: id,
 			decision: 'block',
@@ -162,43 +165,142 @@ describe('Transaction → Gate', () => {
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a transaction already stored (a retried payment): Skip stores nothing new and the checks still run; Error blocks', async () => {
+	test('a transaction already stored (a retried payment): Skip stores nothing new, reads it back, asks for open alerts, and the checks still run; Error blocks', async () => {
 		const id = tx('again');
-		const first = await runAml(gate(), [payment(id, false, false)]);
-		expect(first.outputs[0]).toEqual([
+		const sent = payment(id, false, false);
+		const first = await runAml(gate(), [sent]);
+		expect(first.outputs[1]).toEqual([
 			expect.objectContaining({ transactionId: id, decision: 'clear' }),
 		]);
+		expect(first.outputs[0]).toEqual([]);
 		const mark = await control.mark();
-		const again = await runAml(gate(), [payment(id, false, false, { amount: '99.00' })]);
-		expect(again.outputs[0]).toEqual([
+		// the same payment sent again (same data)
+		const again = await runAml(gate(), [sent]);
+		expect(again.outputs[0]).toEqual([]);
+		expect(again.outputs[1]).toEqual([
 			expect.objectContaining({
 				transactionId: id,
 				decision: 'clear',
 				reasons: expect.objectContaining({ store: { status: 'skipped' } }),
 			}),
 		]);
-		expect(sentFor(await since(mark), id).sort()).toEqual([
+		const log = await since(mark);
+		// the stored transaction read back to compare, then its open alerts asked for, then both checks
+		expect(
+			log.filter(
+				(r) => r.method === 'GET' && r.path === `/api/v1/persons/${personId}/transactions/${id}`,
+			),
+		).toHaveLength(1);
+		expect(sentFor(log, id).sort()).toEqual([
 			'monitoring-checks',
 			'screening-checks',
+			'unresolved-alerts',
 		]);
 		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
 			(t) => t.id === id,
 		);
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
 
-		const refused = await runAml(gate({ onExisting: 'error' }), [payment(id, false, false)]);
-		expect(refused.outputs[0]).toEqual([]);
-		expect(refused.outputs[1][0]).toMatchObject({
+		const refused = await runAml(gate({ onExisting: 'error' }), [sent]);
+		expect(refused.outputs[1]).toEqual([]);
+		expect(refused.outputs[0][0]).toMatchObject({
 			decision: 'block',
 			reasons: { store: { status: 'refused', httpCode: '422' } },
 		});
+	});
+
+	test('a transaction ID already stored with other data: Block "transaction ID already used with other data", nothing changed, no check sent', async () => {
+		const id = tx('reused');
+		const sent = payment(id, false, false);
+		const first = await runAml(gate(), [sent]);
+		expect(first.outputs[1]).toEqual([
+			expect.objectContaining({ transactionId: id, decision: 'clear' }),
+		]);
+		const mark = await control.mark();
+		const other = await runAml(gate(), [{ ...sent, amount: '99.00' }]);
+		expect(other.status).toBe('success');
+		expect(other.outputs[1]).toEqual([]);
+		const [item] = other.outputs[0];
+		expect(item).toMatchObject({
+			transactionId: id,
+			decision: 'block',
+			reason: 'transaction ID already used with other data',
+			reasons: {
+				store: { status: 'refused', differences: ['amount'] },
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+			},
+		});
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
+			(t) => t.id === id,
+		);
+		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
+	});
+
+	test('a payment stored before whose earlier alerts are open: Block "earlier alerts unresolved", no check sent', async () => {
+		const id = tx('open-alerts');
+		const sent = payment(id, true, false);
+		const first = await runAml(gate(), [sent]);
+		expect(first.outputs[0]).toEqual([
+			expect.objectContaining({ transactionId: id, decision: 'block' }),
+		]);
+		expect(first.outputs[0][0].alertIds.length).toBeGreaterThan(0);
+		const mark = await control.mark();
+		const again = await runAml(gate(), [sent]);
+		expect(again.outputs[1]).toEqual([]);
+		expect(again.outputs[0]).toEqual([
+			expect.objectContaining({
+				transactionId: id,
+				decision: 'block',
+				reason: 'earlier alerts unresolved',
+				reasons: {
+					store: { status: 'skipped', unresolvedAlerts: true },
+					monitoring: { status: 'not sent' },
+					screening: { status: 'not sent' },
+				},
+			}),
+		]);
+		expect(sentFor(await since(mark), id)).toEqual(['unresolved-alerts']);
+	});
+
+	test('a Gate with both checks off is refused before any request, also when only one item turns both off', async () => {
+		const id = tx('no-check');
+		const mark = await control.mark();
+		const run = await runAml(gate({ runMonitoring: false, runScreening: false }), [
+			payment(id, false, false),
+		]);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/Turn on "Run Monitoring Check" or "Run Screening Check"/);
+		expect((await since(mark)).filter((r) => r.path.includes(id))).toEqual([]);
+		expect(await storedIds()).not.toContain(id);
+
+		const ok = tx('no-check-ok');
+		const off = tx('no-check-off');
+		const mixed = await control.mark();
+		const perItem = await runAml(
+			gate({ runMonitoring: '={{ $json.mon }}', runScreening: '={{ $json.scr }}' }),
+			[
+				payment(ok, false, false, { mon: true, scr: true }),
+				payment(off, false, false, { mon: false, scr: false }),
+			],
+		);
+		expect(perItem.status).toBe('error');
+		expect(perItem.error?.message).toMatch(
+			/Turn on "Run Monitoring Check" or "Run Screening Check"/,
+		);
+		// not even the first item, whose checks are on, was stored or checked
+		expect((await since(mixed)).filter((r) => r.path.includes(ok) || r.path.includes(off))).toEqual(
+			[],
+		);
+		expect(await storedIds()).not.toEqual(expect.arrayContaining([ok]));
 	});
 
 	test.each([
 		['5xx', { errorRate: 1, errorStatus: 503 }],
 		['dropped connection', { dropRate: 1 }],
 	])(
-		'a monitoring check that fails (%s): Block with the failure; the screening check still answered',
+		'a monitoring check that fails (%s): not repeated, Block "check outcome unknown" (it may have run); the screening check still answered',
 		async (_name, rule) => {
 			const id = tx(`fail-${_name.replace(/\W/g, '')}`);
 			await control.post('/faults', {
@@ -206,20 +308,26 @@ describe('Transaction → Gate', () => {
 					{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, ...rule },
 				],
 			});
+			const mark = await control.mark();
 			const run = await runAml(gate(), [payment(id, false, false)]);
 			expect(run.status).toBe('success');
-			expect(run.outputs[0]).toEqual([]);
-			const [item] = run.outputs[1];
+			expect(run.outputs[1]).toEqual([]);
+			const [item] = run.outputs[0];
 			expect(item).toMatchObject({
 				decision: 'block',
 				reasons: {
 					store: { status: 'created' },
-					monitoring: { status: 'failed' },
+					monitoring: { status: 'failed', mayHaveApplied: true },
 					screening: { status: 'clear' },
 				},
 			});
-			expect(item.reason).toMatch(/^check failed: /);
-			if (_name === '5xx') expect(item.reasons.monitoring.mayHaveApplied).toBe(true);
+			expect(item.reason).toMatch(/^check outcome unknown: /);
+			expect(item.reasons.monitoring.reason).toMatch(/^check outcome unknown: /);
+			// sent once: a check that may have run is never repeated
+			expect(sentFor(await since(mark), id).sort()).toEqual([
+				'monitoring-checks',
+				'screening-checks',
+			]);
 			expect(await storedIds()).toContain(id);
 		},
 	);
@@ -236,11 +344,12 @@ describe('Transaction → Gate', () => {
 			],
 		});
 		const run = await runAml(gate(), [payment(id, false, false)]);
-		expect(run.outputs[1][0]).toMatchObject({
+		expect(run.outputs[1]).toEqual([]);
+		expect(run.outputs[0][0]).toMatchObject({
 			decision: 'block',
 			reasons: { monitoring: { status: 'clear' }, screening: { status: 'block' } },
 		});
-		expect(run.outputs[1][0].reason).toMatch(/^check answer not understood/);
+		expect(run.outputs[0][0].reason).toMatch(/^check answer not understood/);
 	});
 
 	test('the time budget spent in a check: Block with reason "timeout", answered within the budget', async () => {
@@ -252,7 +361,8 @@ describe('Transaction → Gate', () => {
 		});
 		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [payment(id, false, false)]);
 		expect(run.status).toBe('success');
-		const [item] = run.outputs[1];
+		expect(run.outputs[1]).toEqual([]);
+		const [item] = run.outputs[0];
 		expect(item).toMatchObject({
 			decision: 'block',
 			reason: 'timeout',
@@ -274,7 +384,8 @@ describe('Transaction → Gate', () => {
 		});
 		const mark = await control.mark();
 		const run = await runAml(gate({ options: { timeBudget: 700 } }), [payment(id, false, false)]);
-		const [item] = run.outputs[1];
+		expect(run.outputs[1]).toEqual([]);
+		const [item] = run.outputs[0];
 		expect(item).toMatchObject({
 			decision: 'block',
 			reason: 'timeout',
@@ -299,7 +410,7 @@ describe('Transaction → Gate', () => {
 			],
 		});
 		const run = await runAml(gate(), [payment(id, false, false)]);
-		expect(run.outputs[0]).toEqual([expect.objectContaining({ decision: 'clear' })]);
+		expect(run.outputs[1]).toEqual([expect.objectContaining({ decision: 'clear' })]);
 		const ms = nodeMs(run);
 		console.log(`[gate] two 500 ms checks side by side: node ${ms} ms`);
 		expect(ms).toBeGreaterThanOrEqual(500);
@@ -340,7 +451,9 @@ describe('Time Budget on Transaction Create and the checks', () => {
 
 	test('Run Monitoring Check: a spent budget routes to Block with reason "timeout"', async () => {
 		const id = tx('check-slow');
-		await runAml(gate({ runMonitoring: false, runScreening: false }), [payment(id, false, false)]);
+		// stored without a check (a Gate with no check enabled is refused)
+		const stored = await runAml(transactionCreateFromInput(), [payment(id, false, false)]);
+		expect(stored.status).toBe('success');
 		await control.post('/faults', {
 			rules: [
 				{ method: 'POST', path: `^/api/v1/transactions/${id}/monitoring-checks$`, latencyMs: 3000 },
@@ -352,8 +465,8 @@ describe('Time Budget on Transaction Create and the checks', () => {
 			transactionId: id,
 			options: { timeBudget: 800 },
 		});
-		expect(run.outputs[0]).toEqual([]);
-		expect(run.outputs[1]).toEqual([
+		expect(run.outputs[1]).toEqual([]);
+		expect(run.outputs[0]).toEqual([
 			expect.objectContaining({
 				transactionId: id,
 				decision: 'block',
