@@ -151,7 +151,7 @@ describe('Transaction resource in real n8n', () => {
 		expect(read.stored.length).toBeGreaterThanOrEqual(2);
 	});
 
-	test('Create of an existing transaction: Skip leaves it unchanged, Error reports 422', async () => {
+	test('Create of an existing transaction: Skip with the same data leaves it unchanged, Skip with other data fails the item, Error reports 422', async () => {
 		const transactionId = id('dup');
 		await createTransaction(owner, transactionId, {
 			amount: '10.00',
@@ -167,9 +167,28 @@ describe('Transaction resource in real n8n', () => {
 			attributesMode: 'json',
 			attributesJson: '{"amount":"99.00"}',
 		};
-		const skip = await runAml({ ...params, onExisting: 'skip' });
+		// the same payment again (the attributes sent equal the stored ones): skipped
+		const skip = await runAml({
+			...params,
+			attributesJson: '{"amount":"10.00","type":"payment"}',
+			onExisting: 'skip',
+		});
 		expect(skip.status).toBe('success');
 		expect(skip.outputs[0][0]).toMatchObject({ id: transactionId, result: 'skipped' });
+		// the ID with other data: the stored transaction is read back and compared, the item fails
+		const reused = await runAml({ ...params, onExisting: 'skip' });
+		expect(reused.status).toBe('error');
+		expect(reused.error?.message).toBe(
+			`Transaction ID "${transactionId}" is already used with other data (amount): nothing was stored, and the stored transaction was not changed`,
+		);
+		const reusedOtherPerson = await runAml({
+			...params,
+			personId: checker,
+			attributesJson: '{"amount":"10.00"}',
+			onExisting: 'skip',
+		});
+		expect(reusedOtherPerson.status).toBe('error');
+		expect(reusedOtherPerson.error?.message).toMatch(/is already used with other data \(person/);
 		expect(
 			(await storedTransactions(owner)).find((t) => t.id === transactionId).attributes.amount,
 		).toBe('10.00');
@@ -291,7 +310,7 @@ describe('Transaction resource in real n8n', () => {
 		});
 		const run = await runAml(check('runMonitoringCheck'), [{ id: large }, { id: small }]);
 		expect(run.status).toBe('success');
-		const [clear, block] = run.outputs;
+		const [block, clear] = run.outputs;
 		expect(clear).toEqual([{ transactionId: small, decision: 'clear', results: [], alertIds: [] }]);
 		expect(block).toHaveLength(1);
 		expect(block[0]).toMatchObject({
@@ -318,7 +337,7 @@ describe('Transaction resource in real n8n', () => {
 		]);
 	});
 
-	test('Monitoring check that fails with 500 (after retries) or a dropped connection → Block with the reason (fail-closed)', async () => {
+	test('Monitoring check that fails with 500 or a dropped connection → not repeated (it may have run), Block "check outcome unknown" (fail-closed)', async () => {
 		const failing = id('fail500');
 		const dropped = id('drop');
 		const fine = id('fine');
@@ -357,20 +376,29 @@ describe('Transaction resource in real n8n', () => {
 			await control.del('/faults');
 		}
 		expect(run.status).toBe('success');
-		const [clear, block] = run.outputs;
+		const [block, clear] = run.outputs;
 		expect(clear.map((t) => t.transactionId)).toEqual([fine]);
 		expect(block.map((t) => t.transactionId)).toEqual([failing, dropped]);
-		expect(block[0]).toMatchObject({ decision: 'block', results: [], httpCode: '500' });
-		expect(block[0].reason).toMatch(/^check failed: Service error \(500\)/);
+		expect(block[0]).toMatchObject({
+			decision: 'block',
+			results: [],
+			httpCode: '500',
+			mayHaveApplied: true,
+		});
+		expect(block[0].reason).toMatch(
+			/^check outcome unknown: Service error \(500\): the service failed( — service said: .*)?\. The request reached the service and may have been applied; it was not repeated/,
+		);
+		expect(block[1]).toMatchObject({ decision: 'block', results: [], mayHaveApplied: true });
 		expect(block[1].reason).toMatch(
-			/^check failed: The AML service could not be reached \(connection dropped\)/,
+			/^check outcome unknown: No answer from the AML service \(connection dropped\)/,
 		);
-		// The failing check was retried (checks are safe to repeat) before blocking.
-		const attempts = (await control.requestsSince(mark)).filter(
-			(r) => r.path === `/api/v1/transactions/${failing}/monitoring-checks`,
-		);
-		expect(attempts.length).toBe(6);
-		expect(attempts.every((r) => r.status === 500)).toBe(true);
+		expect(clear[0].mayHaveApplied).toBeUndefined();
+		// Neither check was repeated: it may have run and raised its alert, and a repeat would not report it.
+		const log = await control.requestsSince(mark);
+		for (const t of [failing, dropped]) {
+			const attempts = log.filter((r) => r.path === `/api/v1/transactions/${t}/monitoring-checks`);
+			expect({ t, attempts: attempts.length }).toEqual({ t, attempts: 1 });
+		}
 	});
 
 	test('A check answered 200 without its result list (empty body, HTML page, object without the array) → Block with the reason; only an empty list clears', async () => {
@@ -420,7 +448,7 @@ describe('Transaction resource in real n8n', () => {
 				await control.del('/faults');
 			}
 			expect(run.status).toBe('success');
-			const [clear, block] = run.outputs;
+			const [block, clear] = run.outputs;
 			expect(clear.map((t) => t.transactionId)).toEqual([fine]);
 			expect(block.map((t) => t.transactionId)).toEqual(ids);
 			for (const item of block) {
@@ -432,7 +460,7 @@ describe('Transaction resource in real n8n', () => {
 		}
 	});
 
-	test('Screening check that times out or keeps answering 429 → Block with the reason (fail-closed)', async () => {
+	test('Screening check that times out (not repeated: it may have run) or keeps answering 429 (repeated: never ran) → Block with the reason (fail-closed)', async () => {
 		const hanging = id('hang');
 		const limited = id('limited');
 		for (const t of [hanging, limited]) {
@@ -460,8 +488,9 @@ describe('Transaction resource in real n8n', () => {
 			],
 		});
 		let run;
+		const mark = await control.mark();
 		try {
-			// no time budget: six 1 s attempts and their backoff outlast the default 10 s (that case blocks with reason
+			// no time budget: the 429 attempts and their backoff may outlast the default 10 s (that case blocks with reason
 			// "timeout": test/e2e/gate.test.ts); here the attempts' own failure is the reason
 			run = await runAml(
 				check('runScreeningCheck', { options: { timeout: 1000, timeBudget: 0 } }),
@@ -471,14 +500,15 @@ describe('Transaction resource in real n8n', () => {
 			await control.del('/faults');
 		}
 		expect(run.status).toBe('success');
-		const [clear, block] = run.outputs;
+		const [block, clear] = run.outputs;
 		expect(clear).toEqual([]);
 		expect(block.map((t) => t.transactionId)).toEqual([hanging, limited]);
 		expect(block[0]).toMatchObject({
 			decision: 'block',
 			matches: [],
+			mayHaveApplied: true,
 			reason: expect.stringMatching(
-				/^check failed: The AML service could not be reached \(timed out\)/,
+				/^check outcome unknown: No answer from the AML service \(timed out\)\. The request reached the service and may have been applied/,
 			),
 		});
 		expect(block[1]).toMatchObject({
@@ -487,6 +517,13 @@ describe('Transaction resource in real n8n', () => {
 			httpCode: '429',
 			reason: expect.stringMatching(/^check failed: Rate limit exceeded/),
 		});
+		// a 429 says the check did not run: not flagged
+		expect(block[1].mayHaveApplied).toBeUndefined();
+		const log = await control.requestsSince(mark);
+		const sent = (t: string) =>
+			log.filter((r) => r.path === `/api/v1/transactions/${t}/screening-checks`).length;
+		expect(sent(hanging)).toBe(1);
+		expect(sent(limited)).toBeGreaterThan(1);
 	});
 
 	test('Continue on fail: an unknown transaction goes to Block as an error item, never to Clear', async () => {
@@ -501,7 +538,7 @@ describe('Transaction resource in real n8n', () => {
 			continueOnFail: true,
 		});
 		expect(run.status).toBe('success');
-		const [clear, block] = run.outputs;
+		const [block, clear] = run.outputs;
 		expect(clear.map((t) => t.transactionId)).toEqual([fine]);
 		expect(block).toHaveLength(1);
 		expect(block[0].error).toMatch(/Not found/);
@@ -545,7 +582,7 @@ describe('Transaction resource in real n8n', () => {
 		});
 		const run = await runAml(check('runScreeningCheck'), [{ id: listed }, { id: clean }]);
 		expect(run.status).toBe('success');
-		const [clear, block] = run.outputs;
+		const [block, clear] = run.outputs;
 		expect(clear).toEqual([{ transactionId: clean, decision: 'clear', matches: [], alertIds: [] }]);
 		expect(block).toHaveLength(1);
 		expect(block[0]).toMatchObject({
