@@ -169,6 +169,104 @@ describe('lost answers in real n8n', () => {
 		expect(stored.notes.filter((n: any) => n.content === `lost ${suffix}`)).toHaveLength(1);
 	});
 
+	test('Run Monitoring Check whose answer is lost: not repeated (a repeat would not report the alert it raised), Block "check outcome unknown" with mayHaveApplied', async () => {
+		const personId = id('check');
+		const transactionId = id('check-tx');
+		expect((await createPerson(personId, { first_name: 'Check' })).status).toBe('success');
+		const created = await runAml({
+			resource: 'transaction',
+			operation: 'create',
+			personId,
+			transactionId,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({
+				amount: '25000.00',
+				type: 'wire_transfer',
+				direction: 'O',
+				timestamp: '2026-03-08T10:00:00Z',
+			}),
+		});
+		expect(created.status).toBe('success');
+		const path = `/api/v1/transactions/${transactionId}/monitoring-checks`;
+		await loseNextAnswer('POST', `^${path}$`);
+		const mark = await control.mark();
+		const run = await runAml({
+			resource: 'transaction',
+			operation: 'runMonitoringCheck',
+			transactionId,
+		});
+		expect(run.status).toBe('success');
+		// Block is output 0, Clear output 1
+		expect(run.outputs[1]).toEqual([]);
+		expect(run.outputs[0]).toEqual([
+			expect.objectContaining({
+				transactionId,
+				decision: 'block',
+				mayHaveApplied: true,
+				results: [],
+				alertIds: [],
+				reason: expect.stringMatching(
+					/^check outcome unknown: No answer from the AML service \(connection dropped\)\. The request reached the service and may have been applied/,
+				),
+			}),
+		]);
+		expect((await requestsTo(mark, path)).map((r) => r.status)).toEqual([0]);
+		// the lost check ran and raised its alert, once
+		expect(
+			(await control.get<any[]>('/alerts')).filter((a) => a.transactionId === transactionId),
+		).toHaveLength(1);
+	});
+
+	test('Gate whose store answer is lost: the repeat finds it stored (422), reads it back (same data), asks for open alerts, then checks; never reported as created', async () => {
+		const personId = id('gate');
+		const transactionId = id('gate-tx');
+		expect((await createPerson(personId, { first_name: 'Gate' })).status).toBe('success');
+		await loseNextAnswer('POST', `^/api/v1/persons/${personId}/transactions$`);
+		const mark = await control.mark();
+		const run = await runAml({
+			resource: 'transaction',
+			operation: 'gate',
+			personId,
+			transactionId,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({
+				amount: '40.00',
+				type: 'payment',
+				direction: 'O',
+				timestamp: '2026-03-08T11:00:00Z',
+			}),
+		});
+		expect(run.status).toBe('success');
+		expect(run.outputs[0]).toEqual([]);
+		expect(run.outputs[1]).toEqual([
+			expect.objectContaining({
+				transactionId,
+				decision: 'clear',
+				reasons: expect.objectContaining({
+					store: { status: 'exists', afterLostAnswer: true },
+					monitoring: { status: 'clear' },
+					screening: { status: 'clear' },
+				}),
+			}),
+		]);
+		expect(
+			(await requestsTo(mark, `/api/v1/persons/${personId}/transactions`)).map((r) => r.status),
+		).toEqual([0, 422]);
+		expect(
+			(await control.requestsSince(mark))
+				.filter((r: Logged) => r.path.includes(transactionId))
+				.map((r: Logged) => `${r.method} ${r.path.replace(transactionId, 'T')}`)
+				.sort(),
+		).toEqual(
+			[
+				`GET /api/v1/persons/${personId}/transactions/T`,
+				'GET /api/v1/transactions/T/unresolved-alerts',
+				'POST /api/v1/transactions/T/monitoring-checks',
+				'POST /api/v1/transactions/T/screening-checks',
+			].sort(),
+		);
+	});
+
 	test('Archive Record and Person Delete whose answers are lost: the repeat finds it done (409 / 404) and the item succeeds', async () => {
 		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
 			name: `archive ${suffix}`,
