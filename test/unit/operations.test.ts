@@ -311,13 +311,23 @@ const cases: Case[] = [
 		'transaction',
 		'runMonitoringCheck',
 		{ transactionId: 't-1', routeOutputs: true },
-		{ method: 'POST', path: '/api/v1/transactions/t-1/monitoring-checks', repeated: false, blocks: true },
+		{
+			method: 'POST',
+			path: '/api/v1/transactions/t-1/monitoring-checks',
+			repeated: false,
+			blocks: true,
+		},
 	],
 	[
 		'transaction',
 		'runScreeningCheck',
 		{ transactionId: 't-1', routeOutputs: true },
-		{ method: 'POST', path: '/api/v1/transactions/t-1/screening-checks', repeated: false, blocks: true },
+		{
+			method: 'POST',
+			path: '/api/v1/transactions/t-1/screening-checks',
+			repeated: false,
+			blocks: true,
+		},
 	],
 	[
 		'transaction',

@@ -315,7 +315,9 @@ describe('transport: amlRequest against a real local server', () => {
 				.call(context(server.baseUrl), { method: 'GET', path: '/v1/x' }, 0, fast)
 				.catch((e: unknown) => e);
 			// the request reached the server (it dropped the connection): not "could not be reached"
-			expect((error as Error).message).toMatch(/^No answer from the AML service \(connection dropped\)/);
+			expect((error as Error).message).toMatch(
+				/^No answer from the AML service \(connection dropped\)/,
+			);
 			expect(errorText(error)).not.toContain(FAKE_TOKEN);
 		} finally {
 			await server.close();
