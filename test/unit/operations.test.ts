@@ -529,3 +529,43 @@ describe('every operation through the router, against a local recorder', () => {
 		}
 	});
 });
+
+describe('what each operation declares for n8n node settings', () => {
+	test('the operations that only read (Retry On Fail allowed) and those whose items carry a decision', () => {
+		const { resources } =
+			require('../../nodes/Aml/actions/router') as typeof import('../../nodes/Aml/actions/router');
+		const all = Object.entries(resources).flatMap(([resource, module]) =>
+			Object.entries(module.operations).map(([op, operation]) => ({
+				name: `${resource}.${op}`,
+				operation,
+			})),
+		);
+		expect(all.filter(({ operation }) => operation.readOnly).map(({ name }) => name)).toEqual([
+			'person.get',
+			'person.getRisk',
+			'person.getStatusHistory',
+			'person.hasUnresolvedAlerts',
+			'person.search',
+			'transaction.get',
+			'transaction.getAll',
+			'transaction.hasUnresolvedAlerts',
+			'alert.getMonitoringAlert',
+			'alert.getScreeningHits',
+			'screening.getListGroups',
+			'screening.search',
+			'customList.get',
+			'customList.getAll',
+			'customList.getUsableFields',
+			'dataUpload.getStatus',
+		]);
+		expect(all.filter(({ operation }) => operation.decides).map(({ name }) => name)).toEqual([
+			'person.hasUnresolvedAlerts',
+			'person.runMonitoringCheck',
+			'person.runScreeningCheck',
+			'transaction.gate',
+			'transaction.hasUnresolvedAlerts',
+			'transaction.runMonitoringCheck',
+			'transaction.runScreeningCheck',
+		]);
+	});
+});

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { BLOCK_OUTPUT, routesClearBlock, runsAsTool } from './outputs';
 import { parameterValidator } from '../validation';
@@ -47,9 +47,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	} catch (error) {
 		// A failure of the whole run: with On Error → Continue n8n would pass the input items on unchanged, with no
 		// decision and on the first output. Each item leaves as a failed item of its own instead (checks: `block`).
-		if (!this.continueOnFail() && !(asTool && module?.decides)) throw error;
-		return failedRun(this, items, error, { routed, decides: module?.decides === true });
+		if (this.continueOnFail() || (asTool && module?.decides))
+			return failedRun(this, items, error, { routed, decides: module?.decides === true });
+		throw asNodeError(this, error);
 	}
+}
+
+/** The error as n8n's node error (NodeApiError and NodeOperationError as they are). */
+function asNodeError(ctx: IExecuteFunctions, error: unknown): NodeApiError | NodeOperationError {
+	return error instanceof NodeApiError || error instanceof NodeOperationError
+		? error
+		: new NodeOperationError(ctx.getNode(), error as Error);
 }
 
 /**
@@ -83,7 +91,10 @@ function refuseUnsafeSettings(ctx: IExecuteFunctions, module: OperationModule, r
 	}
 }
 
-/** Every input item as a failed item, on Block for Clear/Block outputs (with "Continue (using error output)": n8n's error output). */
+/**
+ * Every input item as a failed item, on Block for Clear/Block outputs, with "Continue (using error output)" on n8n's
+ * error output; with Always Output Data on Block in every mode (an empty Block would get n8n's empty item).
+ */
 function failedRun(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -91,7 +102,9 @@ function failedRun(
 	options: { routed: boolean; decides: boolean },
 ): INodeExecutionData[][] {
 	const outputs: INodeExecutionData[][] = options.routed ? [[], []] : [[]];
-	const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
+	const node = ctx.getNode();
+	const toErrorOutput =
+		node.onError === 'continueErrorOutput' && !(options.routed && node.alwaysOutputData === true);
 	for (let i = 0; i < items.length; i++) {
 		const itemError = asItemError(ctx, error, i);
 		const json = {

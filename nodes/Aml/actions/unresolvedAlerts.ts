@@ -52,7 +52,11 @@ export function unresolvedAlertsOperation(options: {
 			return await runItems(this, items, validate, {
 				prepare: (i) => itemId(this, options.idProperties[0].name, i, options.idLabel),
 				send: async (id, i) => {
-					const has = await hasUnresolvedAlerts(this, `${options.collectionPath}/${idSegment(id)}`, i);
+					const has = await hasUnresolvedAlerts(
+						this,
+						`${options.collectionPath}/${idSegment(id)}`,
+						i,
+					);
 					return {
 						[options.outputKey]: id,
 						...decisionFields({

@@ -196,8 +196,8 @@ export function networkError(
 		const description = `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`;
 		return markUnavailable(
 			markMayHaveApplied(
-			new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
-				message,
+				new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
+					message,
 					description,
 					itemIndex,
 				}),
@@ -209,7 +209,7 @@ export function networkError(
 	const message = reached
 		? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
 		: `The AML service could not be reached (${words})`;
-	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? 'Check that the service is working and the node\'s Timeout.' : 'Check the API base URL in the credential and that the service is reachable.'}`;
+	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
 	return markUnavailable(
 		new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
 			message,

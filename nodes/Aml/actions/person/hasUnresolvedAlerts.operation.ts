@@ -1,7 +1,7 @@
 import { unresolvedAlertsOperation } from '../unresolvedAlerts';
 import { personIdProperties } from './shared';
 
-export const { description, execute } = unresolvedAlertsOperation({
+export const { description, execute, readOnly, decides } = unresolvedAlertsOperation({
 	resource: 'person',
 	idProperties: personIdProperties,
 	idLabel: 'Person ID',

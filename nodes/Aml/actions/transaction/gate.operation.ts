@@ -66,7 +66,7 @@ const REFUSED_STORE = new Set(['400', '404', '409', '422']);
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Clear only when the transaction is stored and every enabled check finds nothing. Hits, matches, a failed check, a refused store and a spent time budget block.',
+			"Clear only when the transaction is stored with this payment's data and every enabled check found nothing, in time. Hits, matches, a check whose answer was lost, a payment ID used with other data, a refused store and a spent time budget block. Keep Settings → Always Output Data and Retry On Fail off: the node refuses to run with them.",
 		name: 'gateNotice',
 		type: 'notice',
 		default: '',
@@ -170,7 +170,12 @@ export async function execute(
 				// alerts, which a repeated check does not report again. An alert still open on it blocks.
 				if (
 					stored.result !== 'created' &&
-					(await hasUnresolvedAlerts(this, `/v1/transactions/${idSegment(transactionId)}`, i, deadline))
+					(await hasUnresolvedAlerts(
+						this,
+						`/v1/transactions/${idSegment(transactionId)}`,
+						i,
+						deadline,
+					))
 				) {
 					(reasons.store as IDataObject).unresolvedAlerts = true;
 					for (const check of CHECKS) reasons[check.step] = { status: 'not sent' };

@@ -1,7 +1,7 @@
 import { unresolvedAlertsOperation } from '../unresolvedAlerts';
 import { transactionIdProperty } from './shared';
 
-export const { description, execute } = unresolvedAlertsOperation({
+export const { description, execute, readOnly, decides } = unresolvedAlertsOperation({
 	resource: 'transaction',
 	idProperties: [transactionIdProperty],
 	idLabel: 'Transaction ID',

@@ -70,7 +70,7 @@ export const routeOutputsProperty: INodeProperties = {
 	noDataExpression: true,
 	default: true,
 	description:
-		'Whether to send clear transactions to the Clear output and transactions to block to the Block output. Off: one output; read the "decision" field.',
+		'Whether to send transactions to block to the Block output (the first) and clear ones to the Clear output. Off: one output; read the "decision" field. With it on, Settings → Always Output Data is refused.',
 };
 
 export function routedCheckOperation(options: {

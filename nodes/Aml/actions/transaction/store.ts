@@ -184,7 +184,11 @@ async function sameAsStored(
 					((response.body as IDataObject).attributes ?? {}) as IDataObject,
 				);
 	const storedPerson = (response.body as IDataObject | undefined)?.personId;
-	if (response.status !== 404 && storedPerson !== undefined && storedPerson !== transaction.personId)
+	if (
+		response.status !== 404 &&
+		storedPerson !== undefined &&
+		storedPerson !== transaction.personId
+	)
 		differences.unshift('person');
 	if (differences.length) throw new ReusedTransactionId(ctx, i, transaction.id, differences);
 }
@@ -199,9 +203,7 @@ function sameValue(a: unknown, b: unknown): boolean {
 	if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
 		if (Array.isArray(a) !== Array.isArray(b)) return false;
 		const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-		return [...keys].every((key) =>
-			sameValue((a as IDataObject)[key], (b as IDataObject)[key]),
-		);
+		return [...keys].every((key) => sameValue((a as IDataObject)[key], (b as IDataObject)[key]));
 	}
 	if (a === b) return true;
 	const scalar = (value: unknown) => typeof value === 'string' || typeof value === 'number';

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+
+import type { CredentialRef, Json } from './client';
+import { context, control, n8n } from './context';
+import { importExample } from './examples';
+
+/**
+ * The payment gate's one rule, through example 01 as shipped (Webhook → AML Gate → Respond to Webhook for Block, Clear
+ * and the error output): Clear only when the transaction is stored with this payment's data, every enabled check
+ * answered a present, empty list from the only attempt that may have run, at least one check is enabled, and all of it
+ * within the time budget. Each row changes one thing a user or the service can change (a node setting, a fault after
+ * the check ran, a payment ID used again, a renewal inside the budget) and sends a payment that must be held: no row
+ * may answer `process`. The sandbox answers a repeated check only with the alerts it creates (empty), as the service
+ * may. Shared by the e2e suite (n8n 2.41.1) and the compat suite (1.123.81, 2.0.3).
+ */
+export function describeGateRules(): void {
+	describe('example 01: no node setting, repeated check or reused ID answers process for a payment to hold', () => {
+		const KEY = 'X-Core-Banking-Key';
+		const secret = `rules-${randomUUID()}`;
+		const u = randomUUID().slice(0, 6);
+		const personId = 'cust-1001';
+		let workflowId = '';
+		let shipped: Json;
+		let header: CredentialRef;
+		let path = '';
+		let clock = Date.parse('2026-03-01T00:00:00Z');
+
+		/** A payment: large (the monitoring scenario triggers above 10,000), to a listed receiver, or clean. */
+		const payment = (id: string, kind: 'large' | 'listed' | 'clean', extra: Json = {}) => ({
+			id: `${id}-${u}`,
+			personId,
+			amount: kind === 'large' ? '25000.00' : '40.00',
+			type: 'wire_transfer',
+			direction: 'O',
+			timestamp: new Date((clock += 2 * 3600_000)).toISOString(),
+			receiver_name: kind === 'listed' ? 'Viktor Drabenko' : 'Ordinary Shop',
+			...extra,
+		});
+
+		/** Saves example 01 with the Gate changed by `gate` (node settings or parameters), on a path of its own, and publishes it. */
+		async function publish(gate: (node: Json) => void = () => undefined): Promise<void> {
+			const workflow = JSON.parse(JSON.stringify(shipped)) as Json;
+			const node = (workflow.nodes as Json[]).find((n) => n.name === 'AML Gate')!;
+			gate(node);
+			path = `gate-rules-${randomUUID()}`;
+			(workflow.nodes as Json[]).find((n) => n.name === 'Core banking payment')!.parameters.path =
+				path;
+			await n8n()
+				.deactivate(workflowId)
+				.catch(() => undefined);
+			const saved = await n8n().api.put(`/workflows/${workflowId}`, {
+				name: workflow.name,
+				nodes: workflow.nodes,
+				connections: workflow.connections,
+				settings: workflow.settings ?? { executionOrder: 'v1' },
+			});
+			if (saved.status >= 300) throw new Error(`save: ${JSON.stringify(saved.data)}`);
+			await n8n().activate(workflowId);
+		}
+
+		/** The caller's view: HTTP status and the decision it got (none when n8n answered an error). */
+		async function pay(body: Json): Promise<{ status: number; answer: Json; ms: number }> {
+			const started = Date.now();
+			const response = await n8n().callWebhook(path, body, { headers: { [KEY]: secret } });
+			return {
+				status: response.status,
+				answer: (response.data ?? {}) as Json,
+				ms: Date.now() - started,
+			};
+		}
+
+		/** Held: a block answer, or no decision at all (n8n's error); never `process`. */
+		function expectHeld(result: { status: number; answer: Json }, reason?: RegExp): void {
+			expect(result.answer.decision).not.toBe('process');
+			if (result.status === 200) expect(result.answer.decision).toBe('block');
+			if (reason) expect(String(result.answer.reason)).toMatch(reason);
+		}
+
+		const amount = async (id: string) =>
+			(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id)
+				?.attributes.amount;
+
+		beforeAll(async () => {
+			await control.post('/config', { checksReportCreatedAlertsOnly: true });
+			header = await n8n().createCredential(`gate rules header ${u}`, 'httpHeaderAuth', {
+				name: KEY,
+				value: secret,
+			});
+			const imported = await importExample(n8n(), '01-transaction-gate.json', {
+				credentials: { amlOAuth2Api: context().credential, httpHeaderAuth: header },
+			});
+			workflowId = imported.id;
+			shipped = imported.workflow;
+		});
+
+		afterEach(async () => {
+			await control.del('/faults');
+		});
+
+		afterAll(async () => {
+			await control.post('/config', { checksReportCreatedAlertsOnly: false });
+			await n8n()
+				.deactivate(workflowId)
+				.catch(() => undefined);
+			await n8n()
+				.deleteWorkflow(workflowId)
+				.catch(() => undefined);
+			await n8n()
+				.deleteCredential(header.id)
+				.catch(() => undefined);
+		});
+
+		test('as shipped: a clean payment is processed, a large one blocked (the controls of the rows below)', async () => {
+			await publish();
+			expect((await pay(payment('ok', 'clean'))).answer).toMatchObject({ decision: 'process' });
+			expectHeld(await pay(payment('large', 'large')), /monitoring scenario/);
+		});
+
+		test('Always Output Data on the Gate: refused, the payment is answered block', async () => {
+			await publish((node) => (node.alwaysOutputData = true));
+			const result = await pay(payment('aod', 'large'));
+			expectHeld(result, /Always Output Data/);
+			// refused before any request: nothing stored
+			expect(await amount(`aod-${u}`)).toBeUndefined();
+		});
+
+		test('Retry On Fail on the Gate, in each On Error mode: refused, never process', async () => {
+			for (const onError of ['continueErrorOutput', 'continueRegularOutput', 'stopWorkflow']) {
+				await publish((node) => Object.assign(node, { retryOnFail: true, maxTries: 3, onError }));
+				const result = await pay(payment(`retry-${onError}`, 'large'));
+				expectHeld(result);
+				if (onError !== 'stopWorkflow')
+					expect(String(result.answer.reason)).toMatch(/Retry On Fail/);
+				expect(await amount(`retry-${onError}-${u}`)).toBeUndefined();
+			}
+		});
+
+		test('a Gate with both checks off does not run: a clean payment is answered block, nothing stored', async () => {
+			await publish((node) =>
+				Object.assign(node.parameters, { runMonitoring: false, runScreening: false }),
+			);
+			const result = await pay(payment('nochecks', 'clean'));
+			expectHeld(result, /Run Monitoring Check.*Run Screening Check/);
+			expect(await amount(`nochecks-${u}`)).toBeUndefined();
+		});
+
+		test.each([
+			['monitoring', '500', 'large'],
+			['monitoring', 'dropped', 'large'],
+			['screening', '500', 'listed'],
+			['screening', 'dropped', 'listed'],
+		] as const)(
+			'the %s check ran (its alert exists) and its answer was %s: not repeated, blocked as outcome unknown',
+			async (check, fault, kind) => {
+				await publish();
+				const p = payment(`${check}-${fault}`, kind);
+				const mark = await control.mark();
+				await control.post('/faults', {
+					rules: [
+						{
+							path: `/transactions/${p.id}/${check}-checks$`,
+							when: 'after',
+							times: 1,
+							...(fault === '500' ? { errorRate: 1, errorStatus: 500 } : { dropRate: 1 }),
+						},
+					],
+				});
+				const result = await pay(p);
+				expectHeld(result, /^check outcome unknown: /);
+				expect(result.answer.reasons[check]).toMatchObject({ mayHaveApplied: true });
+				const sent = (await control.requestsSince(mark)).filter((r: Json) =>
+					String(r.path).endsWith(`/${p.id}/${check}-checks`),
+				);
+				expect(sent).toHaveLength(1);
+				// the check ran: its alert is there, and a repeat would have answered empty
+				const alerts =
+					check === 'monitoring'
+						? (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === p.id)
+						: (await control.get<Json[]>('/screening-alerts')).filter(
+								(a) => a.transactionId === p.id,
+							);
+				expect(alerts.length).toBeGreaterThan(0);
+			},
+		);
+
+		test('a payment ID used again with other data: blocked, the stored transaction unchanged', async () => {
+			await publish();
+			const first = payment('reused', 'clean');
+			expect((await pay(first)).answer).toMatchObject({ decision: 'process' });
+			const other = { ...first, amount: '25000.00', receiver_name: 'Someone Else' };
+			const result = await pay(other);
+			expectHeld(result, /^transaction ID already used with other data$/);
+			expect(await amount(first.id)).toBe('40.00');
+			// another person's payment under the same ID
+			expectHeld(
+				await pay({ ...first, personId: 'cust-1002' }),
+				/^transaction ID already used with other data$/,
+			);
+		});
+
+		test('a payment sent again with the same data: processed when clean, blocked while its earlier alert is open', async () => {
+			await publish();
+			const clean = payment('again-clean', 'clean');
+			expect((await pay(clean)).answer).toMatchObject({ decision: 'process' });
+			expect((await pay(clean)).answer).toMatchObject({ decision: 'process' });
+			const large = payment('again-large', 'large');
+			expectHeld(await pay(large), /monitoring scenario/);
+			// the repeated check would answer empty (no new alert): the open alert holds it
+			expectHeld(await pay(large), /^earlier alerts unresolved$/);
+		});
+
+		test('a token renewal inside a 1 s budget: the answer after the budget is not taken, blocked with reason timeout', async () => {
+			await publish((node) =>
+				Object.assign(node.parameters.options, { timeBudget: 1000, timeout: 1000 }),
+			);
+			// a token first; then the monitoring check is refused once (401), the renewal takes 700 ms and the check sent
+			// again 400 ms: its answer would come after the budget
+			expect((await pay(payment('warm', 'clean'))).answer).toMatchObject({ decision: 'process' });
+			await control.post('/faults', {
+				rules: [
+					{ path: '^/oauth/token$', latencyMs: 700 },
+					{
+						path: '/monitoring-checks$',
+						times: 1,
+						answer: {
+							status: 401,
+							body: '{"message":"token expired"}',
+							contentType: 'application/json',
+						},
+					},
+					{ path: '/monitoring-checks$', latencyMs: 400 },
+				],
+			});
+			const result = await pay(payment('renewal', 'clean'));
+			expectHeld(result, /^timeout$/);
+			console.log(`[gate rules] renewal inside a 1,000 ms budget answered in ${result.ms} ms`);
+		});
+	});
+}
