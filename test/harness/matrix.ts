@@ -24,8 +24,10 @@ import { mcpTools, textOf } from './mcp';
  * - delete: a delete or archive whose repeat answers 404/409 "already gone" after a lost answer;
  * - oneShot: never repeated once it may have reached the service (notes, manual alerts, alert status changes);
  * - upload: one-shot file upload, then status polls;
- * - check: a check whose failed item carries `decision: "block"` (with Continue On Fail);
- * - routedCheck: a transaction check: a check that could not be completed blocks (fail-closed) in every mode;
+ * - check: a check whose failed item carries `decision: "block"` (with Continue On Fail); a POST check (monitoring,
+ *   screening) is never repeated once it may have run, a GET check (unresolved alerts) is a read;
+ * - routedCheck: a transaction check: a check that could not be completed blocks (fail-closed) in every mode; never
+ *   repeated once it may have run (it blocks with `check outcome unknown` and `mayHaveApplied`);
  * - gate: Transaction → Gate: store, then both checks; blocks on every failure of the store or a check.
  */
 export type Kind =
@@ -777,6 +779,8 @@ export interface Expected {
 	afterLostAnswer?: boolean;
 	/** Whether the faulted request reached the service at least once (the sandbox's request log). */
 	reached: boolean;
+	/** The faulted request reached the service exactly once: it was not repeated (it may have been applied). */
+	once?: boolean;
 }
 
 const MAY = /may have been applied/;
@@ -788,6 +792,14 @@ const FAILS_ON: Partial<Record<FaultName, RegExp>> = {
 /** The words of an answer that cannot be read (the checks, the screening search and the upload say it their way). */
 const UNREADABLE =
 	/could not be read|not understood|without a list of results|returned no upload ID/;
+
+/** A check that runs at the service (POST): never repeated once it may have run, since it may have raised its alert. */
+export const sendsCheck = (operation: Operation): boolean =>
+	operation.kind === 'routedCheck' ||
+	(operation.kind === 'check' && operation.target({} as Ids).method === 'POST');
+
+/** The reason of a check that reached the service without an answer (not repeated). */
+const OUTCOME_UNKNOWN = /^check outcome unknown: .*may have been applied/;
 
 /** What an item of an operation of `kind` reports under `fault`: the one rule of the matrix. */
 export function expected(operation: Operation, fault: Fault): Expected {
@@ -823,11 +835,13 @@ export function expected(operation: Operation, fault: Fault): Expected {
 		case '429 + Retry-After':
 			return success();
 		case 'refused':
+			// six attempts with backoff (up to about 8 s): on a loaded machine the check's 10 s Time Budget may end them
+			// first, then the reason is `timeout` (and the store or check says it was not applied: no "may have been")
 			return transient(
 				/could not be reached \(connection refused\)/,
 				kind === 'gate'
-					? /^store failed: .*could not be reached/
-					: /^check failed: .*could not be reached/,
+					? /^(store failed: .*could not be reached|timeout$)/
+					: /^(check failed: .*could not be reached|timeout$)/,
 				{ reached: false, ...(writes ? { stored: false } : {}) },
 			);
 		case 'dropped after stored':
@@ -840,8 +854,22 @@ export function expected(operation: Operation, fault: Fault): Expected {
 					text: MAY,
 					mayHaveApplied: true,
 					reached: true,
+					once: true,
 					stored: storedBy,
 				};
+			// a check that may have run is not repeated: a routed check blocks, a person check fails the item (with
+			// Continue: decision block), both saying it may have been applied
+			if (sendsCheck(operation))
+				return kind === 'routedCheck'
+					? {
+							outcome: 'block',
+							text: OUTCOME_UNKNOWN,
+							mayHaveApplied: true,
+							reached: true,
+							once: true,
+						}
+					: { outcome: 'fail', text: MAY, mayHaveApplied: true, reached: true, once: true };
+			// the gate's store comes first and is repeated (a create): its checks then run unfaulted
 			// repeated: a create's or delete's repeat finds the lost attempt's work
 			const lost = storedBy && (kind === 'create' || kind === 'delete');
 			return success(lost ? { afterLostAnswer: true } : {});
@@ -1290,6 +1318,15 @@ function sentAsExpected(
 	return reached;
 }
 
+/**
+ * Whether a request was repeated within one run: the log of a target holds the runs of every On Error setting (each
+ * with its own credential and so its own token), and a repeat goes out with the token of its first attempt.
+ */
+function sentTwice(reached: Logged[]): boolean {
+	const tokens = reached.map((r) => r.token ?? '');
+	return new Set(tokens).size !== tokens.length;
+}
+
 /** Outputs of the node without n8n's error output: a routed check or the gate has Clear and Block. */
 const nodeOutputCount = (operation: Operation) =>
 	operation.kind === 'routedCheck' || operation.kind === 'gate' ? 2 : 1;
@@ -1309,7 +1346,9 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 		problems.push(`${where}: ${what}; got ${JSON.stringify(got)?.slice(0, 600)}`);
 	const outputs = run.outputs;
 	const everywhere = outputs.flatMap((items, index) => items.map((item) => ({ index, item })));
-	const blockOutput = nodeOutputCount(operation) === 2 ? 1 : 0;
+	// Block is output 0 of a routed check or the gate (n8n's own fallback items land there), Clear output 1
+	const blockOutput = 0;
+	const okOutput = nodeOutputCount(operation) === 2 ? 1 : 0;
 	const errorOutput = nodeOutputCount(operation);
 	const texts = JSON.stringify({ outputs, error: run.error });
 
@@ -1325,8 +1364,8 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 			note('expected exactly one item', outputs);
 		const [{ index, item } = { index: -1, item: {} as Json }] = everywhere;
 		if (want.outcome === 'ok') {
-			if (everywhere.some((entry) => entry.index !== 0))
-				note('expected the item on output 0 (Clear for a check)', outputs);
+			if (everywhere.some((entry) => entry.index !== okOutput))
+				note(`expected the item on output ${okOutput} (Clear for a routed check)`, outputs);
 			if (item.error !== undefined) note('expected no error', item);
 			if (isCheck(operation.kind) && item.decision !== 'clear')
 				note('expected decision clear', item);
@@ -1353,11 +1392,27 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 			if (!want.text!.test(String(item.error))) note(`error should match ${want.text}`, item);
 		} else {
 			// Continue (regular output): the failed item, on Block for a routed check, with the check's decision
-			if (index !== (isCheck(operation.kind) ? blockOutput : 0))
-				note('expected the error item on its output', outputs);
+			if (index !== blockOutput)
+				note('expected the error item on its output (Block for a routed check)', outputs);
 			if (!want.text!.test(String(item.error))) note(`error should match ${want.text}`, item);
 			if (isCheck(operation.kind) && item.decision !== 'block')
 				note('a failed check item must say decision block', item);
+			if (
+				sendsCheck(operation) &&
+				want.mayHaveApplied &&
+				!OUTCOME_UNKNOWN.test(String(item.reason))
+			)
+				note(`reason should match ${OUTCOME_UNKNOWN}`, item);
+		}
+		// a check item says whether the check may have run (it carries `decision`: not on n8n's error output)
+		if (isCheck(operation.kind) && item.decision !== undefined) {
+			const flagged =
+				item.mayHaveApplied === true ||
+				Object.values((item.reasons ?? {}) as Json).some(
+					(step: Json) => step?.mayHaveApplied === true,
+				);
+			if (flagged !== want.mayHaveApplied)
+				note(`expected mayHaveApplied ${want.mayHaveApplied ? 'true' : 'absent'}`, item);
 		}
 	}
 	if (MAY.test(texts) !== want.mayHaveApplied)
@@ -1370,6 +1425,8 @@ export async function mismatches(run: Run, fault: Fault): Promise<string[]> {
 	const reached = sentAsExpected(run.target, fault, want, note);
 	if (want.mayHaveApplied && reached.length === 0)
 		note('"may have been applied" for a request never received', run.target);
+	if (want.once && sentTwice(reached))
+		note('expected the request sent exactly once (not repeated)', run.target);
 	if (run.late.length)
 		note('a request went out after the run had ended (sent by a late token)', run.late);
 	if (fault.token && fault.lateMs) {
@@ -1553,7 +1610,11 @@ export function toolMismatches(run: ToolRun, fault: Fault): string[] {
 		if (!want.text!.test(String(item.reason)) && !want.text!.test(String(item.error)))
 			note(`reason should match ${want.text}`, item);
 	}
-	sentAsExpected(run.target, fault, want, note);
+	const reached = sentAsExpected(run.target, fault, want, note);
+	if (want.once && sentTwice(reached))
+		note('expected the request sent exactly once (not repeated)', run.target);
+	if (item.decision === 'block' && (item.mayHaveApplied === true) !== want.mayHaveApplied)
+		note(`expected mayHaveApplied ${want.mayHaveApplied ? 'true' : 'absent'}`, item);
 	if (run.late.length)
 		note('a request went out after the run had ended (sent by a late token)', run.late);
 	return problems;
