@@ -171,7 +171,8 @@ describe('every operation family runs on the workers', () => {
 			[{ id: `${prefix}-large` }, { id: `${prefix}-small` }],
 		);
 		expect(check.status).toBe('success');
-		const [clear, block] = check.outputs;
+		// Block is output 0, Clear output 1
+		const [block, clear] = check.outputs;
 		expect(clear.map((i) => i.transactionId)).toEqual([`${prefix}-small`]);
 		expect(block.map((i) => i.transactionId)).toEqual([`${prefix}-large`]);
 		expect(
