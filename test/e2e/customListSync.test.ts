@@ -319,6 +319,51 @@ describe('Custom List → Sync in real n8n', () => {
 		expect(stored.get('f-1')).toEqual({ name: 'One v2' });
 	});
 
+	test('answers lost after the write: a create whose repeat finds the record counts as updated, an archive as already archived, never as created or archived', async () => {
+		const listId = await newList('sync lost answers');
+		await prefill(listId, 3);
+		// rec-00003 is new (its create is stored, then its answer dropped), rec-00002 is missing (its archive likewise)
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `/custom-lists/${listId}/records$`,
+					dropRate: 1,
+					when: 'after',
+					times: 1,
+				},
+				{
+					method: 'DELETE',
+					path: `/custom-lists/${listId}/records/rec-00002$`,
+					dropRate: 1,
+					when: 'after',
+					times: 1,
+				},
+			],
+		});
+		try {
+			const run = await runAml(customListSyncFromInput(listId, { maxArchivePercent: 100 }), [
+				{ id: id(0), name: 'Person 0', country: 'DE' },
+				{ id: id(1), name: 'Person 1', country: 'DE' },
+				{ id: id(3), name: 'Person 3', country: 'DE' },
+			]);
+			expect(run.status).toBe('success');
+			expect(run.outputs[0][0]).toMatchObject({
+				created: 0,
+				updated: 1,
+				archived: 0,
+				alreadyArchived: 1,
+				failed: 0,
+				updatedIds: [id(3)],
+				alreadyArchivedIds: [id(2)],
+			});
+		} finally {
+			await control.del('/faults');
+		}
+		// the service holds what the source says
+		expect([...(await active(listId)).keys()].sort()).toEqual([id(0), id(1), id(3)]);
+	});
+
 	test('an archived id back in the source is created again; "Leave Unchanged" never archives', async () => {
 		const small = await newList(`sync archived ${Date.now()}`);
 		await runAml(
