@@ -157,7 +157,8 @@ export async function amlRequest<T = unknown>(
 				method: request.method,
 				path: request.path,
 				attempts: attempt,
-				sent: sentOnce,
+				// a read applies nothing, however far it got
+				sent: sentOnce && request.method !== 'GET',
 			},
 			itemIndex,
 		);
