@@ -329,19 +329,25 @@ describe('example 01: transaction gate', () => {
 		});
 	});
 
-	test('fail-closed: a monitoring check answering 500 blocks the payment', async () => {
+	test('fail-closed: a monitoring check answering 500 blocks the payment; the check is not sent again (it may have run)', async () => {
 		await control.post('/faults', {
 			rules: [{ path: '/monitoring-checks$', errorRate: 1, errorStatus: 500 }],
 		});
+		const mark = await control.mark();
 		try {
 			expect(await pay(payment('gate-4', '10.00'))).toMatchObject({
 				transactionId: 'gate-4',
 				decision: 'block',
-				reason: expect.stringMatching(/500/),
+				reason: expect.stringMatching(/^check outcome unknown: Service error \(500\)/),
+				reasons: { monitoring: { status: 'failed', mayHaveApplied: true } },
 			});
 		} finally {
 			await control.del('/faults');
 		}
+		const checks = (await control.requestsSince(mark)).filter(
+			(r: Json) => r.path === '/api/v1/transactions/gate-4/monitoring-checks',
+		);
+		expect(checks).toHaveLength(1);
 	});
 
 	test('fail-closed: with the AML service down (every connection dropped, token endpoint included) the gate answers block, not an n8n error', async () => {
@@ -351,11 +357,14 @@ describe('example 01: transaction gate', () => {
 			expect(answer).toMatchObject({
 				transactionId: 'gate-5',
 				decision: 'block',
-				reason: expect.stringMatching(/^store failed: .*could not be reached/),
+				// the store reached the service (its connection dropped after sending): it may have been applied
+				reason: expect.stringMatching(
+					/^store failed: No answer from the AML service \(connection dropped\)\. The request reached the service and may have been applied/,
+				),
 			});
-			// no check is sent for a payment that is not stored
+			// no check is sent for a payment that is not stored (or not known to be)
 			expect(answer.reasons).toMatchObject({
-				store: { status: 'failed' },
+				store: { status: 'failed', mayHaveApplied: true },
 				monitoring: { status: 'not sent' },
 				screening: { status: 'not sent' },
 			});
@@ -381,15 +390,24 @@ describe('example 01: transaction gate', () => {
 		expect(await stored('gate-6')).toBe(false);
 	});
 
-	test('the short timeout: a check attempt that hangs is given up after 5 s and repeated, well inside the default 30 s', async () => {
+	test('the short timeout: a check attempt that hangs is given up after 5 s and not repeated (it may have run): the payment is blocked, well inside the default 30 s', async () => {
 		await control.post('/faults', {
 			rules: [{ path: '/monitoring-checks$', hangRate: 1, times: 1 }],
 		});
+		const mark = await control.mark();
 		try {
 			const started = Date.now();
-			expect(await pay(payment('gate-8', '15.00'))).toEqual({
+			expect(await pay(payment('gate-8', '15.00'))).toMatchObject({
 				transactionId: 'gate-8',
-				decision: 'process',
+				decision: 'block',
+				reason: expect.stringMatching(
+					/^check outcome unknown: No answer from the AML service \(timed out\)/,
+				),
+				reasons: {
+					store: { status: 'created' },
+					monitoring: { status: 'failed', mayHaveApplied: true },
+					screening: { status: 'clear' },
+				},
 			});
 			const ms = Date.now() - started;
 			expect(ms).toBeGreaterThanOrEqual(5_000);
@@ -397,6 +415,10 @@ describe('example 01: transaction gate', () => {
 		} finally {
 			await control.del('/faults');
 		}
+		const checks = (await control.requestsSince(mark)).filter(
+			(r: Json) => r.path === '/api/v1/transactions/gate-8/monitoring-checks',
+		);
+		expect(checks).toHaveLength(1);
 	});
 });
 
