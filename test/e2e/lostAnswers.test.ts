@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { control, runAml } from '../harness/context';
+import { control, customListSyncFromInput, runAml } from '../harness/context';
 
 /**
  * What the node reports equals what the service did, also when an answer is lost: the sandbox applies the request
@@ -265,6 +265,73 @@ describe('lost answers in real n8n', () => {
 				'POST /api/v1/transactions/T/screening-checks',
 			].sort(),
 		);
+	});
+
+	test('Sync whose create and archive answers are lost: the create found on its repeat counts as updated (never created), the archive found done as already archived (never archived)', async () => {
+		const { id: listId } = await control.post<{ id: string }>('/custom-lists', {
+			name: `sync lost ${suffix}`,
+			fields: [{ id: '9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' }],
+		});
+		for (const [recordId, name] of [
+			['keep', 'Keep'],
+			['gone', 'Gone'],
+		]) {
+			const created = await runAml({
+				resource: 'customList',
+				operation: 'create',
+				customListId: listId,
+				recordId,
+				attributesMode: 'json',
+				attributesJson: JSON.stringify({ name }),
+			});
+			expect(created.status).toBe('success');
+		}
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/custom-lists/${listId}/records$`,
+					dropRate: 1,
+					when: 'after',
+					times: 1,
+				},
+				{
+					method: 'DELETE',
+					path: `^/api/v1/custom-lists/${listId}/records/gone$`,
+					dropRate: 1,
+					when: 'after',
+					times: 1,
+				},
+			],
+		});
+		const run = await runAml(
+			customListSyncFromInput(listId, { maxArchivePercent: 100, output: 'changes' }),
+			[
+				{ id: 'keep', name: 'Keep' },
+				{ id: 'new', name: 'New' },
+			],
+		);
+		expect(run.status).toBe('success');
+		const [summary, ...changes] = run.outputs[0];
+		expect(summary).toMatchObject({
+			created: 0,
+			updated: 1,
+			updatedIds: ['new'],
+			archived: 0,
+			alreadyArchived: 1,
+			alreadyArchivedIds: ['gone'],
+			unchanged: 1,
+			failed: 0,
+		});
+		expect(changes).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ id: 'new', change: 'update', status: 'done' }),
+				expect.objectContaining({ id: 'gone', change: 'archive', status: 'skipped' }),
+			]),
+		);
+		const records = await control.get<any[]>(`/custom-lists/${listId}/records`);
+		expect(records.find((r) => r.id === 'new')?.attributes).toEqual({ name: 'New' });
+		expect(records.find((r) => r.id === 'gone')?.archived).toBe(true);
 	});
 
 	test('Archive Record and Person Delete whose answers are lost: the repeat finds it done (409 / 404) and the item succeeds', async () => {
