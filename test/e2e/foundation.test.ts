@@ -163,7 +163,8 @@ describe('foundation in real n8n', () => {
 			{ continueErrorOutput: true },
 		);
 		expect(check.status).toBe('success');
-		const [clear, block, errors] = check.outputs;
+		// Block is output 0, Clear output 1, n8n's error output 2
+		const [block, clear, errors] = check.outputs;
 		expect(clear ?? []).toEqual([]);
 		expect(block ?? []).toEqual([]);
 		expect(errors).toEqual([{ error: expect.stringMatching(/^Not found/) }]);

@@ -130,6 +130,8 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 			}),
 		]);
 		expect(answer[0].reason).toMatch(/^check failed: Not found/);
+		// the service answered (404): the check did not run, so it is not flagged as possibly run
+		expect(answer[0].mayHaveApplied).toBeUndefined();
 	});
 
 	test('a bad ID from the agent comes back as an error naming the field and rule; the service receives no request', async () => {
