@@ -15,7 +15,13 @@ import {
 	parseRetryAfter,
 	type BackoffPolicy,
 } from '../../nodes/Aml/transport';
-import { insecureUrlProblem, isLoopbackHost } from '../../nodes/Aml/transport/secureUrl';
+import {
+	insecureUrlProblem,
+	isLoopbackHost,
+	MAX_URL_FIELD_LENGTH,
+	trimSlashes,
+	urlFieldTooLong,
+} from '../../nodes/Aml/transport/secureUrl';
 import {
 	context,
 	FAKE_SECRET,
@@ -806,6 +812,22 @@ describe('walkPages: the service cap is reported in both modes', () => {
 });
 
 describe('transport: secrets only over https or loopback', () => {
+	test('credential URL fields: slashes trimmed in one pass, lengths bounded', () => {
+		expect(trimSlashes('https://a.example.com///', { start: false, end: true })).toBe(
+			'https://a.example.com',
+		);
+		expect(trimSlashes('//api/v2//', { start: true, end: true })).toBe('api/v2');
+		expect(trimSlashes('///', { start: true, end: true })).toBe('');
+		const hostile = `x${'/'.repeat(1_000_000)}x`;
+		const start = Date.now();
+		expect(trimSlashes(hostile, { start: true, end: true })).toBe(hostile);
+		expect(Date.now() - start).toBeLessThan(100);
+		expect(urlFieldTooLong('x'.repeat(MAX_URL_FIELD_LENGTH), 'API Base URL')).toBeUndefined();
+		expect(urlFieldTooLong('x'.repeat(MAX_URL_FIELD_LENGTH + 1), 'API Path Prefix')).toMatch(
+			/^The credential's API Path Prefix is longer than 2048 characters/,
+		);
+	});
+
 	test('loopback is localhost, 127.0.0.0/8 and ::1; nothing else', () => {
 		for (const host of [
 			'localhost',
