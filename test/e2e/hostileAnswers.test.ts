@@ -1,4 +1,5 @@
-import { control, customListSyncFromInput, runAml } from '../harness/context';
+import { context, control, customListSyncFromInput, runAml } from '../harness/context';
+import { upload } from '../harness/upload';
 import type { Json } from '../harness/client';
 
 /**
@@ -123,5 +124,78 @@ describe('paging numbers from the service are bounded', () => {
 		const run = await getAllRecords();
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(message);
+	});
+});
+
+/**
+ * Service text in n8n's UI: a gateway answering with newlines, bidirectional controls, an echoed Authorization header,
+ * the client secret and megabytes of text. Every quoted piece is bounded, flat and redacted.
+ */
+describe('service text quoted in errors is bounded, flat and redacted', () => {
+	const hostileText = () =>
+		`Bad request\nline two \u202eevil\u202c Authorization: Bearer eyJhbGciOi.secret-token_1 ` +
+		`Basic YW1sOnNlY3JldA== access_token=tok-123456 ${context().sandbox.clientSecret} ` +
+		'x'.repeat(5_000_000);
+
+	function expectClean(text: string | undefined, max: number): void {
+		expect(text).toBeDefined();
+		const shown = text ?? '';
+		expect(shown.length).toBeLessThan(max);
+		expect(shown).not.toMatch(/[\n\r\u202a-\u202e\u2066-\u2069]/);
+		for (const secret of [
+			'eyJhbGciOi',
+			'YW1sOnNlY3JldA',
+			'tok-123456',
+			context().sandbox.clientSecret,
+		])
+			expect(shown).not.toContain(secret);
+	}
+
+	test('a 400 whose body is 5 MB of hostile text: message and description bounded, no control character, no secret', async () => {
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'GET',
+					path: '^/api/v1/persons/cust-1001$',
+					answer: {
+						status: 400,
+						body: JSON.stringify({ message: hostileText() }),
+						contentType: 'application/json',
+					},
+				},
+			],
+		});
+		const run = await runAml({ resource: 'person', operation: 'get', personId: 'cust-1001' });
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(
+			/^Bad request: .* — service said: Bad request line two evil/,
+		);
+		expect(run.error?.message).toContain('Bearer [redacted]');
+		expectClean(run.error?.message, 1_000);
+		expectClean(run.error?.description ?? '', 2_000);
+		expect(JSON.stringify(run.error).length).toBeLessThan(20_000);
+	});
+
+	test('an upload status FAILED with a 5 MB reason: the error quotes at most 1,000 characters of it, redacted', async () => {
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'GET',
+					path: '^/api/v1/data-upload/\\d+/status$',
+					answer: {
+						status: 200,
+						body: JSON.stringify({ status: 'FAILED', reason: hostileText() }),
+						contentType: 'application/json',
+					},
+				},
+			],
+		});
+		const run = await upload(
+			{ rows: [{ id: 'quote-1', type: 'INDIVIDUAL', first_name: 'Q', last_name: 'Uote' }] },
+			{ uploadType: 'PERSON', waitForCompletion: true },
+		);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/ended with status FAILED: Bad request line two evil/);
+		expectClean(run.error?.message, 1_200);
 	});
 });

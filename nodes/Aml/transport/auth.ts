@@ -25,8 +25,10 @@ import {
 	fetchesFirstToken,
 	ignoresSslIssues,
 	renewedTokenMayHaveExpired,
+	storedAccessToken,
 	tokenExpiresWithin,
 } from '../../shared/n8n/oauthToken';
+import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
 /**
@@ -154,6 +156,8 @@ export function runState(ctx: AmlContext): RunState {
 					insecureUrlProblem(base, 'API Base URL', allowPlainHttp) ??
 					insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
 				if (insecure) throw new NodeOperationError(ctx.getNode(), insecure);
+				rememberSecret(credentials.clientSecret);
+				rememberSecret(storedAccessToken(credentials));
 				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
 				let gate = gates.get(key);
 				if (!gate)

@@ -1,6 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { quoteServiceText } from './quote';
+
 /**
  * Errors of failures that say nothing about the request's subject (5xx, 429 after retries, no answer, a busy or
  * unreachable token endpoint): a check turns them into a fail-closed Block, an upload's status poll keeps waiting.
@@ -131,8 +133,8 @@ export function serviceError(
 	failure: ServiceFailure,
 	itemIndex?: number,
 ): NodeApiError {
-	const text = bodyText(failure.body);
-	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+	const text = quoteServiceText(bodyText(failure.body));
+	const short = quoteServiceText(text, 300);
 	const meaning = statusMeaning(failure.status, failure.attempts);
 	const applied =
 		failure.mayHaveApplied && failure.status >= 500
@@ -142,7 +144,7 @@ export function serviceError(
 	const description = [
 		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
 			(failure.attempts > 1 ? ` after ${failure.attempts} attempts` : ''),
-		text && text !== short ? `Full response: ${text.slice(0, 4000)}` : '',
+		text && text !== short ? `Full response: ${text}` : '',
 	]
 		.filter(Boolean)
 		.join('. ');
@@ -231,7 +233,7 @@ export function tokenEndpointError(
 		description = `POST token endpoint got no HTTP answer (${failure.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`;
 	} else {
 		httpCode = String(failure.status);
-		const said = bodyMessage(failure.body);
+		const said = quoteServiceText(bodyMessage(failure.body), 300);
 		const quoted = said ? ` — it said: ${said}` : '';
 		if (failure.status === 429) {
 			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${NOTHING_SENT}`;

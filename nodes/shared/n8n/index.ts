@@ -66,6 +66,7 @@ export {
 	renewedTokenMayHaveExpired,
 	renewToken,
 	serviceRefusal,
+	storedAccessToken,
 	tokenExpiresAt,
 	tokenExpiresWithin,
 	tokenLifetimeMs,
