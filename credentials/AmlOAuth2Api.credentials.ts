@@ -1,6 +1,47 @@
 import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
 /**
+ * The credential test's address: the API Base URL and API Path Prefix as the node joins them. n8n sends the test
+ * request itself (also when a credential is saved), and fetches a token with the client secret before it does, so the
+ * node's refusal (nodes/Aml/transport/secureUrl.ts) is repeated here, where it runs before n8n fetches anything: an
+ * API Base URL or Token URL over plain http to another machine (unless "Allow Plain HTTP (Insecure)" is on), a URL
+ * that starts with neither https:// nor http://, or a field longer than 2,048 characters. A refusal fails the
+ * expression with an expression-extension error (the only kind n8n passes on from an expression) whose message
+ * carries the reason. Loopback is localhost, *.localhost, [::1] and 127.x written in digits; every other host, however
+ * written, counts as another machine. No regular expression and no loop over more than 2,048 characters.
+ */
+const TEST_BASE_URL = `={{ (($c) => {
+	const MAX = 2048;
+	const text = (value) => (value === undefined || value === null ? '' : String(value));
+	const tooLong = (field) => "The credential's " + field + ' is longer than ' + MAX + ' characters: enter an address like https://app.example.com. Nothing was sent';
+	const problem = (value, field) => {
+		const url = text(value);
+		if (url.length > MAX) return tooLong(field);
+		const lower = url.trim().toLowerCase();
+		if (lower.startsWith('https://')) return '';
+		if (!lower.startsWith('http://')) return "The credential's " + field + ' must start with https://. Nothing was sent';
+		const authority = lower.slice(7).split('/')[0].split('?')[0].split('#')[0].split(String.fromCharCode(92))[0];
+		const host = authority.slice(authority.lastIndexOf('@') + 1);
+		const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+		const loopback = name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || (name.startsWith('127.') && name.split('').every((ch) => '0123456789.'.includes(ch)));
+		if ($c.allowInsecureHttp === true || loopback) return '';
+		return "The credential's " + field + ' (http://' + host + ') uses plain http: the client secret and the access token would travel unencrypted. Use https://, or turn on "Allow Plain HTTP (Insecure)" in the credential if this is a test service on a trusted network. Nothing was sent';
+	};
+	const prefixRaw = $c.apiPathPrefix === undefined || $c.apiPathPrefix === null ? '/api' : text($c.apiPathPrefix).trim();
+	const refused = problem($c.baseUrl, 'API Base URL') || problem($c.accessTokenUrl, 'Token URL') || (prefixRaw.length > MAX ? tooLong('API Path Prefix') : '');
+	if (refused) return (0).toDateTime(refused);
+	const trim = (value, start) => {
+		let from = 0;
+		let to = value.length;
+		while (start && from < to && value[from] === '/') from++;
+		while (to > from && value[to - 1] === '/') to--;
+		return value.slice(from, to);
+	};
+	const prefix = prefixRaw === '' || prefixRaw === '/' ? '' : '/' + trim(prefixRaw, true);
+	return trim(text($c.baseUrl), false) + prefix;
+})($credentials) }}`;
+
+/**
  * OAuth2 client-credentials access to the AML service. A sandbox and a production account are two
  * credentials of this type. n8n itself fetches the token and stores it with the credential (shared by
  * every item, execution and queue-mode worker); when the service answers 401 the node has n8n renew it
@@ -140,7 +181,7 @@ export class AmlOAuth2Api implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/$/, "") + ($credentials.apiPathPrefix || "")}}',
+			baseURL: TEST_BASE_URL,
 			url: '/v1/screening-list-groups',
 			method: 'GET',
 			// As in the node: a redirect is not followed, so the token never leaves the base URL.

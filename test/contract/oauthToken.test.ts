@@ -151,6 +151,8 @@ describe(`n8n ${N8N_VERSION}'s OAuth2 request path: when it stores a token, and 
 			`service Bearer fetched-${server.issued()}`,
 		]);
 		expect(seam.tokenStored(await ctx.getCredentials())).toBe(true);
+		// the value quoted service text is redacted of (transport/quote.ts)
+		expect(seam.storedAccessToken(await ctx.getCredentials())).toBe(`fetched-${server.issued()}`);
 		// the token endpoint's expires_in is kept with the token (the seam's tokenLifetimeMs)
 		expect(seam.tokenLifetimeMs(await ctx.getCredentials())).toBe(3_600_000);
 	});

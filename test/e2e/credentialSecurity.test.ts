@@ -205,3 +205,78 @@ describe('AML credential: no secret over plain http to another machine', () => {
 		},
 	);
 });
+
+describe('AML credential test: no secret over plain http to another machine', () => {
+	// every case tests fresh credentials: each asks for a first token
+	beforeAll(async () => {
+		await control.post('/config', { tokenRateLimit: { max: 1000, windowSeconds: 60 } });
+	});
+	afterAll(async () => {
+		await control.post('/config', { tokenRateLimit: { max: 5, windowSeconds: 60 } });
+	});
+	const elsewhere = () => context().sandbox.baseUrl.replace('127.0.0.1', '0.0.0.0');
+
+	test.each([
+		['API Base URL', () => ({ baseUrl: elsewhere() })],
+		['Token URL', () => ({ accessTokenUrl: `${elsewhere()}/oauth/token` })],
+	])(
+		"n8n's credential test with an http:// %s that is not loopback sends nothing (no token request, no API request) and names the field; the option lets it through",
+		async (field, data) => {
+			const cred = await credential(data());
+			const mark = await control.mark();
+			const tested = await n8n().testCredential(cred.id);
+			const sent = await control.requestsSince(mark);
+			console.log(
+				'[security] credential-test-plain-http',
+				JSON.stringify({ version: process.env.AML_N8N_VERSION ?? 'default', field, tested, sent }),
+			);
+			expect(sent).toEqual([]);
+			expect(tested.status).toBe('Error');
+			expect(tested.message).toContain(`The credential's ${field} (http://0.0.0.0:`);
+			expect(tested.message).toContain('Nothing was sent');
+			expect(JSON.stringify(tested)).not.toContain(context().sandbox.clientSecret);
+
+			const allowed = await credential({ ...data(), allowInsecureHttp: true });
+			expect(await n8n().testCredential(allowed.id)).toMatchObject({ status: 'OK' });
+		},
+	);
+
+	test('loopback http (127.0.0.1, localhost) and https pass the credential test check', async () => {
+		const local = await credential({
+			baseUrl: context().sandbox.baseUrl.replace('127.0.0.1', 'localhost'),
+		});
+		expect(await n8n().testCredential(local.id)).toMatchObject({ status: 'OK' });
+		expect(await n8n().testCredential((await credential()).id)).toMatchObject({ status: 'OK' });
+	});
+});
+
+describe('AML credential: URL fields are bounded', () => {
+	test('an API Path Prefix of 200,000 characters is refused at once by the node and by the credential test, nothing sent', async () => {
+		const cred = await credential({ apiPathPrefix: `x${'/'.repeat(200_000)}x` });
+		const mark = await control.mark();
+		const started = Date.now();
+		const refused = await runAml(
+			{ resource: 'person', operation: 'get', personId: 'cust-1001' },
+			[{}],
+			{ credentials: { amlOAuth2Api: cred } },
+			{ credentials: { amlOAuth2Api: cred } },
+		);
+		const nodeMs = Date.now() - started;
+		const tested = await n8n().testCredential(cred.id);
+		const sent = await control.requestsSince(mark);
+		console.log(
+			'[security] long-url-field',
+			JSON.stringify({ nodeMs, refused: refused.error?.message, tested, sent: sent.length }),
+		);
+		expect(refused.status).toBe('error');
+		expect(refused.error?.message).toMatch(
+			/^The credential's API Path Prefix is longer than 2048 characters/,
+		);
+		expect(nodeMs).toBeLessThan(5_000);
+		expect(tested.status).toBe('Error');
+		expect(tested.message).toContain(
+			"The credential's API Path Prefix is longer than 2048 characters",
+		);
+		expect(sent).toEqual([]);
+	});
+});

@@ -15,7 +15,13 @@ import {
 	parseRetryAfter,
 	type BackoffPolicy,
 } from '../../nodes/Aml/transport';
-import { insecureUrlProblem, isLoopbackHost } from '../../nodes/Aml/transport/secureUrl';
+import {
+	insecureUrlProblem,
+	isLoopbackHost,
+	MAX_URL_FIELD_LENGTH,
+	trimSlashes,
+	urlFieldTooLong,
+} from '../../nodes/Aml/transport/secureUrl';
 import {
 	context,
 	FAKE_SECRET,
@@ -801,6 +807,30 @@ describe('walkPages: the service cap is reported in both modes', () => {
 		expect((await walkPages(pagesOf(300), { returnAll: false, limit: 12_000 })).capped).toBe(false);
 	});
 
+	test('a claimed total of 2e11 on an uncapped list: one page read, then an error (no array sized from it)', async () => {
+		let asked = 0;
+		const claim = async (page: number, size: number) => {
+			asked++;
+			return {
+				number: page,
+				size,
+				total: 2e11,
+				content: Array.from({ length: size }, (_v, i) => i),
+			};
+		};
+		await expect(walkPages(claim, { returnAll: true, cap: Infinity })).rejects.toThrow(
+			/reports 200000000000 results; the node reads at most 100,000/,
+		);
+		await expect(walkPages(claim, { returnAll: false, limit: 1e9, cap: Infinity })).rejects.toThrow(
+			/reports 200000000000 results/,
+		);
+		expect(asked).toBe(2);
+		// a search: the interface caps it at 10,000, so 2e11 reads 200 pages and reports the cap
+		const search = await walkPages(pagesOf(2e11), { returnAll: true });
+		expect(search.items).toHaveLength(10_000);
+		expect(search.capped).toBe(true);
+	});
+
 	test('Return All over the cap: capped', async () => {
 		const walk = await walkPages(pagesOf(12_500), { returnAll: true });
 		expect(walk.items).toHaveLength(10_000);
@@ -809,6 +839,22 @@ describe('walkPages: the service cap is reported in both modes', () => {
 });
 
 describe('transport: secrets only over https or loopback', () => {
+	test('credential URL fields: slashes trimmed in one pass, lengths bounded', () => {
+		expect(trimSlashes('https://a.example.com///', { start: false, end: true })).toBe(
+			'https://a.example.com',
+		);
+		expect(trimSlashes('//api/v2//', { start: true, end: true })).toBe('api/v2');
+		expect(trimSlashes('///', { start: true, end: true })).toBe('');
+		const hostile = `x${'/'.repeat(1_000_000)}x`;
+		const start = Date.now();
+		expect(trimSlashes(hostile, { start: true, end: true })).toBe(hostile);
+		expect(Date.now() - start).toBeLessThan(100);
+		expect(urlFieldTooLong('x'.repeat(MAX_URL_FIELD_LENGTH), 'API Base URL')).toBeUndefined();
+		expect(urlFieldTooLong('x'.repeat(MAX_URL_FIELD_LENGTH + 1), 'API Path Prefix')).toMatch(
+			/^The credential's API Path Prefix is longer than 2048 characters/,
+		);
+	});
+
 	test('loopback is localhost, 127.0.0.0/8 and ::1; nothing else', () => {
 		for (const host of [
 			'localhost',

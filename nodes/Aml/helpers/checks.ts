@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isBudgetSpent, isTransientFailure, mayHaveApplied } from '../transport';
+import { isBudgetSpent, isTransientFailure, mayHaveApplied, quoteServiceText } from '../transport';
 import { unreadableAnswer } from './answers';
 import type { ItemOperation } from './items';
 
@@ -72,8 +72,7 @@ function shortText(answer: unknown): string {
 			: Buffer.isBuffer(answer)
 				? answer.toString('utf8')
 				: JSON.stringify(answer);
-	const flat = text.replace(/\s+/g, ' ').trim();
-	return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+	return quoteServiceText(text, 120);
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
 
 import { personName } from '../actions/person/shared';
 import { MAX_QUERY_LENGTH } from '../actions/person/searchFilters';
-import { amlApiRequest, MAX_PAGE_SIZE, SEARCH_CAP, type Paged } from '../transport';
+import { amlApiRequest, checkedPage, MAX_PAGE_SIZE, SEARCH_CAP, type Paged } from '../transport';
 
 /** The service searches one category at a time: customers first, then counterparties. */
 const CATEGORIES = [
@@ -85,6 +85,7 @@ export async function searchPersons(
 			retry: 'safe',
 		})) as Paged<IDataObject>;
 		const content = Array.isArray(answer?.content) ? answer.content : [];
+		checkedPage({ ...answer, content }, page, MAX_PAGE_SIZE);
 		for (const person of content) {
 			if (person && typeof person.id === 'string') results.push(personListItem(person, category));
 		}

@@ -25,9 +25,11 @@ import {
 	fetchesFirstToken,
 	ignoresSslIssues,
 	renewedTokenMayHaveExpired,
+	storedAccessToken,
 	tokenExpiresWithin,
 } from '../../shared/n8n/oauthToken';
-import { insecureUrlProblem } from './secureUrl';
+import { rememberSecret } from './quote';
+import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
 /**
  * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which reads the OAuth2
@@ -135,17 +137,27 @@ export function runState(ctx: AmlContext): RunState {
 		state = {
 			refusedFresh: 0,
 			info: ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
-				const base = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
+				const baseRaw = String(credentials.baseUrl ?? '');
 				const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
-				const prefix =
-					prefixRaw === '' || prefixRaw === '/' ? '' : `/${prefixRaw.replace(/^\/+|\/+$/g, '')}`;
 				const tokenUrl = String(credentials.accessTokenUrl ?? '');
+				const tooLong =
+					urlFieldTooLong(baseRaw, 'API Base URL') ??
+					urlFieldTooLong(prefixRaw, 'API Path Prefix') ??
+					urlFieldTooLong(tokenUrl, 'Token URL');
+				if (tooLong) throw new NodeOperationError(ctx.getNode(), tooLong);
+				const base = trimSlashes(baseRaw, { start: false, end: true });
+				const prefix =
+					prefixRaw === '' || prefixRaw === '/'
+						? ''
+						: `/${trimSlashes(prefixRaw, { start: true, end: true })}`;
 				// Before any request, and so before n8n fetches a token with the client secret.
 				const allowPlainHttp = credentials.allowInsecureHttp === true;
 				const insecure =
 					insecureUrlProblem(base, 'API Base URL', allowPlainHttp) ??
 					insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
 				if (insecure) throw new NodeOperationError(ctx.getNode(), insecure);
+				rememberSecret(credentials.clientSecret);
+				rememberSecret(storedAccessToken(credentials));
 				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
 				let gate = gates.get(key);
 				if (!gate)

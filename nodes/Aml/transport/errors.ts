@@ -2,6 +2,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { NEVER_SENT } from './classify';
+import { quoteServiceText } from './quote';
 
 /**
  * Errors of failures that say nothing about the request's subject (5xx, 429 after retries, no answer, a busy or
@@ -145,15 +146,15 @@ export function serviceError(
 	failure: ServiceFailure,
 	itemIndex?: number,
 ): NodeApiError {
-	const text = bodyText(failure.body);
-	const short = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+	const text = quoteServiceText(bodyText(failure.body));
+	const short = quoteServiceText(text, 300);
 	const meaning = statusMeaning(failure.status, failure.attempts);
 	const applied = failure.mayHaveApplied ? `. ${mayHaveAppliedText(failure.mayHaveApplied)}` : '';
 	const message = `${meaning}${short ? ` — service said: ${short}` : ''}${applied}`;
 	const description = [
 		`${failure.method} ${failure.path} answered HTTP ${failure.status}` +
 			(failure.attempts > 1 ? ` after ${failure.attempts} attempts` : ''),
-		text && text !== short ? `Full response: ${text.slice(0, 4000)}` : '',
+		text && text !== short ? `Full response: ${text}` : '',
 	]
 		.filter(Boolean)
 		.join('. ');
@@ -254,7 +255,7 @@ export function tokenEndpointError(
 		description = `POST token endpoint got no HTTP answer (${failure.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`;
 	} else {
 		httpCode = String(failure.status);
-		const said = bodyMessage(failure.body);
+		const said = quoteServiceText(bodyMessage(failure.body), 300);
 		const quoted = said ? ` — it said: ${said}` : '';
 		if (failure.status === 429) {
 			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${whatWasSent}`;

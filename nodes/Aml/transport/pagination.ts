@@ -17,6 +17,39 @@ export const PAGE_ANSWER = { listField: 'content' };
 export const SEARCH_CAP = 10_000;
 export const MAX_PAGE_SIZE = 50;
 
+/**
+ * The most results one read of a list gathers (Return All, or a Limit above it) where the interface sets no cap
+ * (custom list records, screening alert hits): each result becomes an n8n item held in memory. A list that reports
+ * more stops with an error before its second page is asked for.
+ */
+export const MAX_LIST_RESULTS = 100_000;
+
+/** An answer whose paging numbers break the interface: the read stops, nothing is concluded from it. */
+export class PagingError extends Error {}
+
+/**
+ * The page as the interface allows it: `total` a whole number of results, `content` no longer than the page size
+ * asked for. Throws PagingError otherwise.
+ */
+export function checkedPage<T>(answer: Paged<T>, page: number, size: number): Paged<T> {
+	const total: unknown = answer.total;
+	if (typeof total !== 'number' || !Number.isSafeInteger(total) || total < 0)
+		throw new PagingError(
+			`The AML service's answer for page ${page} could not be read: its total (${String(total).slice(0, 40)}) is not a count of results. Nothing was read further`,
+		);
+	if (answer.content.length > size)
+		throw new PagingError(
+			`The AML service's answer for page ${page} could not be read: it holds ${answer.content.length} results, more than the ${size} asked for. Nothing was read further`,
+		);
+	return answer;
+}
+
+function tooMany(total: number, max: number): PagingError {
+	return new PagingError(
+		`The AML service reports ${total} results; the node reads at most ${max.toLocaleString('en-US')} in one run (each becomes an item in memory). Nothing was returned: use a Limit, or split the list`,
+	);
+}
+
 export interface PageWalk<T> {
 	items: T[];
 	total: number;
@@ -41,6 +74,7 @@ export async function walkPages<T>(
 ): Promise<PageWalk<T>> {
 	const concurrency = Math.max(1, options.concurrency ?? 4);
 	const cap = options.cap ?? SEARCH_CAP;
+	const readable = Math.min(cap, MAX_LIST_RESULTS);
 	if (!options.returnAll) {
 		const limit = Math.max(1, options.limit ?? MAX_PAGE_SIZE);
 		const size = Math.min(MAX_PAGE_SIZE, limit);
@@ -48,8 +82,10 @@ export async function walkPages<T>(
 		let page = 0;
 		let total = 0;
 		for (;;) {
-			const result = await fetchPage(page, size);
+			const result = checkedPage(await fetchPage(page, size), page, size);
 			total = result.total;
+			if (page === 0 && Math.min(limit, total) > readable && readable < cap)
+				throw tooMany(total, readable);
 			items.push(...result.content);
 			page++;
 			if (
@@ -69,8 +105,9 @@ export async function walkPages<T>(
 		};
 	}
 
-	const first = await fetchPage(0, MAX_PAGE_SIZE);
-	const reachable = Math.min(first.total, cap);
+	const first = checkedPage(await fetchPage(0, MAX_PAGE_SIZE), 0, MAX_PAGE_SIZE);
+	if (first.total > readable && readable < cap) throw tooMany(first.total, readable);
+	const reachable = Math.min(first.total, readable);
 	const pageCount = Math.ceil(reachable / MAX_PAGE_SIZE);
 	const pages: T[][] = [first.content];
 	let shortPage = first.content.length < MAX_PAGE_SIZE;
@@ -79,7 +116,7 @@ export async function walkPages<T>(
 		rest,
 		concurrency,
 		async (page) => {
-			const result = await fetchPage(page, MAX_PAGE_SIZE);
+			const result = checkedPage(await fetchPage(page, MAX_PAGE_SIZE), page, MAX_PAGE_SIZE);
 			pages[page] = result.content;
 			if (result.content.length === 0) shortPage = true;
 		},

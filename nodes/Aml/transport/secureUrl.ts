@@ -4,6 +4,25 @@
  * the credential's "Allow Plain HTTP (Insecure)" is on.
  */
 
+/** The longest API Base URL, API Path Prefix or Token URL accepted: longer ones are refused before anything is read. */
+export const MAX_URL_FIELD_LENGTH = 2048;
+
+/** Why a credential URL field is too long to be read, or undefined. */
+export function urlFieldTooLong(value: string, field: string): string | undefined {
+	return value.length > MAX_URL_FIELD_LENGTH
+		? `The credential's ${field} is longer than ${MAX_URL_FIELD_LENGTH} characters: enter an address like https://app.example.com. Nothing was sent`
+		: undefined;
+}
+
+/** `text` without its leading (`start`) and trailing (`end`) slashes, in one pass over them. */
+export function trimSlashes(text: string, sides: { start: boolean; end: boolean }): string {
+	let from = 0;
+	let to = text.length;
+	if (sides.start) while (from < to && text.charCodeAt(from) === 47) from++;
+	if (sides.end) while (to > from && text.charCodeAt(to - 1) === 47) to--;
+	return text.slice(from, to);
+}
+
 /** Whether a host name is this machine's loopback: localhost (and *.localhost), 127.0.0.0/8 or ::1. */
 export function isLoopbackHost(hostname: string): boolean {
 	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');

@@ -16,14 +16,15 @@
  *   endpoint; fail-closed checks' reasons (a misread error still blocks a check).
  * - oauthToken.ts: how n8n's OAuth2 request path handles the token: the token data it keeps with the credential
  *   (`oauthTokenData.access_token`, `expires_in`, `n8n_expires_at`: whether a token expires soon, `tokenExpiresWithin`,
- *   and whether a renewed token may have expired before use, `renewedTokenMayHaveExpired`); that it stores a first
+ *   and whether a renewed token may have expired before use, `renewedTokenMayHaveExpired`; the stored token's value,
+ *   `storedAccessToken`, only to redact it from quoted service text); that it stores a first
  *   token before it sends (`placeFailure`: a
  *   failure with no token stored afterwards never reached the service); that a 401 handed back as an answer was not
  *   renewed by n8n and a thrown one came after n8n's own renewal (`serviceRefusal`); its renewal helper
  *   `refreshOAuth2Token` (feature-detected). Contract: oauthToken.test.ts (each n8n's real
  *   httpRequestWithAuthentication and OAuth2 client against a local token endpoint and service).
  *   Breaks: on 1.x a first-fetch failure reads as "may have been applied"; uploads lose the renewal before sending;
- *   a refused token is renewed too often or not at all.
+ *   a refused token is renewed too often or not at all; a raw token echoed in service text is no longer redacted.
  * - cancel.ts: that `httpRequestWithAuthentication` takes the HTTP client's abort signal from the context's
  *   `getExecutionCancelSignal()` (replacing the request's own), also for the request it sends after a first token
  *   fetch (`requestWithin`, `withCancelSignal`: a first fetch given up after the node's Timeout sends nothing later;
@@ -66,6 +67,7 @@ export {
 	renewedTokenMayHaveExpired,
 	renewToken,
 	serviceRefusal,
+	storedAccessToken,
 	tokenExpiresAt,
 	tokenExpiresWithin,
 	tokenLifetimeMs,

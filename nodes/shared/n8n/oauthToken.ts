@@ -43,6 +43,16 @@ export function tokenStored(credentials: IDataObject | undefined): boolean {
 }
 
 /**
+ * The access token the credential holds, or undefined: read only to redact it from quoted service text
+ * (transport/quote.ts), never sent or stored.
+ */
+export function storedAccessToken(credentials: IDataObject | undefined): string | undefined {
+	return tokenStored(credentials)
+		? ((credentials?.oauthTokenData as IDataObject).access_token as string)
+		: undefined;
+}
+
+/**
  * Whether n8n fetches a first token inside `httpRequestWithAuthentication` before it sends (client credentials: only
  * when the credential holds none), so that a call may wait on the token endpoint.
  */

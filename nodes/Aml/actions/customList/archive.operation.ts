@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { amlRequest, bodyMessage } from '../../transport';
+import { amlRequest, bodyMessage, quoteServiceText } from '../../transport';
 import {
 	customListIdProperties,
 	readListId,
@@ -65,7 +65,7 @@ export async function execute(
 					id,
 					archived: true,
 					alreadyArchived: true,
-					serviceMessage: bodyMessage(response.body),
+					serviceMessage: quoteServiceText(bodyMessage(response.body)),
 				};
 			return { customListId, id, archived: true };
 		},

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { executionCancelSignal } from '../../../shared/n8n/cancel';
-import { amlApiRequest, isTransientFailure, idSegment } from '../../transport';
+import { amlApiRequest, isTransientFailure, idSegment, quoteServiceText } from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
@@ -135,7 +135,7 @@ export function unsuccessfulUpload(
 			},
 		);
 	}
-	const message = `${label} ended with status ${json.status}: ${json.reason ?? 'the service gave no reason'}`;
+	const message = `${label} ended with status ${json.status}: ${json.reason ? quoteServiceText(json.reason) : 'the service gave no reason'}`;
 	let description: string;
 	if (json.status === 'FAILED') {
 		const first = json.firstIdNotSaved ? ` (first id not saved: ${json.firstIdNotSaved})` : '';
