@@ -252,8 +252,8 @@ export class AmlTrigger implements INodeType {
 			}
 		}
 
-		// 2. The payload {action, createdTime, metadata}.
-		const payload = payloadOf(this.getBodyData(), rawBody);
+		// 2. The payload {action, createdTime, metadata}, from the bytes that were verified.
+		const payload = payloadOf(rawBody);
 		if (!payload)
 			return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
 		if (nestedDeeperThan(payload, MAX_EVENT_DEPTH))

@@ -80,6 +80,58 @@ describe('AML Trigger: incomplete verification settings fail closed', () => {
 	});
 });
 
+describe('AML Trigger: the event comes from the verified bytes only', () => {
+	test('a captured signed delivery resent as form-encoded, a text field carrying "&action=…&createdTime=<now>&z=", starts nothing; a signed body that is not a JSON object is refused with 400', async () => {
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, hmac);
+		// The capture: a real, signed ALERT_CREATED whose hit details (free text) were written by the attacker.
+		const now = new Date().toISOString();
+		const captured = JSON.stringify({
+			action: 'ALERT_CREATED',
+			createdTime: new Date(Date.now() - 16 * DAY).toISOString(),
+			metadata: {
+				alertId: 8501,
+				hits: [
+					{
+						reason: 'r',
+						details: `x&action=TRANSACTION_CLEARED&createdTime=${now}&z=`,
+						scenarioHandle: 's',
+					},
+				],
+			},
+		});
+		const asForm = await post(wf.url, captured, {
+			'content-type': 'application/x-www-form-urlencoded',
+			'X-AML-Signature': sign(captured),
+		});
+		// Read as JSON from its bytes, it is the old alert: refused as a replay.
+		expect({ status: asForm.status, message: asForm.data?.message }).toEqual({
+			status: 400,
+			message: expect.stringMatching(/createdTime is 16 days old/),
+		});
+		// A signed form body: n8n parses it into {action, createdTime}, but it is not a JSON object.
+		const form = `action=TRANSACTION_CLEARED&createdTime=${encodeURIComponent(now)}`;
+		const signedForm = await post(wf.url, form, {
+			'content-type': 'application/x-www-form-urlencoded',
+			'X-AML-Signature': sign(form),
+		});
+		expect({ status: signedForm.status, message: signedForm.data?.message }).toEqual({
+			status: 400,
+			message: expect.stringMatching(/^Not an AML event: expected a JSON object/),
+		});
+		await sleep(1500);
+		expect(await runs(wf.id)).toHaveLength(0);
+	});
+
+	test('without verification too, the event is read from the bytes as JSON: a form body starts nothing', async () => {
+		const wf = await publish({ authentication: 'none', events: ['*'] });
+		const form = `action=TRANSACTION_CLEARED&createdTime=${encodeURIComponent(new Date().toISOString())}`;
+		const r = await post(wf.url, form, { 'content-type': 'application/x-www-form-urlencoded' });
+		expect(r.status).toBe(400);
+		await sleep(1500);
+		expect(await runs(wf.id)).toHaveLength(0);
+	});
+});
+
 describe('AML Trigger: replayed signed deliveries', () => {
 	test('a signed delivery dated beyond the 14-day retry span, ahead of the clock or undated is refused with 400 and its reason; within the span it runs', async () => {
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, hmac);

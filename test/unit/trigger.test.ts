@@ -277,15 +277,17 @@ describe('AML Trigger event selection and filters', () => {
 });
 
 describe('AML Trigger payload, headers and samples', () => {
-	test('payload from the parsed body, or from the raw bytes under another content type', () => {
-		expect(payloadOf({ action: 'A', metadata: {} }, undefined)).toEqual({
+	test('payload from the raw bytes as JSON only: form data, arrays, text and missing bytes are not events', () => {
+		expect(payloadOf(body)?.action).toBe('ALERT_CREATED');
+		expect(payloadOf(Buffer.from('{"action":"A","metadata":{}}'))).toEqual({
 			action: 'A',
 			metadata: {},
 		});
-		expect(payloadOf('text', body)?.action).toBe('ALERT_CREATED');
-		expect(payloadOf({}, Buffer.from('not json'))).toBeUndefined();
-		expect(payloadOf({ action: '' }, undefined)).toBeUndefined();
-		expect(payloadOf([{ action: 'A' }], Buffer.from('[{"action":"A"}]'))).toBeUndefined();
+		expect(payloadOf(undefined)).toBeUndefined();
+		expect(payloadOf(Buffer.from('not json'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('action=A&createdTime=2026-11-27T10%3A00%3A00Z'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('{"action":""}'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('[{"action":"A"}]'))).toBeUndefined();
 	});
 
 	test('secret headers are redacted, others kept', () => {
