@@ -22,7 +22,7 @@ import {
 	KEY_FIELD,
 	MAX_REMEMBERED_DELIVERIES,
 	recentDeliveries,
-	triggerKeyId,
+	triggerId,
 } from './dedup';
 import { EVENT_ACTIONS } from './events';
 import { staleness } from './freshness';
@@ -287,8 +287,8 @@ export class AmlTrigger implements INodeType {
 		if (windowMinutes > 0 && this.getMode() !== 'manual' && rawBody !== undefined) {
 			key = deliveryKey(rawBody);
 			const now = Date.now();
-			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
-			const here = recentDeliveries.state(id, now, windowMinutes);
+			const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
+			const here = recentDeliveries.state(trigger, key, now, windowMinutes);
 			if (here === 'recorded') {
 				return {
 					webhookResponse: { received: true, started: false, reason: 'duplicate delivery' },
@@ -300,7 +300,7 @@ export class AmlTrigger implements INodeType {
 				res.setHeader('Retry-After', '5');
 				return reply(res, 503, 'The same delivery is being processed; retry later');
 			}
-			recentDeliveries.markPending(id, now);
+			recentDeliveries.markPending(trigger, key, now);
 		}
 
 		const json: IDataObject = {
@@ -336,10 +336,10 @@ export class AmlTrigger implements INodeType {
 		// of the same delivery that already ran here (a copy accepted again after PENDING_MS while the first execution
 		// waited to start on a loaded n8n) stops this one, whatever n8n's store answers for executions running together.
 		const ranHere = new Set<string>();
+		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
 		for (const key of keys) {
-			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
-			if (recentDeliveries.state(id, now, windowMinutes) === 'recorded') ranHere.add(key);
-			recentDeliveries.markRecorded(id, now);
+			if (recentDeliveries.state(trigger, key, now, windowMinutes) === 'recorded') ranHere.add(key);
+			recentDeliveries.markRecorded(trigger, key, now);
 		}
 		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
 		const out: INodeExecutionData[] = [];

@@ -209,6 +209,32 @@ describe('AML Trigger: replayed signed deliveries', () => {
 	});
 });
 
+describe("AML Trigger: one trigger's deliveries do not touch another's memory", () => {
+	test('a trigger with a short deduplication window does not make another trigger forget the deliveries it accepted', async () => {
+		const long = await publish({ authentication: 'none', events: ['*'] });
+		// About 0.6 s: its own records expire at once.
+		const short = await publish({
+			authentication: 'none',
+			events: ['*'],
+			options: { dedupWindow: 0.01 },
+		});
+		const body = event(8601);
+		expect((await post(long.url, body)).data).toBe('');
+		await settled(long.id, 1, 300);
+		await sleep(1500);
+		// Any delivery to the short-window trigger, after the long one's record is older than the short window.
+		expect((await post(short.url, event(8602))).data).toBe('');
+		// The copy to the long-window trigger is still known as run: answered "duplicate", no execution started.
+		expect((await post(long.url, body)).data).toEqual({
+			received: true,
+			started: false,
+			reason: 'duplicate delivery',
+		});
+		await sleep(1500);
+		expect(await n8n().listExecutions(long.id)).toHaveLength(1);
+	});
+});
+
 describe('AML Trigger: what a delivery cannot put into the output', () => {
 	test("Include Headers redacts Authorization, Proxy-Authorization, Cookie and the signature header; a body's own __amlDeliveryKey is dropped and chooses no key", async () => {
 		const wf = await publish(

@@ -5,8 +5,9 @@ import {
 	deliveryKey,
 	MAX_REMEMBERED_DELIVERIES,
 	PENDING_MS,
+	MAX_KEYS_PER_TRIGGER,
 	RecentDeliveries,
-	triggerKeyId,
+	triggerId,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import {
@@ -194,23 +195,58 @@ describe('AML Trigger deduplication', () => {
 	test('in-process state: pending until recorded, pending expires, recorded lasts the window', () => {
 		const r = new RecentDeliveries();
 		const t0 = 1_000_000;
-		const id = triggerKeyId('wf1', 'AML Trigger', 'k');
-		expect(r.state(id, t0, 60)).toBeUndefined();
-		r.markPending(id, t0);
-		expect(r.state(id, t0 + 1000, 60)).toBe('pending');
-		expect(r.state(triggerKeyId('wf2', 'AML Trigger', 'k'), t0 + 1000, 60)).toBeUndefined();
-		expect(r.state(id, t0 + PENDING_MS + 1, 60)).toBeUndefined();
-		r.markPending(id, t0);
-		r.markRecorded(id, t0 + 10);
-		expect(r.state(id, t0 + 59 * 60_000, 60)).toBe('recorded');
-		expect(r.state(id, t0 + 61 * 60_000, 60)).toBeUndefined();
+		const t = triggerId('wf1', 'AML Trigger');
+		expect(r.state(t, 'k', t0, 60)).toBeUndefined();
+		r.markPending(t, 'k', t0);
+		expect(r.state(t, 'k', t0 + 1000, 60)).toBe('pending');
+		expect(r.state(triggerId('wf2', 'AML Trigger'), 'k', t0 + 1000, 60)).toBeUndefined();
+		expect(r.state(t, 'k', t0 + PENDING_MS + 1, 60)).toBeUndefined();
+		r.markPending(t, 'k', t0);
+		r.markRecorded(t, 'k', t0 + 10);
+		expect(r.state(t, 'k', t0 + 59 * 60_000, 60)).toBe('recorded');
+		expect(r.state(t, 'k', t0 + 61 * 60_000, 60)).toBeUndefined();
 	});
 
-	test('in-process map is bounded', () => {
+	test('in-process map is bounded per trigger', () => {
 		const r = new RecentDeliveries(3);
-		for (let i = 0; i < 5; i++) r.markRecorded(`k${i}`, 1000 + i);
-		expect(r.state('k0', 2000, 60)).toBeUndefined();
-		expect(r.state('k4', 2000, 60)).toBe('recorded');
+		const t = triggerId('wf1', 'AML Trigger');
+		for (let i = 0; i < 5; i++) r.markRecorded(t, `k${i}`, 1000 + i);
+		expect(r.state(t, 'k0', 2000, 60)).toBeUndefined();
+		expect(r.state(t, 'k4', 2000, 60)).toBe('recorded');
+		expect(MAX_KEYS_PER_TRIGGER).toBe(10_000);
+	});
+
+	test("a flood of deliveries to one trigger evicts none of another trigger's pending keys", () => {
+		const r = new RecentDeliveries(1000);
+		const quiet = triggerId('wf1', 'AML Trigger');
+		const busy = triggerId('wf2', 'AML Trigger');
+		const t0 = 1_000_000;
+		r.state(quiet, 'pending-copy', t0, 1440);
+		r.markPending(quiet, 'pending-copy', t0);
+		for (let i = 0; i < 50_000; i++) {
+			r.state(busy, `k${i}`, t0 + i, 1440);
+			r.markPending(busy, `k${i}`, t0 + i);
+		}
+		expect(r.state(quiet, 'pending-copy', t0 + 50_000, 1440)).toBe('pending');
+		expect(r.size()).toEqual({ triggers: 2, keys: 1001 });
+	});
+
+	test("a trigger's window prunes its own keys only; parts of removed triggers are dropped", () => {
+		const r = new RecentDeliveries();
+		const long = triggerId('wf1', 'AML Trigger');
+		const short = triggerId('wf2', 'AML Trigger');
+		const t0 = 1_000_000;
+		r.state(long, 'a', t0, 1440);
+		r.markRecorded(long, 'a', t0);
+		r.state(short, 'b', t0, 1);
+		r.markRecorded(short, 'b', t0);
+		const gone = triggerId('wf3', 'AML Trigger');
+		r.state(gone, 'x', t0, 1);
+		r.markRecorded(gone, 'x', t0);
+		// Two hours later, a delivery to the 1-minute trigger: its own record expired, the 1-day one stays.
+		expect(r.state(short, 'c', t0 + 2 * 3_600_000, 1)).toBeUndefined();
+		expect(r.size()).toEqual({ triggers: 2, keys: 1 });
+		expect(r.state(long, 'a', t0 + 2 * 3_600_000, 1440)).toBe('recorded');
 	});
 
 	test('defaults', () => {
