@@ -244,7 +244,12 @@ export class AmlTrigger implements INodeType {
 		// 1. Verification, on the raw bytes, before anything else is looked at.
 		let settings: VerificationSettings | undefined;
 		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
-			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+			try {
+				settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+			} catch {
+				// Settings that cannot be read (an expression that fails) verify nothing.
+				return reply(res, 401, 'Webhook verification failed');
+			}
 			if (!verifyDelivery(settings, headers, rawBody)) {
 				if (settings.method === 'basicAuth')
 					res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');

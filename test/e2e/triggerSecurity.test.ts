@@ -80,6 +80,69 @@ describe('AML Trigger: incomplete verification settings fail closed', () => {
 	});
 });
 
+describe('AML Trigger: odd secrets fail closed', () => {
+	const basic = (v: string) => ({ Authorization: `Basic ${Buffer.from(v).toString('base64')}` });
+	test('a secret of spaces or the text "undefined", and a number, boolean or list from an expression, refuse every delivery with 401 and start nothing (no failed execution)', async () => {
+		const cases: Array<{ what: string; data: Json; send: (body: string) => Json }> = [
+			{
+				what: 'basic auth of spaces',
+				data: { method: 'basicAuth', user: ' ', password: ' ' },
+				send: () => basic(' : '),
+			},
+			{
+				what: 'HMAC secret of spaces',
+				data: { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: '  ' },
+				send: (b) => ({ 'X-AML-Signature': sign(b, '  ') }),
+			},
+			{
+				what: 'header value "undefined"',
+				data: { method: 'header', headerName: 'X-AML-Secret', headerSecret: 'undefined' },
+				send: () => ({ 'X-AML-Secret': 'undefined' }),
+			},
+			{
+				what: 'password a number',
+				data: { method: 'basicAuth', user: 'aml', password: '={{ 5 }}' },
+				send: () => basic('aml:5'),
+			},
+			{
+				what: 'HMAC secret a boolean',
+				data: { method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: '={{ true }}' },
+				send: (b) => ({ 'X-AML-Signature': sign(b, 'true') }),
+			},
+			{
+				what: 'header value a list',
+				data: { method: 'header', headerName: 'X-AML-Secret', headerSecret: '={{ [1] }}' },
+				send: () => ({ 'X-AML-Secret': '1' }),
+			},
+			{
+				what: 'header name a number',
+				data: { method: 'header', headerName: '={{ 7 }}', headerSecret: 'x-secret-1' },
+				send: () => ({ '7': 'x-secret-1' }),
+			},
+		];
+		const answers: Json = {};
+		const workflows: string[] = [];
+		for (const [i, c] of cases.entries()) {
+			const cred = await n8n().createCredential(
+				`AML webhook odd ${randomUUID().slice(0, 8)}`,
+				'amlWebhookApi',
+				c.data,
+			);
+			cleanup.push(() => n8n().deleteCredential(cred.id));
+			const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
+			workflows.push(wf.id);
+			const body = event(8401 + i);
+			answers[c.what] = (await post(wf.url, body, c.send(body))).status;
+		}
+		expect(answers).toEqual(Object.fromEntries(cases.map((c) => [c.what, 401])));
+		await sleep(1500);
+		const executions: Json = {};
+		for (const [i, id] of workflows.entries())
+			executions[cases[i].what] = (await n8n().listExecutions(id)).length;
+		expect(executions).toEqual(Object.fromEntries(cases.map((c) => [c.what, 0])));
+	});
+});
+
 describe('AML Trigger: the event comes from the verified bytes only', () => {
 	test('a captured signed delivery resent as form-encoded, a text field carrying "&action=…&createdTime=<now>&z=", starts nothing; a signed body that is not a JSON object is refused with 400', async () => {
 		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, hmac);

@@ -31,8 +31,11 @@ import {
 	secretHeaderNames,
 	signatureBytes,
 	verifyDelivery,
+	type Headers,
 	type VerificationSettings,
 } from '../../nodes/AmlTrigger/verify';
+
+type Json = Record<string, unknown>;
 
 const body = Buffer.from(
 	'{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}',
@@ -132,6 +135,42 @@ describe('AML Trigger verification', () => {
 		expect(verifyDelivery({ method: 'hmac' }, { 'x-aml-signature': hmacHex('', body) }, body)).toBe(
 			false,
 		);
+	});
+
+	test('odd secrets fail closed without throwing: spaces only, the text "undefined" or "null", numbers, booleans, lists, objects; the message never names the value', () => {
+		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
+		const odd = (s: Json) => s as unknown as VerificationSettings;
+		const refused: Array<[VerificationSettings, Headers]> = [
+			[odd({ method: 'basicAuth', user: ' ', password: ' ' }), basic(' : ')],
+			[odd({ method: 'basicAuth', user: 'aml', password: 'undefined' }), basic('aml:undefined')],
+			[odd({ method: 'basicAuth', user: 'aml', password: 5 }), basic('aml:5')],
+			[odd({ method: 'hmac', hmacSecret: '  ' }), { 'x-aml-signature': hmacHex('  ', body) }],
+			[odd({ method: 'hmac', hmacSecret: true }), { 'x-aml-signature': hmacHex('true', body) }],
+			[odd({ method: 'hmac', hmacSecret: 's', hmacHeaderName: 7 }), { '7': hmacHex('s', body) }],
+			[odd({ method: 'header', headerSecret: 'null' }), { 'x-aml-secret': 'null' }],
+			[odd({ method: 'header', headerSecret: [1] }), { 'x-aml-secret': '1' }],
+			[odd({ method: 'header', headerSecret: { a: 1 } }), { 'x-aml-secret': '[object Object]' }],
+			[odd({ method: 5 }), {}],
+		];
+		for (const [settings, headers] of refused) {
+			expect(() => verifyDelivery(settings, headers, body)).not.toThrow();
+			expect(verifyDelivery(settings, headers, body)).toBe(false);
+			expect(missingSetting(settings)).toEqual(expect.any(String));
+		}
+		expect(missingSetting(odd({ method: 'basicAuth', user: 'aml', password: 5 }))).toBe(
+			'Password is not text (a number): check its expression',
+		);
+		expect(missingSetting(odd({ method: 'header', headerSecret: 'undefined' }))).toMatch(
+			/Header Value is the text "undefined"/,
+		);
+		// Real secrets with spaces around them are compared as they are.
+		expect(
+			verifyDelivery(
+				{ method: 'basicAuth', user: 'aml', password: ' pw ' },
+				basic('aml: pw '),
+				body,
+			),
+		).toBe(true);
 	});
 
 	test('unknown method fails closed', () => {
