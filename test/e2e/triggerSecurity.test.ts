@@ -1,7 +1,10 @@
 import axios from 'axios';
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 
-import { n8n, type Json } from '../harness/context';
+import fs from 'node:fs';
+
+import { amlTriggerWorkflow } from '../harness/client';
+import { context, n8n, ownerRest, type Json } from '../harness/context';
 import {
 	cleanup,
 	NODE,
@@ -340,5 +343,92 @@ describe('AML Trigger: what a delivery cannot put into the output', () => {
 			reason: 'duplicate delivery',
 		});
 		expect(await settled(wf.id, 2)).toHaveLength(2);
+	});
+});
+
+describe('AML Trigger: a refused delivery is visible where the user looks', () => {
+	const basicHeader = `Basic ${Buffer.from(`aml:${randomUUID()}`).toString('base64')}`;
+
+	test("at run time each refusal leaves a line in n8n's log with its reason and the method that would match, at most one per trigger per minute (4 refusals, 1 line), no value of any header", async () => {
+		const before = fs.readFileSync(context().n8n.logFile, 'utf8').length;
+		// publish() waits for the URL with an unsigned probe: the first refusal of this trigger.
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, hmac);
+		const statuses = [];
+		for (let i = 0; i < 3; i++)
+			statuses.push(
+				(
+					await post(wf.url, event(8701 + i), {
+						Authorization: basicHeader,
+						'X-Request-Id': 'req-value-1',
+					})
+				).status,
+			);
+		expect(statuses).toEqual([401, 401, 401]);
+		const lines = await until('the refusal in the log', async () => {
+			const found = fs
+				.readFileSync(context().n8n.logFile, 'utf8')
+				.slice(before)
+				.split('\n')
+				.filter((l) => l.includes(`of workflow ${wf.id} refused a delivery`));
+			return found.length ? found : undefined;
+		});
+		await sleep(500);
+		const all = fs.readFileSync(context().n8n.logFile, 'utf8').slice(before);
+		expect(all.split('\n').filter((l) => l.includes(`of workflow ${wf.id} refused`))).toHaveLength(
+			1,
+		);
+		expect(lines[0]).toMatch(/refused a delivery \(401\): no X-AML-Signature header arrived/);
+		for (const value of [basicHeader, basicHeader.slice(6), 'req-value-1', SECRET])
+			expect(all).not.toContain(value);
+	});
+
+	test('while "Listen for test event" runs, a refused delivery is answered 401 and shown in the editor: the test execution fails at the trigger naming the headers that arrived (names only) and the method that would match', async () => {
+		const webhookId = randomUUID();
+		const created = await n8n().createWorkflow(
+			amlTriggerWorkflow(
+				`AML Trigger test mode ${webhookId.slice(0, 8)}`,
+				webhookId,
+				{ authentication: 'amlWebhookApi', events: ['*'] },
+				hmac,
+			),
+		);
+		cleanup.push(() => n8n().deleteWorkflow(created.id));
+		const rest = await ownerRest();
+		const stored = await rest.get(`/workflows/${created.id}`);
+		const started = await rest.post(`/workflows/${created.id}/run`, {
+			workflowData: stored.data.data,
+			triggerToStartFrom: { name: NODE },
+		});
+		expect({ status: started.status, data: started.data?.data }).toEqual({
+			status: 200,
+			data: { waitingForWebhook: true },
+		});
+		const testUrl = `${context().n8n.baseUrl}/webhook-test/${webhookId}/aml`;
+		const body = event(8801);
+		const r = await post(testUrl, body, {
+			Authorization: basicHeader,
+			'X-Hook-Token': 'token-value-1',
+		});
+		expect(r.status).toBe(401);
+		const failed = await until('the failed test execution', async () => {
+			const list = await n8n().listExecutions(created.id, { includeData: true });
+			return list.find((e) => e.status === 'error');
+		});
+		const error = failed.data?.resultData?.error ?? {};
+		expect(error.message).toBe(
+			'Delivery refused (401): no X-AML-Signature header arrived (HMAC-SHA256 Signature method)',
+		);
+		expect(error.description).toMatch(
+			/Headers that arrived \(names only\): .*authorization.*x-hook-token/,
+		);
+		expect(error.description).toMatch(/Basic credentials arrived: the Basic Auth method checks it/);
+		expect(error.description).toMatch(
+			/secret-like header "x-hook-token" arrived: the Secret Header method/,
+		);
+		const saved = JSON.stringify(failed);
+		for (const value of [basicHeader.slice(6), 'token-value-1', SECRET, '"alertId":8801'])
+			expect(saved).not.toContain(value);
+		// The test URL is no longer listening: the refusal ended the test.
+		expect((await post(testUrl, body)).status).toBe(404);
 	});
 });

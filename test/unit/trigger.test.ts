@@ -22,6 +22,15 @@ import {
 	splitList,
 	type EventFilter,
 } from '../../nodes/AmlTrigger/filters';
+import {
+	methodHints,
+	REFUSAL_LOG_INTERVAL_MS,
+	RefusalLog,
+	refusalLogLine,
+	refusalOf,
+	refusalText,
+	verificationFailure,
+} from '../../nodes/AmlTrigger/refusal';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
 import {
@@ -428,5 +437,76 @@ describe('AML Trigger replay window (createdTime)', () => {
 		expect(staleness(iso(now - MAX_DELIVERY_AGE_MS - 1000), now)).toMatch(/15 days old.*replayed/);
 		expect(staleness(iso(now + 10 * 60_000), now)).toMatch(/10 minutes in the future/);
 		expect(staleness(undefined, now)).toMatch(/createdTime" is missing/);
+	});
+});
+
+describe('AML Trigger refusals: what the editor and the log are told', () => {
+	const basic = `Basic ${Buffer.from('aml:pw-value').toString('base64')}`;
+
+	test('the reason names the method and what was missing, never a value', () => {
+		const hmac: VerificationSettings = { method: 'hmac', hmacSecret: 's3cret-value' };
+		expect(verificationFailure(hmac, {}, body)).toBe(
+			'no X-AML-Signature header arrived (HMAC-SHA256 Signature method)',
+		);
+		expect(verificationFailure(hmac, { 'x-aml-signature': 'abc' }, body)).toMatch(/not a hex HMAC/);
+		expect(verificationFailure(hmac, { 'x-aml-signature': hmacHex('other', body) }, body)).toMatch(
+			/does not match the body/,
+		);
+		expect(
+			verificationFailure(
+				{ method: 'basicAuth', user: 'aml', password: 'pw' },
+				{ authorization: 'Bearer t' },
+				body,
+			),
+		).toMatch(/not Basic credentials/);
+		expect(verificationFailure({ method: 'header', headerSecret: ' ' }, {}, body)).toMatch(
+			/credential is incomplete: Header Value is empty \(spaces only\)/,
+		);
+	});
+
+	test('hints: which method would check what arrived; header names only, valid names, sorted', () => {
+		const headers = {
+			authorization: basic,
+			'x-hook-signature': 'sha256=ab',
+			'X-Api-Key': 'key-value',
+			'content-type': 'application/json',
+		};
+		const refusal = refusalOf(401, 'no X-AML-Signature header arrived', headers);
+		expect(refusal.headerNames).toEqual([
+			'authorization',
+			'content-type',
+			'x-api-key',
+			'x-hook-signature',
+		]);
+		expect(refusal.hints.join(' ')).toMatch(/Basic credentials arrived: the Basic Auth method/);
+		expect(refusal.hints.join(' ')).toMatch(/signature-like header "x-hook-signature"/);
+		expect(refusal.hints.join(' ')).toMatch(/secret-like header "x-api-key"/);
+		const text = JSON.stringify(refusalText(refusal));
+		for (const value of [basic, 'pw-value', 'sha256=ab', 'key-value'])
+			expect(text).not.toContain(value);
+		expect(methodHints({ 'content-type': 'application/json' })).toEqual([
+			expect.stringMatching(/^No header that could carry a secret or a signature arrived/),
+		]);
+		expect(methodHints({ authorization: 'Bearer x' })[0]).toMatch(
+			/\(Bearer scheme\).*Secret Header/,
+		);
+	});
+
+	test('the log: at most one line per trigger per minute, the next one counts the refusals in between', () => {
+		const log = new RefusalLog();
+		expect(log.take('t1', 0)).toEqual({ log: true, unlogged: 0 });
+		expect(log.take('t1', 1000).log).toBe(false);
+		expect(log.take('t2', 1000)).toEqual({ log: true, unlogged: 0 });
+		expect(log.take('t1', 2000).log).toBe(false);
+		expect(log.take('t1', REFUSAL_LOG_INTERVAL_MS + 1)).toEqual({ log: true, unlogged: 2 });
+		const line = refusalLogLine(
+			'AML Trigger',
+			'wf1',
+			refusalOf(401, 'no X-AML-Signature header arrived', {}),
+			2,
+		);
+		expect(line).toMatch(
+			/^AML Trigger "AML Trigger" of workflow wf1 refused a delivery \(401\): no X-AML-Signature header arrived\. .* 2 more deliveries were refused/,
+		);
 	});
 });
