@@ -1,4 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { IDataObject } from 'n8n-workflow';
 
 import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -509,4 +512,33 @@ describe('AML Trigger refusals: what the editor and the log are told', () => {
 			/^AML Trigger "AML Trigger" of workflow wf1 refused a delivery \(401\): no X-AML-Signature header arrived\. .* 2 more deliveries were refused/,
 		);
 	});
+});
+
+describe('AML Trigger sample events pinned in the alert examples', () => {
+	const examples = ['03-alert-notification', '06-alert-ticket-jira', '07-alert-review-slack'];
+	test.each(examples)(
+		'%s: the trigger has pinned data, one sample event per selected event, each one the trigger itself would start with',
+		(name) => {
+			const workflow = JSON.parse(
+				fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'),
+			) as Json & { nodes: Json[]; pinData?: Record<string, Array<{ json: Json }>> };
+			const trigger = workflow.nodes.find((n) => n.type === 'n8n-nodes-aml.amlTrigger')!;
+			const parameters = trigger.parameters as { events: string[]; options?: Json };
+			expect(Object.keys(workflow.pinData ?? {})).toEqual([trigger.name]);
+			const items = workflow.pinData![trigger.name as string];
+			expect(items.map((i) => i.json)).toEqual(parameters.events.map((e) => SAMPLE_PAYLOADS[e]));
+			for (const { json } of items) {
+				// What the trigger would output for these bytes: read as an event, selected by its filters.
+				expect(payloadOf(Buffer.from(JSON.stringify(json)))).toEqual(json);
+				expect(
+					rejection(
+						{ events: parameters.events, decisionRules: [], riskLevels: [] },
+						String(json.action),
+						json.metadata as IDataObject,
+					),
+				).toBeUndefined();
+				expect(Object.keys(json).sort()).toEqual(['action', 'createdTime', 'metadata']);
+			}
+		},
+	);
 });
