@@ -38,9 +38,11 @@ export class AmlWebhookApi implements ICredentialType {
 					description: 'The service sends a fixed secret value in a header',
 				},
 			],
-			default: 'hmac',
+			// A secret header is what an account's webhook settings can most likely be made to send; the service
+			// publishes no signature scheme, so HMAC is the least likely.
+			default: 'header',
 			description:
-				'What the AML account sends with each webhook, to prove it comes from the service',
+				"What the AML account sends with each webhook, to prove it comes from the service: a header you set in the AML web UI's webhook settings (Secret Header), an Authorization: Basic header (Basic Auth), or a signature header (HMAC-SHA256)",
 		},
 		{
 			displayName: 'Header Name',

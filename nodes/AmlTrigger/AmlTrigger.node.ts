@@ -14,6 +14,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { recordedBefore } from '../shared/n8n/deduplication';
 import {
@@ -22,7 +23,7 @@ import {
 	KEY_FIELD,
 	MAX_REMEMBERED_DELIVERIES,
 	recentDeliveries,
-	triggerKeyId,
+	triggerId,
 } from './dedup';
 import { EVENT_ACTIONS } from './events';
 import { staleness } from './freshness';
@@ -35,6 +36,16 @@ import {
 	redactedHeaders,
 	reply,
 } from './request';
+import {
+	REFUSAL_FIELD,
+	refusalIn,
+	refusalItem,
+	refusalLog,
+	refusalLogLine,
+	refusalOf,
+	refusalText,
+	verificationFailure,
+} from './refusal';
 import {
 	missingSetting,
 	secretHeaderNames,
@@ -52,7 +63,7 @@ const verification: INodeProperties = {
 			name: 'AML Webhook Credential',
 			value: 'amlWebhookApi',
 			description:
-				'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as set up in the AML account',
+				'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as the AML account sends it',
 		},
 		{
 			name: 'None',
@@ -107,6 +118,14 @@ export class AmlTrigger implements INodeType {
 				default: '',
 			},
 			verification,
+			{
+				displayName:
+					'Set the AML Webhook API credential to what your AML account sends with each webhook: by default a secret header (<b>X-AML-Secret</b>, or the name you give it in the AML web UI\'s webhook settings); or an <b>Authorization: Basic</b> header; or a signature header such as <b>X-AML-Signature</b>. A delivery that does not match is answered 401: while "Listen for test event" runs it is shown here with the names of the headers that arrived and the method that would match them; in production each refusal is written to n8n\'s log.',
+				name: 'verificationNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { authentication: ['amlWebhookApi'] } },
+			},
 			{
 				displayName:
 					'<b>No verification</b>: anyone who learns this URL can start the workflow with a forged event (a fake alert, a fake "cleared" decision). Choose the AML Webhook credential unless the URL is reachable only from the AML service.',
@@ -240,27 +259,53 @@ export class AmlTrigger implements INodeType {
 		const res = this.getResponseObject();
 		const headers = this.getHeaderData() as Headers;
 		const rawBody = await rawBodyOf(req);
+		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
+
+		// A refused delivery is answered `status` and starts nothing. While "Listen for test event" runs it is shown
+		// in the editor (the test execution fails at this node, saying why); at run time it leaves a line in n8n's log.
+		const refuse = (status: number, message: string, reason: string): IWebhookResponseData => {
+			const refusal = refusalOf(status, reason, headers);
+			const answered = reply(res, status, message);
+			if (this.getMode() === 'manual')
+				return { ...answered, workflowData: [[{ json: refusalItem(refusal) }]] };
+			const { log, unlogged } = refusalLog.take(trigger, Date.now());
+			if (log)
+				this.logger.warn(
+					refusalLogLine(this.getNode().name, this.getWorkflow().id, refusal, unlogged),
+				);
+			return answered;
+		};
 
 		// 1. Verification, on the raw bytes, before anything else is looked at.
 		let settings: VerificationSettings | undefined;
 		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
-			settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+			const failed = 'Webhook verification failed';
+			try {
+				settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+			} catch {
+				// Settings that cannot be read (an expression that fails) verify nothing.
+				return refuse(401, failed, 'the AML Webhook API credential could not be read');
+			}
 			if (!verifyDelivery(settings, headers, rawBody)) {
 				if (settings.method === 'basicAuth')
 					res.setHeader('WWW-Authenticate', 'Basic realm="AML webhook"');
-				return reply(res, 401, 'Webhook verification failed');
+				return refuse(401, failed, verificationFailure(settings, headers, rawBody));
 			}
 		}
 
-		// 2. The payload {action, createdTime, metadata}.
-		const payload = payloadOf(this.getBodyData(), rawBody);
-		if (!payload)
-			return reply(res, 400, 'Not an AML event: expected a JSON object with a text "action"');
-		if (nestedDeeperThan(payload, MAX_EVENT_DEPTH))
-			return reply(res, 400, `Not an AML event: nested deeper than ${MAX_EVENT_DEPTH} levels`);
+		// 2. The payload {action, createdTime, metadata}, from the bytes that were verified.
+		const payload = payloadOf(rawBody);
+		if (!payload) {
+			const notEvent = 'Not an AML event: expected a JSON object with a text "action"';
+			return refuse(400, notEvent, notEvent);
+		}
+		if (nestedDeeperThan(payload, MAX_EVENT_DEPTH)) {
+			const deep = `Not an AML event: nested deeper than ${MAX_EVENT_DEPTH} levels`;
+			return refuse(400, deep, deep);
+		}
 		// A verified delivery dated outside the service's retry span is a replayed capture: refused, nothing started.
 		const stale = settings && staleness(payload.createdTime, Date.now());
-		if (stale) return reply(res, 400, stale);
+		if (stale) return refuse(400, stale, stale);
 		const action = String(payload.action);
 		const metadata = (
 			payload.metadata && typeof payload.metadata === 'object' ? payload.metadata : {}
@@ -287,8 +332,7 @@ export class AmlTrigger implements INodeType {
 		if (windowMinutes > 0 && this.getMode() !== 'manual' && rawBody !== undefined) {
 			key = deliveryKey(rawBody);
 			const now = Date.now();
-			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
-			const here = recentDeliveries.state(id, now, windowMinutes);
+			const here = recentDeliveries.state(trigger, key, now, windowMinutes);
 			if (here === 'recorded') {
 				return {
 					webhookResponse: { received: true, started: false, reason: 'duplicate delivery' },
@@ -300,7 +344,7 @@ export class AmlTrigger implements INodeType {
 				res.setHeader('Retry-After', '5');
 				return reply(res, 503, 'The same delivery is being processed; retry later');
 			}
-			recentDeliveries.markPending(id, now);
+			recentDeliveries.markPending(trigger, key, now);
 		}
 
 		const json: IDataObject = {
@@ -313,6 +357,7 @@ export class AmlTrigger implements INodeType {
 			json.headers = redactedHeaders(headers, secretHeaderNames(settings));
 		// The key field is the trigger's own: a body that carries one cannot choose the key or pass it on.
 		delete json[KEY_FIELD];
+		delete json[REFUSAL_FIELD];
 		if (key) json[KEY_FIELD] = key;
 		return { workflowData: [[{ json }]] };
 	}
@@ -325,6 +370,12 @@ export class AmlTrigger implements INodeType {
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
+		const refusal =
+			this.getMode() === 'manual' && items.length ? refusalIn(items[0].json) : undefined;
+		if (refusal) {
+			const { message, description } = refusalText(refusal);
+			throw new NodeOperationError(this.getNode(), message, { description });
+		}
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
 		const now = Date.now();
@@ -336,10 +387,10 @@ export class AmlTrigger implements INodeType {
 		// of the same delivery that already ran here (a copy accepted again after PENDING_MS while the first execution
 		// waited to start on a loaded n8n) stops this one, whatever n8n's store answers for executions running together.
 		const ranHere = new Set<string>();
+		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
 		for (const key of keys) {
-			const id = triggerKeyId(this.getWorkflow().id, this.getNode().name, key);
-			if (recentDeliveries.state(id, now, windowMinutes) === 'recorded') ranHere.add(key);
-			recentDeliveries.markRecorded(id, now);
+			if (recentDeliveries.state(trigger, key, now, windowMinutes) === 'recorded') ranHere.add(key);
+			recentDeliveries.markRecorded(trigger, key, now);
 		}
 		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
 		const out: INodeExecutionData[] = [];

@@ -12,7 +12,7 @@ import { createHash } from 'crypto';
  *    outputs nothing for a key already recorded. In n8n's database, so it covers a redelivery after a restart and a
  *    copy reaching another n8n process (queue mode). It offers no atomic claim: 20 copies at once, the store alone
  *    ran the workflow 4 times (n8n 2.41.1; 2 times on 1.123.81).
- * 2. A small in-process map: keys accepted here whose execution has not recorded them yet ("pending": an identical
+ * 2. A small in-process map, kept per trigger: keys accepted here whose execution has not recorded them yet ("pending": an identical
  *    delivery is answered 503, so the service retries), and keys an execution in this process has recorded (answered
  *    "duplicate delivery", nothing started). With it the 20 copies ran the workflow once (4 runs of the test, n8n
  *    2.41.1 and 1.123.81: 3 executions started for 45 copies of 3 events).
@@ -46,59 +46,114 @@ export function deliveryKey(rawBody: Buffer): string {
 	return createHash('sha256').update(rawBody).digest('base64url');
 }
 
-/** The in-process part: per trigger (workflow id + node name) and key, when it was accepted and whether recorded. */
+/** Most keys the in-process map keeps for one trigger (the newest); deliveries to one trigger never evict another's. */
+export const MAX_KEYS_PER_TRIGGER = 10_000;
+
+interface Entry {
+	at: number;
+	recorded: boolean;
+}
+
+/** One trigger's keys, expired by that trigger's own window. */
+interface Part {
+	entries: Map<string, Entry>;
+	windowMs: number;
+	prunedAt: number;
+}
+
+const expired = (e: Entry, nowMs: number, windowMs: number) =>
+	nowMs - e.at > (e.recorded ? windowMs : PENDING_MS);
+
+/**
+ * The in-process part: per trigger (workflow id + node name, see `triggerId`) and key, when it was accepted and
+ * whether recorded. Each trigger's keys are kept apart: they expire by that trigger's window only and are bounded by
+ * `maxPerTrigger` each, so no delivery to one trigger prunes or evicts another's keys.
+ */
 export class RecentDeliveries {
-	private entries = new Map<string, { at: number; recorded: boolean }>();
+	private parts = new Map<string, Part>();
 
-	private prunedAt = 0;
+	private sweptAt = 0;
 
-	constructor(private readonly maxEntries = 50_000) {}
+	constructor(private readonly maxPerTrigger = MAX_KEYS_PER_TRIGGER) {}
 
-	/** Drops expired entries (a full pass at most once a second, not one per delivery) and the oldest beyond the cap. */
-	private prune(nowMs: number, windowMs: number): void {
-		if (nowMs - this.prunedAt >= 1000 || nowMs < this.prunedAt) {
-			this.prunedAt = nowMs;
-			for (const [id, e] of this.entries) {
-				if (nowMs - e.at > (e.recorded ? windowMs : PENDING_MS)) this.entries.delete(id);
-			}
+	private part(trigger: string, nowMs: number, windowMs: number): Part {
+		let part = this.parts.get(trigger);
+		if (!part) {
+			part = { entries: new Map(), windowMs, prunedAt: nowMs };
+			this.parts.set(trigger, part);
 		}
-		while (this.entries.size > this.maxEntries) {
-			const oldest = this.entries.keys().next().value as string;
-			this.entries.delete(oldest);
+		part.windowMs = windowMs;
+		return part;
+	}
+
+	/** Drops a part's expired keys (a full pass at most once a second, not one per delivery). */
+	private static prune(part: Part, nowMs: number): void {
+		if (nowMs - part.prunedAt < 1000 && nowMs >= part.prunedAt) return;
+		part.prunedAt = nowMs;
+		for (const [key, e] of part.entries)
+			if (expired(e, nowMs, part.windowMs)) part.entries.delete(key);
+	}
+
+	/** Once a minute, every trigger's part by its own window; parts left empty (a removed trigger) are dropped. */
+	private sweep(nowMs: number): void {
+		if (nowMs - this.sweptAt < 60_000 && nowMs >= this.sweptAt) return;
+		this.sweptAt = nowMs;
+		for (const [trigger, part] of this.parts) {
+			RecentDeliveries.prune(part, nowMs);
+			if (!part.entries.size) this.parts.delete(trigger);
 		}
 	}
 
 	/** 'recorded', 'pending' (accepted here, execution has not recorded it yet, within PENDING_MS) or undefined. */
-	state(id: string, nowMs: number, windowMinutes: number): 'recorded' | 'pending' | undefined {
-		this.prune(nowMs, windowMinutes * 60_000);
-		const e = this.entries.get(id);
-		if (e && nowMs - e.at > (e.recorded ? windowMinutes * 60_000 : PENDING_MS)) {
-			this.entries.delete(id);
+	state(
+		trigger: string,
+		key: string,
+		nowMs: number,
+		windowMinutes: number,
+	): 'recorded' | 'pending' | undefined {
+		this.sweep(nowMs);
+		const part = this.part(trigger, nowMs, windowMinutes * 60_000);
+		RecentDeliveries.prune(part, nowMs);
+		const e = part.entries.get(key);
+		if (e && expired(e, nowMs, part.windowMs)) {
+			part.entries.delete(key);
 			return undefined;
 		}
 		return e ? (e.recorded ? 'recorded' : 'pending') : undefined;
 	}
 
-	markPending(id: string, nowMs: number): void {
-		this.entries.delete(id);
-		this.entries.set(id, { at: nowMs, recorded: false });
+	markPending(trigger: string, key: string, nowMs: number): void {
+		this.set(trigger, key, { at: nowMs, recorded: false }, nowMs);
 	}
 
-	markRecorded(id: string, nowMs: number): void {
-		const at = this.entries.get(id)?.at ?? nowMs;
-		this.entries.delete(id);
-		this.entries.set(id, { at, recorded: true });
+	markRecorded(trigger: string, key: string, nowMs: number): void {
+		const at = this.parts.get(trigger)?.entries.get(key)?.at ?? nowMs;
+		this.set(trigger, key, { at, recorded: true }, nowMs);
+	}
+
+	/** Sets a key as the trigger's newest; beyond `maxPerTrigger` the trigger's oldest keys go. */
+	private set(trigger: string, key: string, entry: Entry, nowMs: number): void {
+		const part = this.parts.get(trigger) ?? this.part(trigger, nowMs, PENDING_MS);
+		part.entries.delete(key);
+		part.entries.set(key, entry);
+		while (part.entries.size > this.maxPerTrigger) {
+			const oldest = part.entries.keys().next().value as string;
+			part.entries.delete(oldest);
+		}
+	}
+
+	/** How many triggers have keys here, and how many keys in all (for tests). */
+	size(): { triggers: number; keys: number } {
+		let keys = 0;
+		for (const part of this.parts.values()) keys += part.entries.size;
+		return { triggers: this.parts.size, keys };
 	}
 }
 
 /** One per n8n process: a delivery and its execution run in the same process in n8n's regular mode. */
 export const recentDeliveries = new RecentDeliveries();
 
-/** Identity of a key of one trigger node of one workflow. */
-export function triggerKeyId(
-	workflowId: string | undefined,
-	nodeName: string,
-	key: string,
-): string {
-	return `${workflowId ?? ''}\u0000${nodeName}\u0000${key}`;
+/** Identity of one trigger node of one workflow. */
+export function triggerId(workflowId: string | undefined, nodeName: string): string {
+	return `${workflowId ?? ''}\u0000${nodeName}`;
 }

@@ -11,17 +11,17 @@ const isObject = (value: unknown): value is IDataObject =>
 	!!value && typeof value === 'object' && !Array.isArray(value);
 
 /**
- * The event `{action, createdTime, metadata}`: n8n's parsed JSON body, or the raw bytes parsed when the service
- * sent JSON under another content type. Undefined when there is no object with a text `action`.
+ * The event `{action, createdTime, metadata}`, read from the raw bytes of the delivery as JSON, whatever its content
+ * type: those are the bytes the verification checked. n8n's parsed body is never read (it parses by the caller's
+ * content type: signed JSON sent as form data would yield other fields). Undefined when the bytes are not a JSON
+ * object with a text `action`.
  */
-export function payloadOf(body: unknown, rawBody: Buffer | undefined): IDataObject | undefined {
-	let payload: unknown = body;
-	if (!isObject(payload) || payload.action === undefined) {
-		try {
-			payload = rawBody?.length ? jsonParse(rawBody.toString('utf8')) : undefined;
-		} catch {
-			payload = undefined;
-		}
+export function payloadOf(rawBody: Buffer | undefined): IDataObject | undefined {
+	let payload: unknown;
+	try {
+		payload = rawBody?.length ? jsonParse(rawBody.toString('utf8')) : undefined;
+	} catch {
+		payload = undefined;
 	}
 	if (!isObject(payload) || typeof payload.action !== 'string' || !payload.action.trim())
 		return undefined;

@@ -55,24 +55,39 @@ export function signatureBytes(value: string): Buffer | undefined {
 export function secretHeaderNames(settings?: VerificationSettings): string[] {
 	// Credentials of any kind a caller or a proxy in between may send, whatever the verification method.
 	const names = ['authorization', 'proxy-authorization', 'cookie'];
-	if (settings?.method === 'header')
-		names.push((settings.headerName || DEFAULT_SECRET_HEADER).trim().toLowerCase());
+	const text = (value: unknown, fallback: string) =>
+		(typeof value === 'string' && value ? value : fallback).trim().toLowerCase();
+	if (settings?.method === 'header') names.push(text(settings.headerName, DEFAULT_SECRET_HEADER));
 	if (settings?.method === 'hmac')
-		names.push((settings.hmacHeaderName || DEFAULT_SIGNATURE_HEADER).trim().toLowerCase());
+		names.push(text(settings.hmacHeaderName, DEFAULT_SIGNATURE_HEADER));
 	return names;
 }
 
 /**
  * Whether a delivery passes the configured verification. HMAC is computed over the raw body bytes as received,
- * never over re-serialised JSON; a missing raw body fails. Incomplete settings fail (never "accept all"): the
- * same check as the credential test (`missingSetting`), so it does not rest on n8n's form refusing an empty field.
+ * never over re-serialised JSON; a missing raw body fails. Incomplete or unusable settings fail (never "accept
+ * all"; a blank secret, the text "undefined", a value that is not text): the same check as the credential test
+ * (`missingSetting`), so it does not rest on n8n's form refusing an empty field. Nothing here throws: a check that
+ * cannot be made refuses the delivery.
  */
 export function verifyDelivery(
 	settings: VerificationSettings,
 	headers: Headers,
 	rawBody: Buffer | undefined,
 ): boolean {
-	if (missingSetting(settings) !== undefined) return false;
+	try {
+		return missingSetting(settings) === undefined && matches(settings, headers, rawBody);
+	} catch {
+		return false;
+	}
+}
+
+/** The comparison itself, for complete settings (every field used is text). */
+function matches(
+	settings: VerificationSettings,
+	headers: Headers,
+	rawBody: Buffer | undefined,
+): boolean {
 	switch (settings.method) {
 		case 'header': {
 			const expected = settings.headerSecret ?? '';
@@ -107,16 +122,54 @@ export function verifyDelivery(
 	}
 }
 
-/** What is missing from a verification credential, or undefined when it is complete. */
+const LABELS: Record<string, string> = {
+	headerName: 'Header Name',
+	headerSecret: 'Header Value',
+	user: 'User',
+	password: 'Password',
+	hmacHeaderName: 'Signature Header Name',
+	hmacSecret: 'Signing Secret',
+};
+
+/** Fields each method needs set (secrets) and may set (header names, a default when empty). */
+const FIELDS: Record<VerificationMethod, { required: string[]; optional: string[] }> = {
+	header: { required: ['headerSecret'], optional: ['headerName'] },
+	basicAuth: { required: ['user', 'password'], optional: [] },
+	hmac: { required: ['hmacSecret'], optional: ['hmacHeaderName'] },
+};
+
+/**
+ * Why a setting's value cannot be used, or undefined when it can. A value that is not text (a number, boolean, list
+ * or object from an expression) is never compared. A required text that is empty after trimming spaces, or the text
+ * "undefined" or "null" (an expression that resolved to nothing), is not set. The value itself is never named.
+ */
+function unusable(field: string, value: unknown, required: boolean): string | undefined {
+	const label = LABELS[field] ?? field;
+	if (value === undefined || value === null || value === '')
+		return required ? `${label} is empty` : undefined;
+	if (typeof value !== 'string')
+		return `${label} is not text (${Array.isArray(value) ? 'a list' : `a ${typeof value}`}): check its expression`;
+	const trimmed = value.trim();
+	if (!required) return trimmed ? undefined : `${label} is blank`;
+	if (!trimmed) return `${label} is empty (spaces only)`;
+	if (trimmed === 'undefined' || trimmed === 'null')
+		return `${label} is the text "${trimmed}": check its expression`;
+	return undefined;
+}
+
+/** What is missing or unusable in a verification credential, or undefined when it is complete. */
 export function missingSetting(settings: Partial<VerificationSettings>): string | undefined {
-	switch (settings.method) {
-		case 'header':
-			return settings.headerSecret ? undefined : 'Header Value is empty';
-		case 'basicAuth':
-			return settings.user && settings.password ? undefined : 'User and Password are both required';
-		case 'hmac':
-			return settings.hmacSecret ? undefined : 'Signing Secret is empty';
-		default:
-			return 'Choose a verification method';
-	}
+	const method = settings.method;
+	if (typeof method !== 'string' || !Object.prototype.hasOwnProperty.call(FIELDS, method))
+		return 'Choose a verification method';
+	const fields = FIELDS[method];
+	const data = settings as Record<string, unknown>;
+	const problems = [
+		...fields.required.map((f) => unusable(f, data[f], true)),
+		...fields.optional.map((f) => unusable(f, data[f], false)),
+	].filter((p): p is string => p !== undefined);
+	if (!problems.length) return undefined;
+	if (method === 'basicAuth' && problems.every((p) => / is empty/.test(p)))
+		return 'User and Password are both required';
+	return problems.join('; ');
 }

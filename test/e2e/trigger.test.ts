@@ -1,9 +1,11 @@
 import axios, { type AxiosInstance } from 'axios';
 import { createHmac, randomUUID } from 'node:crypto';
 
-import { context, control, n8n, type Json } from '../harness/context';
+import { context, control, n8n, ownerRest, type Json } from '../harness/context';
+import { readExample } from '../harness/examples';
 import {
 	cleanup,
+	NODE,
 	deliveries,
 	publish,
 	runCleanup,
@@ -513,4 +515,54 @@ describe('AML Trigger redelivery', () => {
 		expect(after.filter((d) => d.accepted)).toHaveLength(1);
 		expect(after[after.length - 1].accepted).toBe(true);
 	});
+});
+
+describe('AML Trigger sample events', () => {
+	test.each([
+		'03-alert-notification.json',
+		'06-alert-ticket-jira.json',
+		'07-alert-review-slack.json',
+	])(
+		'%s: its trigger with the pinned data as shipped, credential chosen: "Test workflow" runs at once with the sample events, without waiting for a delivery',
+		async (file) => {
+			const shipped = readExample(file);
+			const trigger = (shipped.nodes as Json[]).find((n) => n.name === NODE)!;
+			const cred = await n8n().createCredential(
+				`AML webhook samples ${randomUUID().slice(0, 8)}`,
+				'amlWebhookApi',
+				{ method: 'header', headerName: 'X-AML-Secret', headerSecret: randomUUID() },
+			);
+			cleanup.push(() => n8n().deleteCredential(cred.id));
+			const rest = await ownerRest();
+			// What the editor's import stores (n8n's public API drops pinned data); the other nodes need the user's
+			// Slack or Jira credentials and are left out.
+			const created = await rest.post('/workflows', {
+				name: `${shipped.name} samples ${randomUUID().slice(0, 8)}`,
+				nodes: [{ ...trigger, credentials: { amlWebhookApi: { id: cred.id, name: cred.name } } }],
+				connections: {},
+				pinData: shipped.pinData,
+				settings: shipped.settings,
+				active: false,
+			});
+			expect(created.status).toBe(200);
+			const id = String(created.data.data.id);
+			cleanup.push(() => n8n().deleteWorkflow(id));
+			const started = await rest.post(`/workflows/${id}/run`, {
+				workflowData: created.data.data,
+				triggerToStartFrom: { name: NODE },
+			});
+			expect(started.status).toBe(200);
+			expect(started.data.data).not.toHaveProperty('waitingForWebhook');
+			const execution = await until('the test run', async () =>
+				(await n8n().listExecutions(id, { includeData: true })).find((e) => e.stoppedAt),
+			);
+			const output = (execution.data?.resultData?.runData?.[NODE]?.[0]?.data?.main?.[0] ?? []).map(
+				(i: Json) => i.json,
+			);
+			expect({ status: execution.status, output }).toEqual({
+				status: 'success',
+				output: trigger.parameters.events.map((e: string) => SAMPLE_PAYLOADS[e]),
+			});
+		},
+	);
 });

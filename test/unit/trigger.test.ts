@@ -1,12 +1,16 @@
 import { createHash, createHmac } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { IDataObject } from 'n8n-workflow';
 
 import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
 	deliveryKey,
 	MAX_REMEMBERED_DELIVERIES,
 	PENDING_MS,
+	MAX_KEYS_PER_TRIGGER,
 	RecentDeliveries,
-	triggerKeyId,
+	triggerId,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import {
@@ -21,6 +25,15 @@ import {
 	splitList,
 	type EventFilter,
 } from '../../nodes/AmlTrigger/filters';
+import {
+	methodHints,
+	REFUSAL_LOG_INTERVAL_MS,
+	RefusalLog,
+	refusalLogLine,
+	refusalOf,
+	refusalText,
+	verificationFailure,
+} from '../../nodes/AmlTrigger/refusal';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
 import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
 import {
@@ -30,8 +43,11 @@ import {
 	secretHeaderNames,
 	signatureBytes,
 	verifyDelivery,
+	type Headers,
 	type VerificationSettings,
 } from '../../nodes/AmlTrigger/verify';
+
+type Json = Record<string, unknown>;
 
 const body = Buffer.from(
 	'{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}',
@@ -133,6 +149,42 @@ describe('AML Trigger verification', () => {
 		);
 	});
 
+	test('odd secrets fail closed without throwing: spaces only, the text "undefined" or "null", numbers, booleans, lists, objects; the message never names the value', () => {
+		const basic = (v: string) => ({ authorization: `Basic ${Buffer.from(v).toString('base64')}` });
+		const odd = (s: Json) => s as unknown as VerificationSettings;
+		const refused: Array<[VerificationSettings, Headers]> = [
+			[odd({ method: 'basicAuth', user: ' ', password: ' ' }), basic(' : ')],
+			[odd({ method: 'basicAuth', user: 'aml', password: 'undefined' }), basic('aml:undefined')],
+			[odd({ method: 'basicAuth', user: 'aml', password: 5 }), basic('aml:5')],
+			[odd({ method: 'hmac', hmacSecret: '  ' }), { 'x-aml-signature': hmacHex('  ', body) }],
+			[odd({ method: 'hmac', hmacSecret: true }), { 'x-aml-signature': hmacHex('true', body) }],
+			[odd({ method: 'hmac', hmacSecret: 's', hmacHeaderName: 7 }), { '7': hmacHex('s', body) }],
+			[odd({ method: 'header', headerSecret: 'null' }), { 'x-aml-secret': 'null' }],
+			[odd({ method: 'header', headerSecret: [1] }), { 'x-aml-secret': '1' }],
+			[odd({ method: 'header', headerSecret: { a: 1 } }), { 'x-aml-secret': '[object Object]' }],
+			[odd({ method: 5 }), {}],
+		];
+		for (const [settings, headers] of refused) {
+			expect(() => verifyDelivery(settings, headers, body)).not.toThrow();
+			expect(verifyDelivery(settings, headers, body)).toBe(false);
+			expect(missingSetting(settings)).toEqual(expect.any(String));
+		}
+		expect(missingSetting(odd({ method: 'basicAuth', user: 'aml', password: 5 }))).toBe(
+			'Password is not text (a number): check its expression',
+		);
+		expect(missingSetting(odd({ method: 'header', headerSecret: 'undefined' }))).toMatch(
+			/Header Value is the text "undefined"/,
+		);
+		// Real secrets with spaces around them are compared as they are.
+		expect(
+			verifyDelivery(
+				{ method: 'basicAuth', user: 'aml', password: ' pw ' },
+				basic('aml: pw '),
+				body,
+			),
+		).toBe(true);
+	});
+
 	test('unknown method fails closed', () => {
 		expect(verifyDelivery({ method: 'nope' } as unknown as VerificationSettings, {}, body)).toBe(
 			false,
@@ -194,23 +246,58 @@ describe('AML Trigger deduplication', () => {
 	test('in-process state: pending until recorded, pending expires, recorded lasts the window', () => {
 		const r = new RecentDeliveries();
 		const t0 = 1_000_000;
-		const id = triggerKeyId('wf1', 'AML Trigger', 'k');
-		expect(r.state(id, t0, 60)).toBeUndefined();
-		r.markPending(id, t0);
-		expect(r.state(id, t0 + 1000, 60)).toBe('pending');
-		expect(r.state(triggerKeyId('wf2', 'AML Trigger', 'k'), t0 + 1000, 60)).toBeUndefined();
-		expect(r.state(id, t0 + PENDING_MS + 1, 60)).toBeUndefined();
-		r.markPending(id, t0);
-		r.markRecorded(id, t0 + 10);
-		expect(r.state(id, t0 + 59 * 60_000, 60)).toBe('recorded');
-		expect(r.state(id, t0 + 61 * 60_000, 60)).toBeUndefined();
+		const t = triggerId('wf1', 'AML Trigger');
+		expect(r.state(t, 'k', t0, 60)).toBeUndefined();
+		r.markPending(t, 'k', t0);
+		expect(r.state(t, 'k', t0 + 1000, 60)).toBe('pending');
+		expect(r.state(triggerId('wf2', 'AML Trigger'), 'k', t0 + 1000, 60)).toBeUndefined();
+		expect(r.state(t, 'k', t0 + PENDING_MS + 1, 60)).toBeUndefined();
+		r.markPending(t, 'k', t0);
+		r.markRecorded(t, 'k', t0 + 10);
+		expect(r.state(t, 'k', t0 + 59 * 60_000, 60)).toBe('recorded');
+		expect(r.state(t, 'k', t0 + 61 * 60_000, 60)).toBeUndefined();
 	});
 
-	test('in-process map is bounded', () => {
+	test('in-process map is bounded per trigger', () => {
 		const r = new RecentDeliveries(3);
-		for (let i = 0; i < 5; i++) r.markRecorded(`k${i}`, 1000 + i);
-		expect(r.state('k0', 2000, 60)).toBeUndefined();
-		expect(r.state('k4', 2000, 60)).toBe('recorded');
+		const t = triggerId('wf1', 'AML Trigger');
+		for (let i = 0; i < 5; i++) r.markRecorded(t, `k${i}`, 1000 + i);
+		expect(r.state(t, 'k0', 2000, 60)).toBeUndefined();
+		expect(r.state(t, 'k4', 2000, 60)).toBe('recorded');
+		expect(MAX_KEYS_PER_TRIGGER).toBe(10_000);
+	});
+
+	test("a flood of deliveries to one trigger evicts none of another trigger's pending keys", () => {
+		const r = new RecentDeliveries(1000);
+		const quiet = triggerId('wf1', 'AML Trigger');
+		const busy = triggerId('wf2', 'AML Trigger');
+		const t0 = 1_000_000;
+		r.state(quiet, 'pending-copy', t0, 1440);
+		r.markPending(quiet, 'pending-copy', t0);
+		for (let i = 0; i < 50_000; i++) {
+			r.state(busy, `k${i}`, t0 + i, 1440);
+			r.markPending(busy, `k${i}`, t0 + i);
+		}
+		expect(r.state(quiet, 'pending-copy', t0 + 50_000, 1440)).toBe('pending');
+		expect(r.size()).toEqual({ triggers: 2, keys: 1001 });
+	});
+
+	test("a trigger's window prunes its own keys only; parts of removed triggers are dropped", () => {
+		const r = new RecentDeliveries();
+		const long = triggerId('wf1', 'AML Trigger');
+		const short = triggerId('wf2', 'AML Trigger');
+		const t0 = 1_000_000;
+		r.state(long, 'a', t0, 1440);
+		r.markRecorded(long, 'a', t0);
+		r.state(short, 'b', t0, 1);
+		r.markRecorded(short, 'b', t0);
+		const gone = triggerId('wf3', 'AML Trigger');
+		r.state(gone, 'x', t0, 1);
+		r.markRecorded(gone, 'x', t0);
+		// Two hours later, a delivery to the 1-minute trigger: its own record expired, the 1-day one stays.
+		expect(r.state(short, 'c', t0 + 2 * 3_600_000, 1)).toBeUndefined();
+		expect(r.size()).toEqual({ triggers: 2, keys: 1 });
+		expect(r.state(long, 'a', t0 + 2 * 3_600_000, 1440)).toBe('recorded');
 	});
 
 	test('defaults', () => {
@@ -277,15 +364,17 @@ describe('AML Trigger event selection and filters', () => {
 });
 
 describe('AML Trigger payload, headers and samples', () => {
-	test('payload from the parsed body, or from the raw bytes under another content type', () => {
-		expect(payloadOf({ action: 'A', metadata: {} }, undefined)).toEqual({
+	test('payload from the raw bytes as JSON only: form data, arrays, text and missing bytes are not events', () => {
+		expect(payloadOf(body)?.action).toBe('ALERT_CREATED');
+		expect(payloadOf(Buffer.from('{"action":"A","metadata":{}}'))).toEqual({
 			action: 'A',
 			metadata: {},
 		});
-		expect(payloadOf('text', body)?.action).toBe('ALERT_CREATED');
-		expect(payloadOf({}, Buffer.from('not json'))).toBeUndefined();
-		expect(payloadOf({ action: '' }, undefined)).toBeUndefined();
-		expect(payloadOf([{ action: 'A' }], Buffer.from('[{"action":"A"}]'))).toBeUndefined();
+		expect(payloadOf(undefined)).toBeUndefined();
+		expect(payloadOf(Buffer.from('not json'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('action=A&createdTime=2026-11-27T10%3A00%3A00Z'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('{"action":""}'))).toBeUndefined();
+		expect(payloadOf(Buffer.from('[{"action":"A"}]'))).toBeUndefined();
 	});
 
 	test('secret headers are redacted, others kept', () => {
@@ -352,4 +441,104 @@ describe('AML Trigger replay window (createdTime)', () => {
 		expect(staleness(iso(now + 10 * 60_000), now)).toMatch(/10 minutes in the future/);
 		expect(staleness(undefined, now)).toMatch(/createdTime" is missing/);
 	});
+});
+
+describe('AML Trigger refusals: what the editor and the log are told', () => {
+	const basic = `Basic ${Buffer.from('aml:pw-value').toString('base64')}`;
+
+	test('the reason names the method and what was missing, never a value', () => {
+		const hmac: VerificationSettings = { method: 'hmac', hmacSecret: 's3cret-value' };
+		expect(verificationFailure(hmac, {}, body)).toBe(
+			'no X-AML-Signature header arrived (HMAC-SHA256 Signature method)',
+		);
+		expect(verificationFailure(hmac, { 'x-aml-signature': 'abc' }, body)).toMatch(/not a hex HMAC/);
+		expect(verificationFailure(hmac, { 'x-aml-signature': hmacHex('other', body) }, body)).toMatch(
+			/does not match the body/,
+		);
+		expect(
+			verificationFailure(
+				{ method: 'basicAuth', user: 'aml', password: 'pw' },
+				{ authorization: 'Bearer t' },
+				body,
+			),
+		).toMatch(/not Basic credentials/);
+		expect(verificationFailure({ method: 'header', headerSecret: ' ' }, {}, body)).toMatch(
+			/credential is incomplete: Header Value is empty \(spaces only\)/,
+		);
+	});
+
+	test('hints: which method would check what arrived; header names only, valid names, sorted', () => {
+		const headers = {
+			authorization: basic,
+			'x-hook-signature': 'sha256=ab',
+			'X-Api-Key': 'key-value',
+			'content-type': 'application/json',
+		};
+		const refusal = refusalOf(401, 'no X-AML-Signature header arrived', headers);
+		expect(refusal.headerNames).toEqual([
+			'authorization',
+			'content-type',
+			'x-api-key',
+			'x-hook-signature',
+		]);
+		expect(refusal.hints.join(' ')).toMatch(/Basic credentials arrived: the Basic Auth method/);
+		expect(refusal.hints.join(' ')).toMatch(/signature-like header "x-hook-signature"/);
+		expect(refusal.hints.join(' ')).toMatch(/secret-like header "x-api-key"/);
+		const text = JSON.stringify(refusalText(refusal));
+		for (const value of [basic, 'pw-value', 'sha256=ab', 'key-value'])
+			expect(text).not.toContain(value);
+		expect(methodHints({ 'content-type': 'application/json' })).toEqual([
+			expect.stringMatching(/^No header that could carry a secret or a signature arrived/),
+		]);
+		expect(methodHints({ authorization: 'Bearer x' })[0]).toMatch(
+			/\(Bearer scheme\).*Secret Header/,
+		);
+	});
+
+	test('the log: at most one line per trigger per minute, the next one counts the refusals in between', () => {
+		const log = new RefusalLog();
+		expect(log.take('t1', 0)).toEqual({ log: true, unlogged: 0 });
+		expect(log.take('t1', 1000).log).toBe(false);
+		expect(log.take('t2', 1000)).toEqual({ log: true, unlogged: 0 });
+		expect(log.take('t1', 2000).log).toBe(false);
+		expect(log.take('t1', REFUSAL_LOG_INTERVAL_MS + 1)).toEqual({ log: true, unlogged: 2 });
+		const line = refusalLogLine(
+			'AML Trigger',
+			'wf1',
+			refusalOf(401, 'no X-AML-Signature header arrived', {}),
+			2,
+		);
+		expect(line).toMatch(
+			/^AML Trigger "AML Trigger" of workflow wf1 refused a delivery \(401\): no X-AML-Signature header arrived\. .* 2 more deliveries were refused/,
+		);
+	});
+});
+
+describe('AML Trigger sample events pinned in the alert examples', () => {
+	const examples = ['03-alert-notification', '06-alert-ticket-jira', '07-alert-review-slack'];
+	test.each(examples)(
+		'%s: the trigger has pinned data, one sample event per selected event, each one the trigger itself would start with',
+		(name) => {
+			const workflow = JSON.parse(
+				fs.readFileSync(path.join(__dirname, '..', '..', 'examples', `${name}.json`), 'utf8'),
+			) as Json & { nodes: Json[]; pinData?: Record<string, Array<{ json: Json }>> };
+			const trigger = workflow.nodes.find((n) => n.type === 'n8n-nodes-aml.amlTrigger')!;
+			const parameters = trigger.parameters as { events: string[]; options?: Json };
+			expect(Object.keys(workflow.pinData ?? {})).toEqual([trigger.name]);
+			const items = workflow.pinData![trigger.name as string];
+			expect(items.map((i) => i.json)).toEqual(parameters.events.map((e) => SAMPLE_PAYLOADS[e]));
+			for (const { json } of items) {
+				// What the trigger would output for these bytes: read as an event, selected by its filters.
+				expect(payloadOf(Buffer.from(JSON.stringify(json)))).toEqual(json);
+				expect(
+					rejection(
+						{ events: parameters.events, decisionRules: [], riskLevels: [] },
+						String(json.action),
+						json.metadata as IDataObject,
+					),
+				).toBeUndefined();
+				expect(Object.keys(json).sort()).toEqual(['action', 'createdTime', 'metadata']);
+			}
+		},
+	);
 });
