@@ -71,7 +71,7 @@ export function optionsCollection(
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'e.g. Add Option',
+		placeholder: 'Add Option',
 		default: {},
 		options: [
 			...extra,

@@ -29,7 +29,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Fields to Set',
 		name: 'setFields',
 		type: 'collection',
-		placeholder: 'e.g. Add Field',
+		placeholder: 'Add Field',
 		default: {},
 		options: [
 			{
