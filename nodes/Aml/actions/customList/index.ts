@@ -36,7 +36,9 @@ export const description: INodeProperties[] = [
 				action: 'Archive custom list record',
 			},
 			{
-				name: 'Create or Update',
+				// the object is a record of the list, not the list (n8n's UX guidelines: "Get Many Records")
+				// eslint-disable-next-line n8n-nodes-base/node-param-option-name-wrong-for-upsert
+				name: 'Create or Update Record',
 				value: 'upsert',
 				description: 'Create a new record, or update the current one if it already exists (upsert)',
 				action: 'Create or update custom list record',
@@ -48,7 +50,8 @@ export const description: INodeProperties[] = [
 				action: 'Create custom list record',
 			},
 			{
-				name: 'Get Many',
+				// eslint-disable-next-line n8n-nodes-base/node-param-option-name-wrong-for-get-many
+				name: 'Get Many Records',
 				value: 'getAll',
 				description: 'List the active records of a custom list',
 				action: 'Get many custom list records',
