@@ -273,7 +273,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			// n8n adds "Custom API Call" to nodes whose credential it can attach to an HTTP Request node
 			expect(await dropdownNames(page, ndv, 'resource')).toEqual([
 				'Alert',
-				'Custom List',
+				'Custom List Record',
 				'Data Upload',
 				'Person',
 				'Screening',

@@ -8,7 +8,6 @@ import { join } from 'path';
  * object.
  */
 const root = join(__dirname, '..', '..');
-const dist = join(root, 'dist');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	homepage: string;
 	n8n: { nodes: string[]; credentials: string[] };
@@ -159,13 +158,14 @@ describe('built descriptions (dist/)', () => {
 			screening: /\bscreening\b/i,
 			transaction: /\btransactions?\b/i,
 		};
-		// a name without its object is read with the resource's name ("Person → Create"); a Custom List holds
-		// records and fields, so its operations say which
+		// the panel shows "Resource → Operation": where operations act on something inside the resource (a custom
+		// list's records and fields), the resource's name or the operation's name says what (n8n's UX guidelines;
+		// n8n's scan requires the bare names Get Many and Create or Update for the values getAll and upsert)
 		const ownObject: Record<string, RegExp> = {
 			customList: /\b(records?|fields)\b/i,
 		};
 		const wrong: string[] = [];
-		for (const { value: resource } of resources) {
+		for (const { value: resource, name: resourceName } of resources) {
 			const operations = aml.properties.filter(
 				(p) =>
 					p.name === 'operation' &&
@@ -178,8 +178,8 @@ describe('built descriptions (dist/)', () => {
 				const where = `${resource} → ${option.value}`;
 				if (!objects[resource]?.test(option.action ?? ''))
 					wrong.push(`${where}: action "${option.action}" does not name its object`);
-				if (ownObject[resource] && !ownObject[resource].test(option.name))
-					wrong.push(`${where}: name "${option.name}" does not name its object`);
+				if (ownObject[resource] && !ownObject[resource].test(`${resourceName} → ${option.name}`))
+					wrong.push(`${where}: "${resourceName} → ${option.name}" does not name its object`);
 				if (/deprecated/i.test(option.name))
 					wrong.push(`${where}: name "${option.name}" labels a warning, not what it does`);
 			}

@@ -30,37 +30,34 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['customList'] } },
 		options: [
 			{
-				name: 'Archive Record',
+				name: 'Archive',
 				value: 'archive',
 				description: 'Archive a record so it no longer counts as part of the list',
 				action: 'Archive custom list record',
 			},
 			{
-				// the object is a record of the list, not the list (n8n's UX guidelines: "Get Many Records")
-				// eslint-disable-next-line n8n-nodes-base/node-param-option-name-wrong-for-upsert
-				name: 'Create or Update Record',
-				value: 'upsert',
-				description: 'Create a new record, or update the current one if it already exists (upsert)',
-				action: 'Create or update custom list record',
-			},
-			{
-				name: 'Create Record',
+				name: 'Create',
 				value: 'create',
 				description: 'Add a new record to a custom list (fails if an active record has this ID)',
 				action: 'Create custom list record',
 			},
 			{
-				// eslint-disable-next-line n8n-nodes-base/node-param-option-name-wrong-for-get-many
-				name: 'Get Many Records',
-				value: 'getAll',
-				description: 'List the active records of a custom list',
-				action: 'Get many custom list records',
+				name: 'Create or Update',
+				value: 'upsert',
+				description: 'Create a new record, or update the current one if it already exists (upsert)',
+				action: 'Create or update custom list record',
 			},
 			{
-				name: 'Get Record',
+				name: 'Get',
 				value: 'get',
 				description: 'Get one record of a custom list by its ID',
 				action: 'Get custom list record',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List the active records of a custom list',
+				action: 'Get many custom list records',
 			},
 			{
 				name: 'Get Usable Fields',
@@ -76,7 +73,7 @@ export const description: INodeProperties[] = [
 				action: 'Sync custom list records with input items',
 			},
 			{
-				name: 'Update Record',
+				name: 'Update',
 				value: 'update',
 				description: 'Replace all attributes of an active record',
 				action: 'Update custom list record',
