@@ -184,8 +184,8 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
 			const icons = await amlIcons(page);
-			// AML Gate
-			expect(icons).toHaveLength(1);
+			// AML Gate, Store customer
+			expect(icons).toHaveLength(2);
 			for (const icon of icons)
 				expect(icon).toEqual({
 					type: AML_NODE,
