@@ -13,7 +13,7 @@ export class AmlWebhookApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/aml.svg', dark: 'file:../icons/aml.dark.svg' };
 
-	documentationUrl = 'https://github.com/n8n-nodes-aml/n8n-nodes-aml#aml-trigger';
+	documentationUrl = 'https://github.com/n8n-nodes-aml/n8n-nodes-aml#credentials';
 
 	properties: INodeProperties[] = [
 		{

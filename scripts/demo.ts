@@ -351,6 +351,12 @@ async function main(): Promise<void> {
 					'# one over the monitoring threshold: answers block, raises an alert (the alert examples then post to Slack)',
 					payment('25000.00'),
 				);
+				const onboarding = nodes.find((n) => n.name === 'Core banking customer');
+				if (onboarding)
+					tryIt.push(
+						'# a customer not yet stored: every payment of it is blocked (store refused) until it is stored through the onboarding webhook',
+						`curl -s -X POST ${n8n.baseUrl}/webhook/${onboarding.parameters.path} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"cust-'$(date +%s)'","type":"INDIVIDUAL","attributes":{"first_name":"Anna","last_name":"Schmidt","country":"DE"}}'`,
+					);
 			}
 			if (trigger) {
 				const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/aml`;

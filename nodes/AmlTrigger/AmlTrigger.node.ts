@@ -159,7 +159,7 @@ export class AmlTrigger implements INodeType {
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
-				placeholder: 'e.g. Add Option',
+				placeholder: 'Add Option',
 				default: {},
 				options: [
 					{

@@ -184,8 +184,8 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
 			const icons = await amlIcons(page);
-			// AML Gate
-			expect(icons).toHaveLength(1);
+			// AML Gate, Store customer
+			expect(icons).toHaveLength(2);
 			for (const icon of icons)
 				expect(icon).toEqual({
 					type: AML_NODE,
@@ -273,7 +273,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			// n8n adds "Custom API Call" to nodes whose credential it can attach to an HTTP Request node
 			expect(await dropdownNames(page, ndv, 'resource')).toEqual([
 				'Alert',
-				'Custom List',
+				'Custom List Record',
 				'Data Upload',
 				'Person',
 				'Screening',

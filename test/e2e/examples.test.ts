@@ -256,6 +256,7 @@ describe('example 01: transaction gate', () => {
 	const KEY = 'X-Core-Banking-Key';
 	const secret = `gate-${randomUUID()}`;
 	let path = '';
+	let customerPath = '';
 	beforeAll(async () => {
 		await control.post('/reset');
 		const header = await credential('httpHeaderAuth', 'Core banking header auth (e2e)', {
@@ -267,6 +268,8 @@ describe('example 01: transaction gate', () => {
 		});
 		path = (workflow.nodes as Json[]).find((n) => n.name === 'Core banking payment')!.parameters
 			.path;
+		customerPath = (workflow.nodes as Json[]).find((n) => n.name === 'Core banking customer')!
+			.parameters.path;
 		await n8n().activate(id);
 	});
 
@@ -290,6 +293,50 @@ describe('example 01: transaction gate', () => {
 		(await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).some(
 			(t) => t.id === id,
 		);
+
+	test('a customer not yet stored: the payment is blocked (store refused); stored through the onboarding webhook, the same payment is processed', async () => {
+		const customer = `cust-new-${randomUUID().slice(0, 8)}`;
+		const before = await pay(payment('gate-new-1', '10.00', { personId: customer }));
+		expect(before).toMatchObject({
+			decision: 'block',
+			reason: expect.stringMatching(/store refused/),
+		});
+
+		expect(
+			(await n8n().callWebhook(customerPath, { id: customer, type: 'INDIVIDUAL' }, {})).status,
+		).toBe(403);
+		const onboarding = await n8n().callWebhook(
+			customerPath,
+			{
+				id: customer,
+				type: 'INDIVIDUAL',
+				attributes: { first_name: 'Anna', last_name: 'Schmidt', country: 'DE' },
+			},
+			{ headers: { [KEY]: secret } },
+		);
+		expect({ status: onboarding.status, data: onboarding.data }).toEqual({
+			status: 200,
+			data: { personId: customer, result: 'created' },
+		});
+		const person = (await control.get<Json[]>('/persons')).find((p) => p.id === customer);
+		expect(person).toMatchObject({ type: 'INDIVIDUAL', attributes: { last_name: 'Schmidt' } });
+
+		expect(await pay(payment('gate-new-2', '10.00', { personId: customer }))).toMatchObject({
+			transactionId: 'gate-new-2',
+			decision: 'process',
+		});
+		// data the node refuses is answered 422 with the reason, nothing stored
+		const refused = await n8n().callWebhook(
+			customerPath,
+			{ id: 'has space', type: 'INDIVIDUAL' },
+			{ headers: { [KEY]: secret } },
+		);
+		expect(refused.status).toBe(422);
+		expect(refused.data).toMatchObject({
+			stored: false,
+			error: expect.stringMatching(/Person ID/),
+		});
+	});
 
 	test('a call without the header (or with a wrong one) is refused with 403 and stores nothing', async () => {
 		expect((await call(payment('gate-0', '10.00'), {})).status).toBe(403);
@@ -423,13 +470,33 @@ describe('example 01: transaction gate', () => {
 });
 
 describe('example 02: nightly custom list sync', () => {
-	test('the list equals the CSV source; a second run changes nothing', async () => {
+	// the export the workflow downloads: the sandbox's blocklist.csv, then other contents
+	let csv = '';
+	let server: http.Server;
+	let exportUrl = '';
+	beforeAll(async () => {
+		csv = (
+			await axios.get(`${context().sandbox.baseUrl}/files/blocklist.csv`, { responseType: 'text' })
+		).data as string;
+		server = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/csv' });
+			res.end(csv);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		exportUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/blocklist.csv`;
+	});
+	afterAll(async () => {
+		await new Promise((resolve) => server.close(resolve));
+	});
+	const LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
+	const active = async () =>
+		(await control.get<Json[]>(`/custom-lists/${LIST}/records`)).filter((r) => !r.archived);
+
+	test('the list equals the CSV source; a second run changes nothing; Slack hears when the guard stops a run and when records fail, nothing else', async () => {
 		await control.post('/reset');
 		const { id, workflow } = await importAsUser('02-custom-list-sync.json', {
-			credentials: { amlOAuth2Api: context().credential },
-			settings: {
-				'Download blocklist CSV': { url: `${context().sandbox.baseUrl}/files/blocklist.csv` },
-			},
+			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
+			settings: { 'Download blocklist CSV': { url: exportUrl } },
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
 		await n8n().activate(id);
@@ -465,6 +532,50 @@ describe('example 02: nightly custom list sync', () => {
 				(r) => r.path.startsWith('/api') && r.method !== 'GET',
 			),
 		).toHaveLength(0);
+		for (const run of [first, second])
+			expect(run.data.resultData.runData['Report to Slack']).toBeUndefined();
+		const posted = async () =>
+			(await slackCalls('chat.postMessage')).map((p) => String(p.body.text));
+		const postedBefore = (await posted()).length;
+
+		// a broken export (two rows left): the archive guard stops the run before any change, and Slack hears of it
+		const lines = csv.trim().split('\n');
+		csv = `${lines.slice(0, 3).join('\n')}\n`;
+		await n8n().callWebhook(hookPath, {});
+		const [, , third] = await finishedExecutions(id, 3);
+		expect(nodeOutputs(third, 'Sync blocklist')[1]).toHaveLength(1);
+		expect(await active()).toHaveLength(1000);
+		const stopped = (await posted()).slice(postedBefore);
+		expect(stopped).toEqual([
+			expect.stringMatching(
+				/Blocklist sync stopped, nothing was changed: .*would archive 998 of the 1000/,
+			),
+		]);
+
+		// a new row the service refuses: the others are written, Slack names the failed record
+		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE\nblk-new-2,Other Entity,FR\n`;
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `/custom-lists/${LIST}/records$`,
+					errorRate: 1,
+					errorStatus: 400,
+					times: 1,
+				},
+			],
+		});
+		try {
+			await n8n().callWebhook(hookPath, {});
+			const [, , , fourth] = await finishedExecutions(id, 4);
+			expect(nodeOutput(fourth, 'Sync blocklist')[0]).toMatchObject({ created: 1, failed: 1 });
+		} finally {
+			await control.del('/faults');
+		}
+		expect(await active()).toHaveLength(1001);
+		expect((await posted()).slice(postedBefore + 1)).toEqual([
+			expect.stringMatching(/Blocklist sync: 1 of the changes failed .*First: create blk-new-\d: /),
+		]);
 	});
 });
 

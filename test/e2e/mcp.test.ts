@@ -9,7 +9,7 @@ import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 /**
  * AI agents use the AML node as a tool: a workflow with n8n's MCP Server Trigger and AML tool nodes whose parameters
  * an agent fills through `$fromAI(...)`, called by a real MCP client (the official SDK) over the trigger's URL.
- * n8n runs with N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE=true (test/harness/n8n.ts).
+ * n8n runs without N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: no supported n8n reads it (README, AI agents).
  */
 const suffix = randomUUID().slice(0, 8);
 const personId = `mcp-${suffix}`;

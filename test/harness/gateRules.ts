@@ -43,8 +43,12 @@ export function describeGateRules(): void {
 			const node = (workflow.nodes as Json[]).find((n) => n.name === 'AML Gate')!;
 			gate(node);
 			path = `gate-rules-${randomUUID()}`;
-			(workflow.nodes as Json[]).find((n) => n.name === 'Core banking payment')!.parameters.path =
-				path;
+			// every webhook of the example on a path of its own (the example may be imported elsewhere in this n8n)
+			for (const hook of (workflow.nodes as Json[]).filter(
+				(n) => n.type === 'n8n-nodes-base.webhook',
+			))
+				hook.parameters.path =
+					hook.name === 'Core banking payment' ? path : `${path}-${hook.name.length}`;
 			await n8n()
 				.deactivate(workflowId)
 				.catch(() => undefined);

@@ -235,8 +235,6 @@ export function n8nEnv(opts: {
 		...(hasModule(opts.n8n, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_SECURE_COOKIE: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
-		// community nodes as AI tools (AI Agent, MCP Server Trigger): off by default in n8n
-		N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'true',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_LOG_LEVEL: 'info',
 		N8N_LOG_OUTPUT: 'console',

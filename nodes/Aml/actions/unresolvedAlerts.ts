@@ -32,7 +32,7 @@ export function unresolvedAlertsOperation(options: {
 }): OperationModule {
 	const properties: INodeProperties[] = [
 		deprecationNotice(
-			'Decision rules configured in the AML web UI replace this check; their results arrive through the AML Trigger (PERSON / TRANSACTION decision events).',
+			'The service marks this endpoint deprecated: decision rules configured in its web UI can push the same answer to an AML Trigger (PERSON / TRANSACTION decision events). This operation asks on demand.',
 		),
 		...options.idProperties,
 		optionsCollection(),

@@ -53,7 +53,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			displayName: 'Attributes',
 			name: 'attributeFields',
 			type: 'collection',
-			placeholder: 'e.g. Add Attribute',
+			placeholder: 'Add Attribute',
 			default: {},
 			displayOptions: { show: { attributesMode: ['fields'] } },
 			options: options.known.map((attribute) => ({
@@ -69,7 +69,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			displayName: 'Custom Attributes',
 			name: 'customAttributes',
 			type: 'fixedCollection',
-			placeholder: 'e.g. Add Custom Attribute',
+			placeholder: 'Add Custom Attribute',
 			typeOptions: { multipleValues: true },
 			default: {},
 			displayOptions: { show: { attributesMode: ['fields'] } },

@@ -71,7 +71,7 @@ export function optionsCollection(
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
-		placeholder: 'e.g. Add Option',
+		placeholder: 'Add Option',
 		default: {},
 		options: [
 			...extra,
@@ -83,9 +83,9 @@ export function optionsCollection(
 	};
 }
 
-/** The notice heading an operation that the AML service has deprecated. */
-export const deprecationNotice = (replacement: string): INodeProperties => ({
-	displayName: `Deprecated by the AML service. ${replacement}`,
+/** The notice heading an operation whose endpoint the AML service marks deprecated: what to know before using it. */
+export const deprecationNotice = (note: string): INodeProperties => ({
+	displayName: note,
 	name: 'deprecatedNotice',
 	type: 'notice',
 	default: '',

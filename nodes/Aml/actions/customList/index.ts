@@ -30,10 +30,16 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['customList'] } },
 		options: [
 			{
-				name: 'Archive Record',
+				name: 'Archive',
 				value: 'archive',
 				description: 'Archive a record so it no longer counts as part of the list',
 				action: 'Archive custom list record',
+			},
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Add a new record to a custom list (fails if an active record has this ID)',
+				action: 'Create custom list record',
 			},
 			{
 				name: 'Create or Update',
@@ -42,22 +48,16 @@ export const description: INodeProperties[] = [
 				action: 'Create or update custom list record',
 			},
 			{
-				name: 'Create Record',
-				value: 'create',
-				description: 'Add a new record to a custom list (fails if an active record has this ID)',
-				action: 'Create custom list record',
+				name: 'Get',
+				value: 'get',
+				description: 'Get one record of a custom list by its ID',
+				action: 'Get custom list record',
 			},
 			{
 				name: 'Get Many',
 				value: 'getAll',
 				description: 'List the active records of a custom list',
 				action: 'Get many custom list records',
-			},
-			{
-				name: 'Get Record',
-				value: 'get',
-				description: 'Get one record of a custom list by its ID',
-				action: 'Get custom list record',
 			},
 			{
 				name: 'Get Usable Fields',
@@ -73,7 +73,7 @@ export const description: INodeProperties[] = [
 				action: 'Sync custom list records with input items',
 			},
 			{
-				name: 'Update Record',
+				name: 'Update',
 				value: 'update',
 				description: 'Replace all attributes of an active record',
 				action: 'Update custom list record',

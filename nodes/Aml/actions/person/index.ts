@@ -46,6 +46,13 @@ export const description: INodeProperties[] = [
 				action: 'Add note to person',
 			},
 			{
+				name: 'Check for Unresolved Alerts',
+				value: 'hasUnresolvedAlerts',
+				description:
+					'Whether a person has open alerts (Block when it has). The service marks this endpoint deprecated in favour of decision rules.',
+				action: 'Check person for unresolved alerts',
+			},
+			{
 				name: 'Create',
 				value: 'create',
 				description: 'Store a new person (customer or counterparty) with type and attributes',
@@ -70,12 +77,6 @@ export const description: INodeProperties[] = [
 				value: 'getStatusHistory',
 				description: 'Get the past statuses of a person with start and end times',
 				action: 'Get status history of person',
-			},
-			{
-				name: 'Has Unresolved Alerts (Deprecated)',
-				value: 'hasUnresolvedAlerts',
-				description: 'Deprecated: whether a person has open alerts. Decision rules replace it.',
-				action: 'Check person for unresolved alerts',
 			},
 			{
 				name: 'Replace',
@@ -103,10 +104,10 @@ export const description: INodeProperties[] = [
 				action: 'Search persons',
 			},
 			{
-				name: 'Set Status or Category (Deprecated)',
+				name: 'Set Status or Category',
 				value: 'setStatus',
 				description:
-					'Set status, category or snoozes of a person through the deprecated v1 update (the only way the service offers)',
+					'Set status, category or snoozes of a person, which Update and Replace cannot change (through the v1 update, which the service marks deprecated)',
 				action: 'Set status or category of person',
 			},
 			{

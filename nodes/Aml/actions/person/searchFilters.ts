@@ -56,7 +56,7 @@ export const filtersProperty: INodeProperties = {
 	displayName: 'Filters',
 	name: 'filters',
 	type: 'fixedCollection',
-	placeholder: 'e.g. Add Filter',
+	placeholder: 'Add Filter',
 	typeOptions: { multipleValues: true },
 	default: {},
 	description: `Conditions the persons must meet, at most ${MAX_FILTERS}. Without any filter every person of the category is returned.`,

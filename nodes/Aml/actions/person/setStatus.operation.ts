@@ -22,14 +22,14 @@ import { itemParameter } from '../../helpers/itemParameter';
 
 const properties: INodeProperties[] = [
 	deprecationNotice(
-		'This uses the older person update (v1), the only way to set status, category or snoozes: Replace and Update cannot change them. Attributes are not sent; use Update for them.',
+		'The only way to set status, category or snoozes: Replace and Update cannot change them. It uses the person update v1, which the service marks deprecated. Attributes are not sent; use Update for them.',
 	),
 	...personIdProperties,
 	{
 		displayName: 'Fields to Set',
 		name: 'setFields',
 		type: 'collection',
-		placeholder: 'e.g. Add Field',
+		placeholder: 'Add Field',
 		default: {},
 		options: [
 			{

@@ -46,7 +46,7 @@ const properties: INodeProperties[] = [
 		displayName: 'Configurations',
 		name: 'configurations',
 		type: 'fixedCollection',
-		placeholder: 'e.g. Add Configuration',
+		placeholder: 'Add Configuration',
 		typeOptions: { multipleValues: true },
 		// A search needs at least one configuration; the default is a visible sanction search.
 		default: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH' }] },

@@ -30,6 +30,13 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['transaction'] } },
 		options: [
 			{
+				name: 'Check for Unresolved Alerts',
+				value: 'hasUnresolvedAlerts',
+				description:
+					'Whether a transaction has open alerts (Block when it has). The service marks this endpoint deprecated in favour of decision rules.',
+				action: 'Check transaction for unresolved alerts',
+			},
+			{
 				name: 'Create',
 				value: 'create',
 				description:
@@ -54,13 +61,6 @@ export const description: INodeProperties[] = [
 				value: 'getAll',
 				description: 'Get the transactions of a person',
 				action: 'Get many transactions',
-			},
-			{
-				name: 'Has Unresolved Alerts (Deprecated)',
-				value: 'hasUnresolvedAlerts',
-				description:
-					'Deprecated: whether a transaction has open alerts. Decision rules replace it.',
-				action: 'Check transaction for unresolved alerts',
 			},
 			{
 				name: 'Run Monitoring Check',
