@@ -124,7 +124,8 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			[{ id: small }, { id: large }],
 		);
 		expect(checked.status).toBe('success');
-		const [clear, block] = checked.outputs;
+		// Block is output 0, Clear output 1
+		const [block, clear] = checked.outputs;
 		expect(clear.map((t) => t.transactionId)).toEqual([small]);
 		expect(block.map((t) => t.transactionId)).toEqual([large]);
 		expect(block[0].alertIds.length).toBeGreaterThan(0);
