@@ -1,9 +1,9 @@
-import { n8n } from '../harness/context';
-import { describeGateRules } from '../harness/gateRules';
+import { describeGateRules, describeSettingsRows } from '../harness/gateRules';
+import { SAMPLE } from '../harness/matrix';
 
-/** The payment gate's rule through example 01 on the older supported n8n lines (test/harness/gateRules.ts). */
-afterAll(async () => {
-	await n8n().cleanup();
-});
-
+/**
+ * n8n's node settings on the matrix's sample (one operation of each kind) and the payment gate's rule through example
+ * 01, on the older supported n8n lines (test/harness/gateRules.ts).
+ */
+describeSettingsRows(SAMPLE);
 describeGateRules();

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { CredentialRef, Json } from './client';
 import { context, control, n8n } from './context';
 import { importExample } from './examples';
+import { api, cleanupMatrix, prepareMatrix, runOne, type Ids, type Operation } from './matrix';
+import { resources } from '../../nodes/Aml/actions/router';
 
 /**
  * The payment gate's one rule, through example 01 as shipped (Webhook → AML Gate → Respond to Webhook for Block, Clear
@@ -242,6 +244,114 @@ export function describeGateRules(): void {
 			const result = await pay(payment('renewal', 'clean'));
 			expectHeld(result, /^timeout$/);
 			console.log(`[gate rules] renewal inside a 1,000 ms budget answered in ${result.ms} ms`);
+		});
+	});
+}
+
+/**
+ * n8n's node settings on each of `operations`, in real n8n: Retry On Fail is refused before any request by every
+ * operation that writes or checks (n8n would run the whole node again), and runs as usual on the operations that only
+ * read; Always Output Data is refused by the operations with Block and Clear outputs (n8n would add an empty item).
+ */
+export function describeSettingsRows(operations: Operation[]): void {
+	describe('node settings: Retry On Fail and Always Output Data', () => {
+		let base: Omit<Ids, 'u'>;
+		let row = 0;
+
+		beforeAll(async () => {
+			await control.post('/reset');
+			await control.post('/config', { tokenRateLimit: { max: 100000, windowSeconds: 60 } });
+			base = await prepareMatrix();
+		});
+
+		afterAll(async () => {
+			await control.post('/config', { tokenRateLimit: { max: 5, windowSeconds: 60 } });
+			await cleanupMatrix();
+			await n8n().cleanup();
+		});
+
+		const moduleOf = (operation: Operation) =>
+			resources[operation.parameters.resource as string].operations[
+				operation.parameters.operation as string
+			];
+		const routed = (operation: Operation) =>
+			operation.kind === 'routedCheck' || operation.kind === 'gate';
+
+		/** One run of `operation` with more node settings; what reached the service for its target. */
+		async function runWith(
+			operation: Operation,
+			onError: 'stop' | 'continueErrorOutput',
+			more: Json,
+		) {
+			const ids = { ...base, u: `set${++row}${Date.now() % 100000}` } as Ids;
+			await operation.seed?.(ids, api);
+			const mark = await control.mark();
+			const run = await runOne(operation, onError, ids, context().credential, '', more);
+			const target = operation.target(ids);
+			const sent = ((await control.requestsSince(mark)) as Json[]).filter(
+				(r) => r.method === target.method && new RegExp(target.path).test(r.path),
+			);
+			return { run, sent };
+		}
+
+		describe('Retry On Fail on every operation', () => {
+			const retry = { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 };
+
+			test.each(operations.map((operation) => [operation.name, operation] as const))(
+				'%s',
+				async (_name, operation) => {
+					const readOnly = moduleOf(operation).readOnly === true;
+					const stopped = await runWith(operation, 'stop', retry);
+					if (readOnly) {
+						// a read may run again: it runs as without the setting
+						expect(stopped.run.error?.message ?? '').not.toMatch(/Retry On Fail/);
+						return;
+					}
+					expect(stopped.run.status).toBe('error');
+					expect(stopped.run.error?.message).toMatch(/^Turn off "Retry On Fail"/);
+					expect(stopped.sent).toEqual([]);
+					// with the error output each item leaves there (routed: Block and Clear empty), nothing sent
+					const continued = await runWith(operation, 'continueErrorOutput', retry);
+					expect(continued.sent).toEqual([]);
+					const errorOutput = continued.run.outputs[continued.run.outputs.length - 1];
+					expect(errorOutput).toEqual([
+						expect.objectContaining({ error: expect.stringMatching(/^Turn off "Retry On Fail"/) }),
+					]);
+					if (routed(operation)) expect(continued.run.outputs).toEqual([[], [], errorOutput]);
+				},
+			);
+		});
+
+		describe('Always Output Data on every operation', () => {
+			test.each(operations.map((operation) => [operation.name, operation] as const))(
+				'%s',
+				async (_name, operation) => {
+					const stopped = await runWith(operation, 'stop', { alwaysOutputData: true });
+					if (!routed(operation)) {
+						expect(stopped.run.error?.message ?? '').not.toMatch(/Always Output Data/);
+						return;
+					}
+					expect(stopped.run.status).toBe('error');
+					expect(stopped.run.error?.message).toMatch(/^Turn off "Always Output Data"/);
+					expect(stopped.sent).toEqual([]);
+					const continued = await runWith(operation, 'continueErrorOutput', {
+						alwaysOutputData: true,
+					});
+					expect(continued.sent).toEqual([]);
+					// every item stays on Block with its decision (an empty Block would get n8n's empty item), Clear empty
+					expect(continued.run.outputs).toEqual([
+						[
+							expect.objectContaining({
+								decision: 'block',
+								reason: expect.stringMatching(/Turn off "Always Output Data"/),
+								error: expect.stringMatching(/^Turn off "Always Output Data"/),
+							}),
+						],
+						[],
+						[],
+					]);
+				},
+			);
 		});
 	});
 }

@@ -1065,14 +1065,16 @@ export async function closedPortUrl(): Promise<string> {
 
 const OPTIONS = { timeout: 1000 };
 
-async function runOne(
+export async function runOne(
 	operation: Operation,
 	onError: OnError,
 	ids: Ids,
 	credential: CredentialRef,
 	key: string,
+	/** More node settings (Retry On Fail, Always Output Data, …). */
+	more: Json = {},
 ): Promise<Omit<Run, 'target' | 'tokens' | 'late'>> {
-	const settings = onError === 'stop' ? {} : { onError };
+	const settings = { ...(onError === 'stop' ? {} : { onError }), ...more };
 	const aml = {
 		parameters: { ...operation.parameters, options: OPTIONS },
 		settings,
