@@ -37,7 +37,7 @@ import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
  * (shared by every execution and queue-mode process). The package never reads or sends a token itself.
  *
  * A 401 comes back as an answer on every supported n8n (`ANSWER_EVERY_STATUS`, `serviceRefusal` in the seam), and this file has n8n renew
- * the token with its `refreshOAuth2Token` (a public helper on every supported version) and sends again: one renewal at
+ * the token through the seam's `renewToken` (n8n's public renewal helper on every supported version) and sends again: one renewal at
  * a time per credential in this process however many requests were refused at once (`Gate.generation`), and none while
  * the token endpoint refuses. n8n's own renewal on a thrown 401 (n8n 2.11 and later, with an `except` list) was not
  * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
@@ -260,7 +260,7 @@ function tokenEndpointSilent(ms: number): { error: unknown; outcome: Classified 
 
 /**
  * A request sent at generation `seen` was refused (401, handed back by n8n). Unless a renewal or a passing probe
- * completed since (then the request is only sent again), n8n's `refreshOAuth2Token` renews and stores the token;
+ * completed since (then the request is only sent again), the seam's `renewToken` has n8n renew and store the token;
  * one renewal at a time per credential in this process. Returns when the request should be sent again. A renewal is
  * waited for until `deadlineAt`, at most TOKEN_WAIT_MS; one that n8n has not finished after TOKEN_WAIT_MS is no longer
  * waited for by anyone (n8n 1.x sets its token requests no time limit), so a later 401 starts a new one.
