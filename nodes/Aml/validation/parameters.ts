@@ -6,7 +6,7 @@ import { invalid } from './fieldErrors';
 /** Validates one item (throws the error naming item, field, value and rule), before the item is prepared. */
 export type ItemValidator = (itemIndex: number) => void;
 
-/** How parameters are read: `getNodeParameter`'s arguments and answer (the node passes its faster `itemParameter`). */
+/** How parameters are read: `getNodeParameter`'s arguments and answer (the router passes `itemParameter`, which calls it). */
 export type ParameterReader = (
 	ctx: IExecuteFunctions,
 	name: string,
