@@ -25,6 +25,28 @@ afterEach(async () => {
 	await control.del('/faults');
 });
 
+/** Stores a 25,000 transaction of `personId` (the sandbox's monitoring scenario triggers on it). */
+async function storeLargeTransaction(
+	personId: string,
+	transactionId: string,
+	timestamp: string,
+): Promise<void> {
+	const created = await runAml({
+		resource: 'transaction',
+		operation: 'create',
+		personId,
+		transactionId,
+		attributesMode: 'json',
+		attributesJson: JSON.stringify({
+			amount: '25000.00',
+			type: 'wire_transfer',
+			direction: 'O',
+			timestamp,
+		}),
+	});
+	expect(created.status).toBe('success');
+}
+
 async function createPerson(
 	personId: string,
 	attributes: Record<string, string>,
@@ -130,20 +152,7 @@ describe('lost answers in real n8n', () => {
 		const personId = id('status');
 		const transactionId = id('status-tx');
 		expect((await createPerson(personId, { first_name: 'Status' })).status).toBe('success');
-		const created = await runAml({
-			resource: 'transaction',
-			operation: 'create',
-			personId,
-			transactionId,
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({
-				amount: '25000.00',
-				type: 'wire_transfer',
-				direction: 'O',
-				timestamp: '2026-03-07T10:00:00Z',
-			}),
-		});
-		expect(created.status).toBe('success');
+		await storeLargeTransaction(personId, transactionId, '2026-03-07T10:00:00Z');
 		const checked = await runAml({
 			resource: 'transaction',
 			operation: 'runMonitoringCheck',
@@ -173,20 +182,7 @@ describe('lost answers in real n8n', () => {
 		const personId = id('check');
 		const transactionId = id('check-tx');
 		expect((await createPerson(personId, { first_name: 'Check' })).status).toBe('success');
-		const created = await runAml({
-			resource: 'transaction',
-			operation: 'create',
-			personId,
-			transactionId,
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({
-				amount: '25000.00',
-				type: 'wire_transfer',
-				direction: 'O',
-				timestamp: '2026-03-08T10:00:00Z',
-			}),
-		});
-		expect(created.status).toBe('success');
+		await storeLargeTransaction(personId, transactionId, '2026-03-08T10:00:00Z');
 		const path = `/api/v1/transactions/${transactionId}/monitoring-checks`;
 		await loseNextAnswer('POST', `^${path}$`);
 		const mark = await control.mark();

@@ -193,17 +193,10 @@ export async function execute(
 			const answers = await Promise.all(
 				checks.map(async (check) => {
 					try {
-						const { outcome, json } = await transactionCheck(
-							this,
-							transactionId,
-							check,
-							i,
-							deadline,
-						);
+						const { outcome } = await transactionCheck(this, transactionId, check, i, deadline);
 						return {
 							check,
 							outcome,
-							json,
 							step: {
 								status: outcome.decision,
 								...(outcome.reason ? { reason: outcome.reason } : {}),
