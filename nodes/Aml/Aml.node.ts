@@ -10,7 +10,7 @@ import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
 import { mergeOperationCopies } from './helpers/descriptions';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
-import { listSearch, loadOptions } from './methods';
+import { listSearch, loadOptions, resourceMapping } from './methods';
 
 /** Every field of every operation as the resources list them (the panel shows `mergeOperationCopies` of it). */
 export const properties: INodeProperties[] = [
@@ -66,7 +66,7 @@ export class Aml implements INodeType {
 		properties: mergeOperationCopies(properties),
 	};
 
-	methods = { loadOptions, listSearch };
+	methods = { loadOptions, listSearch, resourceMapping };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

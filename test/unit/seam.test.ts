@@ -45,6 +45,9 @@ const INTERNALS = [
 	'readRawBody',
 	// the generic OAuth2 credential's field name (ignoresSslIssues)
 	'ignoreSSLIssues',
+	// the resource mapper's stored value (mappedFields, fieldMapperProperty)
+	'mappingMode',
+	'autoMapInputData',
 	// the execution's cancel signal, where the context has one (executionCancelSignal)
 	'getExecutionCancelSignal',
 ];

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { mappedFields } from '../../shared/n8n';
 import { validAttributes, invalid } from '../validation';
 import { itemParameter } from './itemParameter';
 
@@ -17,20 +18,39 @@ export interface AttributeFieldOptions {
 	reservedInputFields: string[];
 	/** Extra hint shown under the mode selector. */
 	hint?: string;
+	/**
+	 * A resource mapper named MAPPED_ATTRIBUTES listing the entity's fields (custom-list records): offered first, as
+	 * Map List Fields. The mode a new node starts with stays `defaultMode`, so saved workflows read as before.
+	 */
+	mapper?: INodeProperties;
+	defaultMode?: 'fields' | 'input';
 }
+
+/** The resource mapper parameter read in Map List Fields mode (`attributesMode: 'mapper'`). */
+export const MAPPED_ATTRIBUTES = 'listFields';
 
 /**
  * The attribute editor shared by persons, transactions and custom-list records: named fields for the
  * spec's typical attributes plus custom key/value pairs, a JSON mode, or the input item's own fields.
  */
 export function attributeProperties(options: AttributeFieldOptions): INodeProperties[] {
-	return [
+	const properties: INodeProperties[] = [
 		{
 			displayName: 'Attributes Input',
 			name: 'attributesMode',
 			type: 'options',
 			noDataExpression: true,
 			options: [
+				...(options.mapper
+					? [
+							{
+								name: 'Map List Fields',
+								value: 'mapper',
+								description:
+									"The list's own fields, loaded from the service: set each one, or map the input item's fields by name",
+							},
+						]
+					: []),
 				{
 					name: 'Define Below',
 					value: 'fields',
@@ -49,6 +69,9 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 				options.hint ??
 				'Values: text, arrays or objects (numbers are sent as text), at most 2 levels deep; no "." in keys',
 		},
+		...(options.mapper
+			? [{ ...options.mapper, displayOptions: { show: { attributesMode: ['mapper'] } } }]
+			: []),
 		{
 			displayName: 'Attributes',
 			name: 'attributeFields',
@@ -115,6 +138,13 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			description: 'Comma-separated input fields that are not attributes',
 		},
 	];
+	return options.defaultMode === undefined
+		? properties
+		: properties.map((property) =>
+				property.name === 'attributesMode'
+					? { ...property, default: options.defaultMode }
+					: property,
+			);
 }
 
 /**
@@ -168,6 +198,8 @@ export function readAttributes(
 		} else {
 			attributes = raw;
 		}
+	} else if (mode === 'mapper') {
+		attributes = mappedAttributes(ctx, itemIndex);
 	} else if (mode === 'input') {
 		const exclude = String(itemParameter(ctx, 'excludeInputFields', itemIndex, '') ?? '')
 			.split(',')
@@ -201,6 +233,45 @@ export function readAttributes(
 		attributes = Object.fromEntries(entries);
 	}
 	return validAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
+}
+
+/**
+ * Map List Fields: the fields set in the mapper (empty ones left out; a value written as a JSON array or object is
+ * that array or object), or with Map Automatically the input item's fields named like the list's fields.
+ */
+function mappedAttributes(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	const mapped = mappedFields(itemParameter(ctx, MAPPED_ATTRIBUTES, itemIndex));
+	const label = 'List Fields';
+	if (mapped.automatic && mapped.fields.length === 0)
+		throw invalid(
+			ctx,
+			itemIndex,
+			label,
+			'Map Automatically',
+			"has no fields of the list loaded: open the node with a fixed Custom List ID so the editor loads the list's fields, or use Use Input Item Fields",
+		);
+	const entries = new Map<string, unknown>();
+	if (mapped.automatic) {
+		const json = ctx.getInputData()[itemIndex]?.json ?? {};
+		for (const field of mapped.fields)
+			if (Object.prototype.hasOwnProperty.call(json, field) && json[field] !== undefined)
+				entries.set(field, json[field]);
+	} else {
+		for (const [key, value] of Object.entries(mapped.values))
+			if (value !== '' && value !== undefined && value !== null)
+				entries.set(key, typeof value === 'string' ? parseMaybeJson(value) : value);
+	}
+	if (entries.size === 0)
+		throw invalid(
+			ctx,
+			itemIndex,
+			label,
+			mapped.automatic ? Object.keys(ctx.getInputData()[itemIndex]?.json ?? {}) : {},
+			mapped.automatic
+				? `maps no field: the item has no field named like a field of the list (${mapped.fields.join(', ')})`
+				: 'maps no field: set at least one field of the list',
+		);
+	return Object.fromEntries(entries) as IDataObject;
 }
 
 /** The service carries top-level values as text: numbers and booleans are sent as their text. */

@@ -2,11 +2,12 @@ import type {
 	ILoadOptionsFunctions,
 	INodeListSearchResult,
 	INodePropertyOptions,
+	ResourceMapperFields,
 } from 'n8n-workflow';
 
 import { getListGroups } from './listGroups';
 import { searchPersons } from './persons';
-import { getUsableFields } from './usableFields';
+import { getRecordFields, getUsableFields } from './usableFields';
 
 export const loadOptions: Record<
 	string,
@@ -26,4 +27,12 @@ export const listSearch: Record<
 	) => Promise<INodeListSearchResult>
 > = {
 	searchPersons,
+};
+
+/** The resource mappers' field lists (Custom List → Map List Fields). */
+export const resourceMapping: Record<
+	string,
+	(this: ILoadOptionsFunctions) => Promise<ResourceMapperFields>
+> = {
+	getRecordFields,
 };

@@ -1,16 +1,16 @@
-import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodePropertyOptions,
+	ResourceMapperFields,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { fetchUsableFields } from '../actions/customList/shared';
 import { uuidRule } from '../validation/rules';
 
-/**
- * Usable fields of the custom list named by the node's current `customListId` parameter,
- * for screening search configurations: the option value is the field's UUID.
- */
-export async function getUsableFields(
-	this: ILoadOptionsFunctions,
-): Promise<INodePropertyOptions[]> {
+/** The usable fields of the custom list the node's current `customListId` names (a fixed UUID). */
+async function currentListFields(this: ILoadOptionsFunctions): Promise<IDataObject[]> {
 	// Plain text before node version 1.2, a resource locator from 1.2: n8n extracts the ID from either.
 	const raw = this.getCurrentNodeParameter('customListId', { extractValue: true }) as unknown;
 	const customListId = typeof raw === 'string' ? raw.trim() : '';
@@ -26,7 +26,14 @@ export async function getUsableFields(
 			`The Custom List ID "${customListId}" is not a UUID`,
 		);
 	}
-	const fields = await fetchUsableFields.call(this, customListId);
+	return await fetchUsableFields.call(this, customListId);
+}
+
+/** For screening search configurations: the option value is the field's UUID. */
+export async function getUsableFields(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	const fields = await currentListFields.call(this);
 	return fields
 		.filter((field: IDataObject) => field.id !== undefined && field.id !== null)
 		.map((field: IDataObject) => ({
@@ -35,4 +42,31 @@ export async function getUsableFields(
 			description: `Field ID ${String(field.id)}`,
 		}))
 		.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * For a record's attributes (Map List Fields): a record's attribute names are the list's field names, so each
+ * field is mapped by its name, in the order the service lists them.
+ */
+export async function getRecordFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+	const fields = await currentListFields.call(this);
+	const names = [
+		...new Set(
+			fields
+				.map((field: IDataObject) => field.name)
+				.filter((name): name is string => typeof name === 'string' && name !== ''),
+		),
+	];
+	return {
+		fields: names.map((name) => ({
+			id: name,
+			displayName: name,
+			required: false,
+			defaultMatch: false,
+			canBeUsedToMatch: false,
+			display: true,
+			type: 'string',
+		})),
+		emptyFieldsNotice: 'The service lists no usable fields for this custom list',
+	};
 }

@@ -42,6 +42,11 @@
  *   real ExecuteContext: plain values, expressions, defaults, collections, fixed collections, locators From List,
  *   By ID, By URL, a plain string).
  *   Breaks: a bad link's error shows no link (still names item and field; nothing is sent).
+ * - resourceMapper.ts: n8n's resource mapper (`type: 'resourceMapper'`, `fieldMapperProperty`) and the value it stores
+ *   (`{ mappingMode, value, schema }`: each field set below, or Map Automatically by name), read by `mappedFields`
+ *   for a custom-list record's attributes. Contract: resourceMapper.test.ts (n8n-core's real ExecuteContext: both
+ *   modes, expressions in set values, arrays kept, removed fields, the default).
+ *   Breaks: a record's mapped attributes are missing or wrong (no field mapped fails the item; nothing is sent).
  * - deduplication.ts: n8n's deduplication store (`checkProcessedAndRecord`, feature-detected) where the AML Trigger
  *   records each delivery, and n8n's process model the trigger's in-process map relies on. Contract:
  *   deduplication.test.ts (each n8n's own store: records, answers, keeps the newest, no atomic claim).
@@ -75,6 +80,7 @@ export {
 } from './oauthToken';
 export { deduplicationStore, recordedBefore } from './deduplication';
 export { locatorGivenValue } from './parameters';
+export { fieldMapperProperty, mappedFields, type MappedFields } from './resourceMapper';
 export { MAIN_CONNECTION, SUPPORTED_N8N } from './connections';
 export { runsAsTool } from './tools';
 export {

@@ -2,8 +2,10 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { fieldMapperProperty } from '../../../shared/n8n';
 import {
 	attributeProperties,
+	MAPPED_ATTRIBUTES,
 	parseJson,
 	readAttributes,
 	type KnownAttribute,
@@ -73,14 +75,29 @@ export const RECORD_ATTRIBUTES: KnownAttribute[] = [
 
 const JSON_ATTRIBUTES = ['bank_account_numbers'];
 
-/** The attribute editor of records (fields / JSON / input item fields). */
+/**
+ * The attribute editor of records: the list's own fields through n8n's resource mapper (set below or mapped from the
+ * input by name), named fields, JSON, or the input item's fields. `defaultMode` is what a new node starts with (and
+ * what a saved workflow without the parameter means).
+ */
 export function recordAttributeProperties(
-	reservedInputFields: string[] = ['id'],
+	defaultMode: 'fields' | 'input' = 'fields',
 ): INodeProperties[] {
 	return attributeProperties({
 		known: RECORD_ATTRIBUTES,
-		reservedInputFields,
-		hint: "A list's attributes are set up in the AML web UI. Values: text, arrays or objects, at most 2 levels deep",
+		reservedInputFields: ['id'],
+		defaultMode,
+		hint: "A record's attributes are the list's fields (Map List Fields shows them). Values: text, arrays or objects, at most 2 levels deep",
+		mapper: fieldMapperProperty({
+			displayName: 'List Fields',
+			name: MAPPED_ATTRIBUTES,
+			method: 'getRecordFields',
+			dependsOn: ['customListId.value'],
+			autoMapByDefault: defaultMode === 'input',
+			fieldWords: { singular: 'field', plural: 'fields' },
+			description:
+				"The list's fields as the service lists them. Map Automatically takes the input item's fields with these names (others, such as the ID, are left out).",
+		}),
 	});
 }
 

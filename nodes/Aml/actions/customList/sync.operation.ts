@@ -58,9 +58,7 @@ const properties: INodeProperties[] = [
 		description:
 			'The ID of the record each item stands for, usually an expression that reads the ID column of your source',
 	},
-	...recordAttributeProperties(['id']).map((property) =>
-		property.name === 'attributesMode' ? { ...property, default: 'input' } : property,
-	),
+	...recordAttributeProperties('input'),
 	{
 		displayName: 'Records Missing From Input',
 		name: 'onMissing',
