@@ -1,4 +1,4 @@
-import { control, runAml } from '../harness/context';
+import { context, control, ownerRest, runAml } from '../harness/context';
 import type { Json } from '../harness/client';
 
 /** Custom List resource in real n8n against the sandbox: CRUD, upsert, usable fields, 409 on archived. */
@@ -225,5 +225,167 @@ describe('custom list records in real n8n', () => {
 		expect(run.status).toBe('success');
 		expect(run.outputs[0].map((f) => f.name)).toEqual(['name', 'bank_account_numbers']);
 		expect(run.outputs[0][0].id).toBe('9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718');
+	});
+});
+
+/** What the editor asks n8n for to show the resource mapper of Map List Fields (the list's fields). */
+async function listFieldsInEditor(
+	customListId: string,
+	operation = 'create',
+): Promise<{ status: number; fields: Json[] }> {
+	const rest = await ownerRest();
+	const response = await rest.post('/dynamic-node-parameters/resource-mapper-fields', {
+		nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version: 1 },
+		methodName: 'getRecordFields',
+		path: 'listFields',
+		currentNodeParameters: {
+			resource: 'customList',
+			operation,
+			customListId: { __rl: true, mode: 'id', value: customListId },
+			attributesMode: 'mapper',
+		},
+		credentials: { amlOAuth2Api: context().credential },
+	});
+	return {
+		status: response.status,
+		fields: ((response.data.data ?? response.data)?.fields ?? []) as Json[],
+	};
+}
+
+describe("Map List Fields: the list's fields through n8n's resource mapper", () => {
+	let listId: string;
+	let schema: Json[];
+
+	beforeAll(async () => {
+		const { id } = await control.post<{ id: string }>('/custom-lists', {
+			name: `mapper ${Date.now()}`,
+			fields: [
+				{ id: '1b1c2d3e-4f50-4a61-8b72-c3d4e5f60718', name: 'name' },
+				{ id: '2c2d3e4f-5061-4b72-9c83-d4e5f6071829', name: 'bank_account_numbers' },
+				{ id: '3d3e4f50-6172-4c83-8d94-e5f60718293a', name: 'country' },
+			],
+		});
+		listId = id;
+	});
+
+	test("the editor's mapper lists the list's fields by name (what n8n's panel shows)", async () => {
+		const answer = await listFieldsInEditor(listId);
+		expect(answer.status).toBe(200);
+		expect(answer.fields.map((f) => [f.id, f.displayName, f.required])).toEqual([
+			['name', 'name', false],
+			['bank_account_numbers', 'bank_account_numbers', false],
+			['country', 'country', false],
+		]);
+		schema = answer.fields;
+	});
+
+	test('Create: each field set below (expressions, a JSON array as text); empty fields are not sent', async () => {
+		const run = await runAml(
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: listId,
+				recordId: '={{ $json.ref }}',
+				attributesMode: 'mapper',
+				listFields: {
+					mappingMode: 'defineBelow',
+					value: {
+						name: '={{ $json.holder }}',
+						bank_account_numbers: '={{ JSON.stringify($json.ibans) }}',
+						country: '',
+					},
+					matchingColumns: [],
+					schema,
+				},
+			},
+			[{ ref: 'm-1', holder: 'Nordwind Shell Corp', ibans: ['CY17002001280000001200527600'] }],
+		);
+		expect(run.status).toBe('success');
+		expect(run.outputs[0][0]).toMatchObject({ id: 'm-1', result: 'created' });
+		expect((await stored(listId)).find((r) => r.id === 'm-1')?.attributes).toEqual({
+			name: 'Nordwind Shell Corp',
+			bank_account_numbers: ['CY17002001280000001200527600'],
+		});
+	});
+
+	test("Create or Update and Update, Map Automatically: the item's fields named like the list's fields, nothing else", async () => {
+		const autoMap = { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema };
+		const upsert = await runAml(
+			{
+				resource: 'customList',
+				operation: 'upsert',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'mapper',
+				listFields: autoMap,
+			},
+			[
+				{ id: 'm-1', name: 'Nordwind Shell Corp', country: 'CY', source: 'crm', score: 7 },
+				{ id: 'm-2', name: 'Jaroslav Mekota', bank_account_numbers: ['CZ6508000000192000145399'] },
+			],
+		);
+		expect(upsert.status).toBe('success');
+		expect(upsert.outputs[0].map((o) => [o.id, o.result])).toEqual([
+			['m-1', 'updated'],
+			['m-2', 'created'],
+		]);
+		const update = await runAml(
+			{
+				resource: 'customList',
+				operation: 'update',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'mapper',
+				listFields: autoMap,
+			},
+			[{ id: 'm-2', name: 'Jaroslav Mekota', country: 'CZ', note: 'checked' }],
+		);
+		expect(update.status).toBe('success');
+		const records = await stored(listId);
+		expect(records.find((r) => r.id === 'm-1')?.attributes).toEqual({
+			name: 'Nordwind Shell Corp',
+			country: 'CY',
+		});
+		expect(records.find((r) => r.id === 'm-2')?.attributes).toEqual({
+			name: 'Jaroslav Mekota',
+			country: 'CZ',
+		});
+	});
+
+	test('an item with none of the fields, or a mapper with no fields loaded, fails naming item and field before any request', async () => {
+		const before = await control.mark();
+		const none = await runAml(
+			{
+				resource: 'customList',
+				operation: 'create',
+				customListId: listId,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'mapper',
+				listFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema },
+			},
+			[
+				{ id: 'm-3', name: 'Fine' },
+				{ id: 'm-4', fullName: 'Misnamed Column' },
+			],
+		);
+		expect(none.status).toBe('error');
+		expect(none.error?.message).toMatch(
+			/^Item 1: "List Fields" maps no field: the item has no field named like a field of the list \(name, bank_account_numbers, country\)/,
+		);
+		const unloaded = await runAml({
+			resource: 'customList',
+			operation: 'create',
+			customListId: listId,
+			recordId: 'm-5',
+			attributesMode: 'mapper',
+			listFields: { mappingMode: 'autoMapInputData', value: null },
+		});
+		expect(unloaded.status).toBe('error');
+		expect(unloaded.error?.message).toMatch(
+			/^Item 0: "List Fields" has no fields of the list loaded/,
+		);
+		expect(
+			(await control.requestsSince(before)).filter((r) => r.path.startsWith('/api')),
+		).toHaveLength(0);
 	});
 });

@@ -436,4 +436,50 @@ describe('Custom List → Sync in real n8n', () => {
 		expect(await listRequests(since, listId)).toHaveLength(0);
 		expect((await active(listId)).size).toBe(5);
 	});
+
+	test("Map List Fields with Map Automatically: each item's fields named like the list's fields are its record; other columns are not stored", async () => {
+		const { id: mappedList } = await control.post<{ id: string }>('/custom-lists', {
+			name: `sync mapped ${Date.now()}`,
+			fields: [
+				{ id: '4e4f5061-7283-4d94-8ea5-f60718293a4b', name: 'name' },
+				{ id: '5f506172-8394-4ea5-9fb6-0718293a4b5c', name: 'country' },
+			],
+		});
+		await prefill(mappedList, 5);
+		// what the editor stores after loading the list's fields (getRecordFields)
+		const schema = ['name', 'country'].map((name) => ({
+			id: name,
+			displayName: name,
+			required: false,
+			defaultMatch: false,
+			canBeUsedToMatch: false,
+			display: true,
+			type: 'string',
+		}));
+		const rows = [
+			{ id: id(0), name: 'Person 0', country: 'DE', segment: 'retail' },
+			{ id: id(1), name: 'Person 1 (changed)', country: 'DE', segment: 'retail' },
+			{ id: id(2), name: 'Person 2', country: 'AT', segment: 'sme' },
+			{ id: 'new-1', name: 'Brand New', country: 'CY', segment: 'sme' },
+		];
+		const run = await runAml(
+			{
+				resource: 'customList',
+				operation: 'sync',
+				customListId: mappedList,
+				recordId: '={{ $json.id }}',
+				attributesMode: 'mapper',
+				listFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema },
+				onMissing: 'archive',
+				options: { maxArchivePercent: 100 },
+			},
+			rows,
+		);
+		expect(run.status).toBe('success');
+		expect(run.outputs[0][0]).toMatchObject({ created: 1, updated: 2, archived: 2, unchanged: 1 });
+		const after = await active(mappedList);
+		expect([...after.keys()].sort()).toEqual([id(0), id(1), id(2), 'new-1'].sort());
+		for (const row of rows)
+			expect(after.get(row.id)).toEqual({ name: row.name, country: row.country });
+	});
 });
