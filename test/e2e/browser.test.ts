@@ -5,8 +5,10 @@ import type { Locator, Page } from 'playwright-core';
 
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import { chromiumPath, openEditor, type EditorSession } from '../harness/browser';
+import axios from 'axios';
+
 import { context, n8n } from '../harness/context';
-import type { Json } from '../harness/client';
+import { amlTriggerWorkflow, type Json } from '../harness/client';
 import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 import { DEFAULT_OWNER, REPO_ROOT } from '../harness/n8n';
 
@@ -21,6 +23,7 @@ const SCREENSHOTS = path.join(REPO_ROOT, 'docs', 'screenshots');
 const VIEWPORT = { width: 1400, height: 800 };
 const AML_NODE = 'n8n-nodes-aml.aml';
 const AML_TRIGGER = 'n8n-nodes-aml.amlTrigger';
+const NODE_TRIGGER = 'AML Trigger';
 /** Where n8n serves a community package's icons: /icons/<package>/<path of the file in the package>. */
 const ICONS = {
 	// one copy of each icon (icons/), shared by both nodes and the credentials
@@ -34,6 +37,8 @@ const ICONS = {
 	},
 };
 const LONG = { timeout: 60_000 };
+/** The sandbox's demo custom list and its usable fields (test/sandbox/seed.ts). */
+const DEMO_LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
 
 async function screenshot(page: Page, name: string): Promise<void> {
 	const file = path.join(SCREENSHOTS, name);
@@ -124,7 +129,14 @@ function parameterShown(ndv: Locator, parameter: string): Locator {
 
 describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 	let session: EditorSession | undefined;
-	const workflows: Record<'gate' | 'alerts', string> = { gate: '', alerts: '' };
+	const workflows: Record<'gate' | 'alerts' | 'mapper' | 'listen', string> = {
+		gate: '',
+		alerts: '',
+		mapper: '',
+		listen: '',
+	};
+	const listenWebhookId = randomUUID();
+	let webhookCredential = '';
 	const iconResponses: Array<{ url: string; status: number }> = [];
 
 	beforeAll(async () => {
@@ -148,6 +160,45 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 				if (node.webhookId) node.webhookId = randomUUID();
 			workflows[key] = (await n8n().createWorkflow(workflow)).id;
 		}
+		workflows.mapper = (
+			await n8n().createWorkflow({
+				name: 'Custom list fields',
+				nodes: [
+					{
+						id: randomUUID(),
+						name: 'Add to blocklist',
+						type: AML_NODE,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {
+							resource: 'customList',
+							operation: 'create',
+							customListId: { __rl: true, mode: 'id', value: DEMO_LIST },
+							recordId: '={{ $json.id }}',
+							attributesMode: 'mapper',
+						},
+						credentials: { amlOAuth2Api: c.credential },
+					},
+				],
+				connections: {},
+			})
+		).id;
+		const hmac = await n8n().createCredential(
+			`AML webhook listen ${listenWebhookId.slice(0, 8)}`,
+			'amlWebhookApi',
+			{ method: 'hmac', hmacHeaderName: 'X-AML-Signature', hmacSecret: randomUUID() },
+		);
+		webhookCredential = hmac.id;
+		workflows.listen = (
+			await n8n().createWorkflow(
+				amlTriggerWorkflow(
+					`AML Trigger listening ${listenWebhookId.slice(0, 8)}`,
+					listenWebhookId,
+					{ authentication: 'amlWebhookApi', events: ['*'] },
+					hmac,
+				),
+			)
+		).id;
 		let executable: string;
 		try {
 			executable = chromiumPath(); // installs Debian's chromium through scripts/install-browser.sh when missing
@@ -173,6 +224,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 	afterAll(async () => {
 		await session?.close();
 		for (const id of Object.values(workflows)) if (id) await n8n().deleteWorkflow(id);
+		if (webhookCredential) await n8n().deleteCredential(webhookCredential);
 	});
 
 	const editor = (): EditorSession => {
@@ -334,6 +386,67 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			expect(names).toEqual(
 				expect.arrayContaining(['All Events', ...EVENT_ACTIONS.map((e) => e.name)]),
 			);
+		} finally {
+			await page.close();
+		}
+	});
+
+	test("Custom List → Create, Map List Fields: n8n's resource mapper shows the list's fields, set below or mapped automatically", async () => {
+		const page = await openWorkflow(editor(), workflows.mapper);
+		try {
+			const ndv = await openNode(page, 'Add to blocklist');
+			expect(await shownValue(ndv, 'attributesMode')).toBe('Map List Fields');
+			const fields = ndv.locator('[data-test-id="mapping-fields-container"]');
+			await fields.getByText('bank_account_numbers').first().waitFor(LONG);
+			const shown = await fields.innerText();
+			expect(shown).toContain('name');
+			expect(shown).toContain('bank_account_numbers');
+			const modes = ndv.locator('[data-test-id="mapping-mode-select"]');
+			expect(await modes.innerText()).toMatch(
+				/Map Each Field Manually|Mapping Column Mode|Mapping Field Mode/i,
+			);
+			await screenshot(page, 'node-custom-list-fields.png');
+
+			await modes.locator('input').first().click();
+			const names = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
+			await names.first().waitFor(LONG);
+			expect((await names.allInnerTexts()).map((t) => t.split('\n')[0].trim())).toEqual(
+				expect.arrayContaining(['Map Automatically']),
+			);
+		} finally {
+			await page.close(); // nothing is saved
+		}
+	});
+
+	test('AML Trigger, "Listen for test event": an unsigned delivery is refused and the editor shows why, with the headers that arrived', async () => {
+		const page = await openWorkflow(editor(), workflows.listen);
+		try {
+			await page.locator('[data-test-id="execute-workflow-button"]').first().click();
+			const url = `${context().n8n.baseUrl}/webhook-test/${listenWebhookId}/aml`;
+			const body = JSON.stringify({
+				action: 'ALERT_CREATED',
+				createdTime: new Date().toISOString(),
+			});
+			// the editor registers the test webhook when listening starts: 404 until then
+			let status = 404;
+			for (let attempt = 0; attempt < 60 && status === 404; attempt++) {
+				status = (
+					await axios.post(url, body, {
+						headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'browser-check' },
+						validateStatus: () => true,
+					})
+				).status;
+				if (status === 404) await page.waitForTimeout(500);
+			}
+			expect(status).toBe(401);
+			const message =
+				'Delivery refused (401): no X-AML-Signature header arrived (HMAC-SHA256 Signature method)';
+			await page.getByText(message).first().waitFor(LONG);
+			const ndv = await openNode(page, NODE_TRIGGER);
+			await ndv.getByText(message).first().waitFor(LONG);
+			const text = await ndv.innerText();
+			expect(text).toMatch(/Headers that arrived \(names only\): .*x-request-id/);
+			await screenshot(page, 'trigger-refused-delivery.png');
 		} finally {
 			await page.close();
 		}
