@@ -7,13 +7,13 @@ import { N8N_VERSION, n8nExecuteContext, n8nPackage, stopN8nTimers, withN8n } fr
  * the package reads from it for each item, and that n8n-workflow's `getNodeParameters` (what saving and importing a
  * workflow runs) keeps a stored value as it is.
  */
-const pkg = withN8n(() => ({
-	node: require('../../nodes/Aml/Aml.node') as typeof import('../../nodes/Aml/Aml.node'),
-	shared:
-		require('../../nodes/Aml/actions/customList/shared') as typeof import('../../nodes/Aml/actions/customList/shared'),
-	seam: require('../../nodes/shared/n8n/resourceMapper') as typeof import('../../nodes/shared/n8n/resourceMapper'),
+const { Aml, readRecordWrite, mappedFields, recordField } = withN8n(() => ({
+	...(require('../../nodes/Aml/Aml.node') as typeof import('../../nodes/Aml/Aml.node')),
+	...(require('../../nodes/Aml/actions/customList/shared') as typeof import('../../nodes/Aml/actions/customList/shared')),
+	...(require('../../nodes/shared/n8n/resourceMapper') as typeof import('../../nodes/shared/n8n/resourceMapper')),
+	...(require('../../nodes/Aml/methods/usableFields') as typeof import('../../nodes/Aml/methods/usableFields')),
 }));
-const nodeType = new pkg.node.Aml();
+const nodeType = new Aml();
 const LIST = '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10';
 const items = [
 	{
@@ -28,17 +28,11 @@ const items = [
 	},
 	{ json: { id: 'r-2', name: 'Jaroslav Mekota', accounts: [], note: 'only the name' } },
 ];
-const field = (id: string, extra: Record<string, unknown> = {}) => ({
-	id,
-	displayName: id,
-	required: false,
-	defaultMatch: false,
-	canBeUsedToMatch: false,
-	display: true,
-	type: 'string',
-	...extra,
-});
-const SCHEMA = [field('name'), field('bank_account_numbers'), field('country', { removed: true })];
+const SCHEMA = [
+	recordField('name'),
+	recordField('bank_account_numbers'),
+	{ ...recordField('country'), removed: true },
+];
 const params = (operation: string, listFields?: unknown) => ({
 	resource: 'customList',
 	operation,
@@ -75,7 +69,7 @@ describe(`the resource mapper's value on n8n ${N8N_VERSION}`, () => {
 			},
 			schema: SCHEMA,
 		});
-		expect(pkg.seam.mappedFields(raw)).toEqual({
+		expect(mappedFields(raw)).toEqual({
 			automatic: false,
 			values: {
 				name: 'Nordwind Shell Corp',
@@ -83,7 +77,7 @@ describe(`the resource mapper's value on n8n ${N8N_VERSION}`, () => {
 			},
 			fields: ['name', 'bank_account_numbers'],
 		});
-		expect(pkg.shared.readRecordWrite(ctx, 0)).toEqual({
+		expect(readRecordWrite(ctx, 0)).toEqual({
 			customListId: LIST,
 			id: 'r-1',
 			attributes: {
@@ -91,7 +85,7 @@ describe(`the resource mapper's value on n8n ${N8N_VERSION}`, () => {
 				bank_account_numbers: ['CY17002001280000001200527600'],
 			},
 		});
-		expect(pkg.shared.readRecordWrite(ctx, 1).attributes).toEqual({ name: 'Jaroslav Mekota' });
+		expect(readRecordWrite(ctx, 1).attributes).toEqual({ name: 'Jaroslav Mekota' });
 	});
 
 	test("Map Automatically: the item's fields named like the list's fields, nothing else", () => {
@@ -104,16 +98,16 @@ describe(`the resource mapper's value on n8n ${N8N_VERSION}`, () => {
 		const ctx = n8nExecuteContext(nodeType, params('upsert', stored), items);
 		const raw = ctx.getNodeParameter('listFields', 1);
 		expect(raw).toMatchObject({ mappingMode: 'autoMapInputData', value: null, schema: SCHEMA });
-		expect(pkg.seam.mappedFields(raw)).toEqual({
+		expect(mappedFields(raw)).toEqual({
 			automatic: true,
 			values: {},
 			fields: ['name', 'bank_account_numbers'],
 		});
-		expect(pkg.shared.readRecordWrite(ctx, 0).attributes).toEqual({
+		expect(readRecordWrite(ctx, 0).attributes).toEqual({
 			name: 'Nordwind Shell Corp',
 			bank_account_numbers: ['CY17002001280000001200527600'],
 		});
-		expect(pkg.shared.readRecordWrite(ctx, 1).attributes).toEqual({ name: 'Jaroslav Mekota' });
+		expect(readRecordWrite(ctx, 1).attributes).toEqual({ name: 'Jaroslav Mekota' });
 	});
 
 	test.each([
@@ -124,7 +118,7 @@ describe(`the resource mapper's value on n8n ${N8N_VERSION}`, () => {
 		(operation, mode, error) => {
 			const ctx = n8nExecuteContext(nodeType, params(operation), items);
 			expect(ctx.getNodeParameter('listFields', 0)).toEqual({ mappingMode: mode, value: null });
-			expect(() => pkg.shared.readRecordWrite(ctx, 0)).toThrow(error);
+			expect(() => readRecordWrite(ctx, 0)).toThrow(error);
 		},
 	);
 

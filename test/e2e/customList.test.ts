@@ -255,6 +255,21 @@ async function listFieldsInEditor(
 describe("Map List Fields: the list's fields through n8n's resource mapper", () => {
 	let listId: string;
 	let schema: Json[];
+	/** The node's parameters for a record write in Map List Fields mode. */
+	const mapped = (operation: string, listFields: Json, recordId = '={{ $json.id }}'): Json => ({
+		resource: 'customList',
+		operation,
+		customListId: listId,
+		recordId,
+		attributesMode: 'mapper',
+		listFields,
+	});
+	const autoMap = (): Json => ({
+		mappingMode: 'autoMapInputData',
+		value: null,
+		matchingColumns: [],
+		schema,
+	});
 
 	beforeAll(async () => {
 		const { id } = await control.post<{ id: string }>('/custom-lists', {
@@ -281,13 +296,9 @@ describe("Map List Fields: the list's fields through n8n's resource mapper", () 
 
 	test('Create: each field set below (expressions, a JSON array as text); empty fields are not sent', async () => {
 		const run = await runAml(
-			{
-				resource: 'customList',
-				operation: 'create',
-				customListId: listId,
-				recordId: '={{ $json.ref }}',
-				attributesMode: 'mapper',
-				listFields: {
+			mapped(
+				'create',
+				{
 					mappingMode: 'defineBelow',
 					value: {
 						name: '={{ $json.holder }}',
@@ -297,7 +308,8 @@ describe("Map List Fields: the list's fields through n8n's resource mapper", () 
 					matchingColumns: [],
 					schema,
 				},
-			},
+				'={{ $json.ref }}',
+			),
 			[{ ref: 'm-1', holder: 'Nordwind Shell Corp', ibans: ['CY17002001280000001200527600'] }],
 		);
 		expect(run.status).toBe('success');
@@ -309,37 +321,18 @@ describe("Map List Fields: the list's fields through n8n's resource mapper", () 
 	});
 
 	test("Create or Update and Update, Map Automatically: the item's fields named like the list's fields, nothing else", async () => {
-		const autoMap = { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema };
-		const upsert = await runAml(
-			{
-				resource: 'customList',
-				operation: 'upsert',
-				customListId: listId,
-				recordId: '={{ $json.id }}',
-				attributesMode: 'mapper',
-				listFields: autoMap,
-			},
-			[
-				{ id: 'm-1', name: 'Nordwind Shell Corp', country: 'CY', source: 'crm', score: 7 },
-				{ id: 'm-2', name: 'Jaroslav Mekota', bank_account_numbers: ['CZ6508000000192000145399'] },
-			],
-		);
+		const upsert = await runAml(mapped('upsert', autoMap()), [
+			{ id: 'm-1', name: 'Nordwind Shell Corp', country: 'CY', source: 'crm', score: 7 },
+			{ id: 'm-2', name: 'Jaroslav Mekota', bank_account_numbers: ['CZ6508000000192000145399'] },
+		]);
 		expect(upsert.status).toBe('success');
 		expect(upsert.outputs[0].map((o) => [o.id, o.result])).toEqual([
 			['m-1', 'updated'],
 			['m-2', 'created'],
 		]);
-		const update = await runAml(
-			{
-				resource: 'customList',
-				operation: 'update',
-				customListId: listId,
-				recordId: '={{ $json.id }}',
-				attributesMode: 'mapper',
-				listFields: autoMap,
-			},
-			[{ id: 'm-2', name: 'Jaroslav Mekota', country: 'CZ', note: 'checked' }],
-		);
+		const update = await runAml(mapped('update', autoMap()), [
+			{ id: 'm-2', name: 'Jaroslav Mekota', country: 'CZ', note: 'checked' },
+		]);
 		expect(update.status).toBe('success');
 		const records = await stored(listId);
 		expect(records.find((r) => r.id === 'm-1')?.attributes).toEqual({
@@ -354,32 +347,17 @@ describe("Map List Fields: the list's fields through n8n's resource mapper", () 
 
 	test('an item with none of the fields, or a mapper with no fields loaded, fails naming item and field before any request', async () => {
 		const before = await control.mark();
-		const none = await runAml(
-			{
-				resource: 'customList',
-				operation: 'create',
-				customListId: listId,
-				recordId: '={{ $json.id }}',
-				attributesMode: 'mapper',
-				listFields: { mappingMode: 'autoMapInputData', value: null, matchingColumns: [], schema },
-			},
-			[
-				{ id: 'm-3', name: 'Fine' },
-				{ id: 'm-4', fullName: 'Misnamed Column' },
-			],
-		);
+		const none = await runAml(mapped('create', autoMap()), [
+			{ id: 'm-3', name: 'Fine' },
+			{ id: 'm-4', fullName: 'Misnamed Column' },
+		]);
 		expect(none.status).toBe('error');
 		expect(none.error?.message).toMatch(
 			/^Item 1: "List Fields" maps no field: the item has no field named like a field of the list \(name, bank_account_numbers, country\)/,
 		);
-		const unloaded = await runAml({
-			resource: 'customList',
-			operation: 'create',
-			customListId: listId,
-			recordId: 'm-5',
-			attributesMode: 'mapper',
-			listFields: { mappingMode: 'autoMapInputData', value: null },
-		});
+		const unloaded = await runAml(
+			mapped('create', { mappingMode: 'autoMapInputData', value: null }, 'm-5'),
+		);
 		expect(unloaded.status).toBe('error');
 		expect(unloaded.error?.message).toMatch(
 			/^Item 0: "List Fields" has no fields of the list loaded/,

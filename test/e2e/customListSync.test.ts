@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 
 import type { Json, RunResult } from '../harness/client';
+import { recordField } from '../../nodes/Aml/methods/usableFields';
 import { control, customListSyncFromInput, runAml } from '../harness/context';
 
 /**
@@ -447,15 +448,7 @@ describe('Custom List → Sync in real n8n', () => {
 		});
 		await prefill(mappedList, 5);
 		// what the editor stores after loading the list's fields (getRecordFields)
-		const schema = ['name', 'country'].map((name) => ({
-			id: name,
-			displayName: name,
-			required: false,
-			defaultMatch: false,
-			canBeUsedToMatch: false,
-			display: true,
-			type: 'string',
-		}));
+		const schema = ['name', 'country'].map(recordField);
 		const rows = [
 			{ id: id(0), name: 'Person 0', country: 'DE', segment: 'retail' },
 			{ id: id(1), name: 'Person 1 (changed)', country: 'DE', segment: 'retail' },

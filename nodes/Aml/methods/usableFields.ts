@@ -2,6 +2,7 @@ import type {
 	IDataObject,
 	ILoadOptionsFunctions,
 	INodePropertyOptions,
+	ResourceMapperField,
 	ResourceMapperFields,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -58,15 +59,20 @@ export async function getRecordFields(this: ILoadOptionsFunctions): Promise<Reso
 		),
 	];
 	return {
-		fields: names.map((name) => ({
-			id: name,
-			displayName: name,
-			required: false,
-			defaultMatch: false,
-			canBeUsedToMatch: false,
-			display: true,
-			type: 'string',
-		})),
+		fields: names.map(recordField),
 		emptyFieldsNotice: 'The service lists no usable fields for this custom list',
+	};
+}
+
+/** One field of the list in the mapper: its name is the attribute's name; none is required or matched on. */
+export function recordField(name: string): ResourceMapperField {
+	return {
+		id: name,
+		displayName: name,
+		required: false,
+		defaultMatch: false,
+		canBeUsedToMatch: false,
+		display: true,
+		type: 'string',
 	};
 }
