@@ -31,7 +31,8 @@ export const MAPPED_ATTRIBUTES = 'listFields';
 
 /**
  * The attribute editor shared by persons, transactions and custom-list records: named fields for the
- * spec's typical attributes plus custom key/value pairs, a JSON mode, or the input item's own fields.
+ * spec's typical attributes plus custom key/value pairs, a JSON mode, or the input item's own fields; for records
+ * also the list's own fields through n8n's resource mapper (`mapper`).
  */
 export function attributeProperties(options: AttributeFieldOptions): INodeProperties[] {
 	const properties: INodeProperties[] = [
