@@ -188,7 +188,9 @@ async function main(): Promise<void> {
 	}
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
 	if (failed.length) {
-		console.error(`\n${failed.length} scenario(s) failed:\n${failed.map((f) => `  ${f}`).join('\n')}`);
+		console.error(
+			`\n${failed.length} scenario(s) failed:\n${failed.map((f) => `  ${f}`).join('\n')}`,
+		);
 		process.exitCode = 1;
 	}
 }

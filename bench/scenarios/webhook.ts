@@ -178,7 +178,9 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		});
 		// Nothing accepted is a broken set-up (credential, URL), not a throughput figure.
 		if (aml.ok === 0 || base.ok === 0)
-			throw new Error(`no delivery accepted (AML Trigger ${aml.ok}, Webhook node ${base.ok} of ${count})`);
+			throw new Error(
+				`no delivery accepted (AML Trigger ${aml.ok}, Webhook node ${base.ok} of ${count})`,
+			);
 		return [
 			{
 				name: 'webhook intake',
