@@ -4,10 +4,13 @@
  *   node bench/cpuprofile.js FILE                 busy share of n8n's main thread per second (find the scenario's window)
  *   node bench/cpuprofile.js FILE FROM TO [N]     for seconds FROM..TO: share by area, then the top N functions by self
  *                                                 and by inclusive time
+ *   node bench/cpuprofile.js FILE FROM TO --per=R for seconds FROM..TO holding R requests of the AML node: busy ms per
+ *                                                 request by step of a request (where each millisecond goes)
  */
 const fs = require('node:fs');
 
 const [file, fromArg, toArg, topArg] = process.argv.slice(2);
+const perArg = topArg?.startsWith('--per=') ? Number(topArg.slice('--per='.length)) : undefined;
 if (!file) {
 	console.error('usage: node bench/cpuprofile.js FILE [FROM TO [N]]');
 	process.exit(2);
@@ -34,6 +37,11 @@ if (fromArg === undefined) {
 		perSecond.set(k, e);
 	}
 	for (const [k, e] of perSecond) console.log(`${k}s ${Math.round((e.busy / e.all) * 100)}%`);
+	process.exit(0);
+}
+
+if (perArg !== undefined) {
+	perRequest(Number(fromArg), Number(toArg), perArg);
 	process.exit(0);
 }
 
@@ -82,3 +90,43 @@ console.log('== self');
 list(self, top);
 console.log('== inclusive');
 list(inclusive, top);
+
+/**
+ * Steps of one request of the AML node, judged on the whole stack (an answer's callbacks run without the node's frames
+ * above them, so the stack's libraries say what a sample was doing). The first step that matches takes the sample.
+ */
+function perRequest(from, to, requests) {
+	const url = (st, re) => st.some((n) => re.test(n.callFrame.url));
+	const fn = (st, re) => st.some((n) => re.test(name(n)));
+	const steps = [
+		['(garbage collector)', (st) => name(st[0]) === '(garbage collector)'],
+		['(program: V8 and native work outside JavaScript)', (st) => name(st[0]) === '(program)'],
+		["n8n getNodeParameter: expression evaluation (the item's {{ $json.id }})", (st) => fn(st, /^_?getNodeParameter$/) && url(st, /expression-runtime|workflow-data-proxy/)],
+		["n8n getNodeParameter: lookup, defaults, n8n's validation", (st) => fn(st, /^_?getNodeParameter$/)],
+		["n8n credential per request: decrypt (httpRequestWithAuthentication → getDecrypted)", (st) => url(st, /node:internal\/crypto|n8n-core\/dist\/encryption/)],
+		["n8n credential per request: database read (SQLite, TypeORM)", (st) => url(st, /sqlite3|typeorm|tarn/)],
+		["n8n credential per request: defaults, checks (getCredentials, applyDefaultsAndOverwrites)", (st) => fn(st, /^(getCredentials|_getCredentials|getDecrypted|getCredentialsEntity|applyDefaultsAndOverwrites)$/)],
+		["n8n HTTP: request helper, OAuth2 client, axios, sockets", (st) => fn(st, /^(requestOAuth2|httpRequestWithAuthentication|httpRequest|createOAuth2Client)$/) || url(st, /backend-network|axios|follow-redirects|client-oauth2|proxy-from-env|node:net|node:_http|node:http|node:dns|node:internal\/(streams|url)|node:url/)],
+		['n8n public API (the bench polling for the execution, not the node)', (st) => url(st, /public-api/)],
+		['AML package: transport (nodes/Aml/transport, shared/n8n seam)', (st) => url(st, /n8n-nodes-aml\/dist\/nodes\/(Aml\/transport|shared)\//)],
+		['AML package: router, validation', (st) => url(st, /n8n-nodes-aml\/dist\/nodes\/Aml\/(actions\/router|validation)/)],
+		['AML package: operation, helpers', (st) => url(st, /n8n-nodes-aml\/dist\//)],
+		['expression evaluation (other)', (st) => url(st, /expression-runtime|workflow-data-proxy|workflow-expression|\/expression\.js/)],
+		['JSON parse/stringify (outside the above)', (st) => /^(parse|stringify)$/.test(name(st[0]))],
+		['n8n engine (items, events, execution data)', (st) => url(st, /node_modules\/(n8n|n8n-core|n8n-workflow|@n8n\/[^/]+)\//)],
+		['other', () => true],
+	];
+	const totals = new Map();
+	let busy = 0;
+	for (const s of samples) {
+		if (s.second < from || s.second > to || name(byId.get(s.id)) === '(idle)') continue;
+		const st = [];
+		for (let cur = s.id; cur !== undefined; cur = parent.get(cur)) st.push(byId.get(cur));
+		const [step] = steps.find(([, match]) => match(st));
+		totals.set(step, (totals.get(step) ?? 0) + s.us);
+		busy += s.us;
+	}
+	console.log(`window ${from}-${to} s: ${Math.round(busy / 1000)} ms busy, ${requests} requests: ${(busy / 1000 / requests).toFixed(2)} ms per request`);
+	for (const [step, us] of [...totals].sort((a, b) => b[1] - a[1]))
+		console.log(`${(us / 1000 / requests).toFixed(3)} ms ${((us / busy) * 100).toFixed(1).padStart(5)}%  ${step}`);
+}

@@ -94,6 +94,8 @@ const scenarios: Array<[string, (env: BenchEnv) => Promise<Result[]>]> = [
 
 async function main(): Promise<void> {
 	const results: Result[] = [];
+	/** Scenarios that threw: the run still writes what the others measured, then exits non-zero. */
+	const failed: string[] = [];
 	execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
 	const sb = await startSandbox({ quiet: true });
 	const started = Date.now();
@@ -158,6 +160,7 @@ async function main(): Promise<void> {
 						measured.push(...(await run(env)));
 					} catch (error) {
 						measured.push({ name, figures: { error: (error as Error).message } });
+						failed.push(`${label ? `${label}: ` : ''}${name}: ${(error as Error).message}`);
 					}
 					results.push(...measured.map((r) => (label ? { ...r, name: `${label}: ${r.name}` } : r)));
 					console.log(
@@ -184,6 +187,12 @@ async function main(): Promise<void> {
 		);
 	}
 	console.log(`\nwritten to ${path.relative(REPO_ROOT, file)}`);
+	if (failed.length) {
+		console.error(
+			`\n${failed.length} scenario(s) failed:\n${failed.map((f) => `  ${f}`).join('\n')}`,
+		);
+		process.exitCode = 1;
+	}
 }
 
 // `--queue`: n8n's queue mode against the regular single process (bench/queue.ts runs on import)

@@ -3,6 +3,7 @@ import {
 	genericOAuth2Credential,
 	inWorker,
 	mb,
+	treeCpu,
 	peakDuring,
 	rawToken,
 	type BenchEnv,
@@ -128,7 +129,11 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 	await control.post('/reset', {});
 	await control.post('/config', { tokenLifetimeSeconds: lifetimeSeconds });
 	started = Date.now();
+	// n8n's CPU for the whole workflow run (Webhook, Split Out, the node, saving the execution): unlike the times, it
+	// hardly depends on what else the machine runs.
+	let cpuBefore = treeCpu(n8n.pid);
 	const measured = await peakDuring(n8n.pid, () => client.runNode(node, items, { credentials }));
+	const nodeCpuMs = (treeCpu(n8n.pid) - cpuBefore) * 1000;
 	const nodeMs = executionMs(measured.value.execution, Date.now() - started);
 	const stats = (await control.get('/stats')).data;
 	const aml = await storedWith(env, 'node-');
@@ -140,6 +145,7 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 			rawMs,
 			rawNewConnectionsMs,
 			nodeMs,
+			nodeCpuMsPerItem: +(nodeCpuMs / count).toFixed(2),
 			stored: aml.stored,
 			duplicates: aml.stored - aml.distinct,
 			errorItems: amlErrors,
@@ -193,9 +199,11 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 		const before = (await control.get('/stats')).data;
 		const httpItems = Array.from({ length: count }, (_, i) => ({ id: `http-${i}` }));
 		started = Date.now();
+		cpuBefore = treeCpu(n8n.pid);
 		const run = await peakDuring(n8n.pid, () =>
 			client.runNode(httpNode, httpItems, { credentials: { oAuth2Api: cred } }),
 		);
+		const httpCpuMs = (treeCpu(n8n.pid) - cpuBefore) * 1000;
 		const httpMs = executionMs(run.value.execution, Date.now() - started);
 		const after = (await control.get('/stats')).data;
 		const stored = await storedWith(env, 'http-');
@@ -206,6 +214,7 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 			figures: {
 				items: count,
 				httpMs,
+				httpCpuMsPerItem: +(httpCpuMs / count).toFixed(2),
 				stored: stored.distinct,
 				errorItems,
 				lost: count - stored.distinct,
@@ -214,6 +223,7 @@ export async function createTransactions(env: BenchEnv): Promise<Result[]> {
 				peakRssMb: mb(run.peak),
 				addedRssMb: mb(run.peak - run.idle),
 				amlNodeMs: nodeMs,
+				amlNodeCpuMsPerItem: +(nodeCpuMs / count).toFixed(2),
 			},
 			ratio: +(nodeMs / httpMs).toFixed(2),
 			baseline: 'AML node time / HTTP Request node time',

@@ -20,6 +20,7 @@ async function offer(
 	count: number,
 	rate: number,
 	body: (i: number) => string,
+	headers: Record<string, string> = {},
 ): Promise<Intake> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const latencies: number[] = [];
@@ -35,6 +36,7 @@ async function offer(
 					method: 'POST',
 					agent,
 					headers: {
+						...headers,
 						'content-type': 'application/json',
 						'content-length': Buffer.byteLength(payload),
 					},
@@ -151,14 +153,34 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 	const wf = await env.client.getWorkflow(webhookNode.id);
 	const hookPath = (wf.nodes as Array<{ parameters: { path: string } }>)[0].parameters.path;
 	const webhookUrl = `${env.n8n.baseUrl}/webhook/${hookPath}`;
+	// The AML Trigger checks every delivery against its AML Webhook API credential (verification is on by default);
+	// the credential's default method, a secret header, as the e2e suite sets it up.
+	const secret = randomUUID();
+	const credential = await env.client.createCredential('bench webhook intake', 'amlWebhookApi', {
+		method: 'header',
+		headerName: 'X-AML-Secret',
+		headerSecret: secret,
+	});
 	const trigger = await publish(
 		env,
-		{ type: 'n8n-nodes-aml.amlTrigger', typeVersion: 1.1, parameters: { events: ['*'] } },
+		{
+			type: 'n8n-nodes-aml.amlTrigger',
+			typeVersion: 1,
+			parameters: { authentication: 'amlWebhookApi', events: ['*'] },
+			credentials: { amlWebhookApi: credential },
+		},
 		'aml',
 	);
 	try {
 		const base = await offer(env, webhookUrl, webhookNode.id, count, rate, event);
-		const aml = await offer(env, trigger.url, trigger.id, count, rate, (i) => event(count + i));
+		const aml = await offer(env, trigger.url, trigger.id, count, rate, (i) => event(count + i), {
+			'x-aml-secret': secret,
+		});
+		// Nothing accepted is a broken set-up (credential, URL), not a throughput figure.
+		if (aml.ok === 0 || base.ok === 0)
+			throw new Error(
+				`no delivery accepted (AML Trigger ${aml.ok}, Webhook node ${base.ok} of ${count})`,
+			);
 		return [
 			{
 				name: 'webhook intake',
@@ -189,5 +211,6 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 			await env.client.deactivate(id).catch(() => undefined);
 			await env.client.deleteWorkflow(id).catch(() => undefined);
 		}
+		await env.client.deleteCredential(credential.id).catch(() => undefined);
 	}
 }

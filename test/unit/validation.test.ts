@@ -188,7 +188,7 @@ describe('parameterValidator: choices and numbers set by expressions', () => {
 					returnAll: [false, false, true],
 					limit: [0, 2.5, 0],
 				},
-				{ limit: '={{ $json.n }}' },
+				{ limit: '={{ $json.n }}', returnAll: '={{ $json.all }}' },
 			),
 			properties,
 			itemParameter,
@@ -214,5 +214,46 @@ describe('itemParameter (detail: every value is read by n8n)', () => {
 			['field', 0],
 			['options.timeout', 2, 30000],
 		]);
+	});
+
+	test('a parameter with no expression in it is read by n8n once per run; one with an expression for every item', () => {
+		const calls: unknown[][] = [];
+		const parameters = {
+			amount: '10.00',
+			transactionId: '={{ $json.id }}',
+			fields: { a: 'x', b: '={{ $json.b }}' },
+			options: { timeBudget: 500 },
+		};
+		const ctx = {
+			getNode: () => ({ name: 'AML', parameters }),
+			getNodeParameter: (name: string, i: number, fallback?: unknown) => {
+				calls.push([name, i]);
+				if (name === 'transactionId') return `t-${i}`;
+				if (name === 'fields') return { a: 'x', b: `b-${i}` };
+				if (name === 'list') return [{ key: 'k' }];
+				return name === 'amount' ? '10.00' : name === 'options.timeBudget' ? 500 : fallback;
+			},
+		} as unknown as IExecuteFunctions;
+		for (const i of [0, 1, 2]) {
+			expect(itemParameter(ctx, 'amount', i)).toBe('10.00');
+			expect(itemParameter(ctx, 'transactionId', i)).toBe(`t-${i}`);
+			expect(itemParameter(ctx, 'fields', i)).toEqual({ a: 'x', b: `b-${i}` });
+			expect(itemParameter(ctx, 'options.timeBudget', i, 0)).toBe(500);
+			expect(itemParameter(ctx, 'options.timeout', i, 30000)).toBe(30000);
+		}
+		expect(calls.filter(([name]) => name === 'amount')).toEqual([['amount', 0]]);
+		expect(calls.filter(([name]) => name === 'options.timeBudget')).toEqual([
+			['options.timeBudget', 0],
+		]);
+		expect(calls.filter(([name]) => name === 'transactionId').length).toBe(3);
+		expect(calls.filter(([name]) => name === 'fields').length).toBe(3);
+		// An answer handed to one item is a copy: changing it changes no other item's.
+		const first = itemParameter(ctx, 'list', 0) as Array<{ key: string }>;
+		first[0].key = 'changed';
+		expect(itemParameter(ctx, 'list', 1)).toEqual([{ key: 'k' }]);
+		// Another run (another context) reads again.
+		const again = { ...ctx, getNode: ctx.getNode, getNodeParameter: ctx.getNodeParameter };
+		itemParameter(again as IExecuteFunctions, 'amount', 0);
+		expect(calls.filter(([name]) => name === 'amount').length).toBe(2);
 	});
 });

@@ -1,4 +1,6 @@
-import type { INodeProperties, NodeParameterValue } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, NodeParameterValue } from 'n8n-workflow';
+
+import { itemParameter } from './itemParameter';
 
 /**
  * Descriptions every operation shares, built in one place (as n8n's Airtable v2 does in `common.descriptions.ts`):
@@ -45,12 +47,8 @@ export function timeBudgetOption(defaultMs: number, purpose: string): INodePrope
 }
 
 /** The item's Time Budget option in milliseconds (0: none). */
-export function timeBudgetMs(
-	ctx: { getNodeParameter(name: string, itemIndex: number, fallback?: unknown): unknown },
-	itemIndex: number,
-	defaultMs: number,
-): number {
-	const value = ctx.getNodeParameter('options.timeBudget', itemIndex, defaultMs);
+export function timeBudgetMs(ctx: IExecuteFunctions, itemIndex: number, defaultMs: number): number {
+	const value = itemParameter(ctx, 'options.timeBudget', itemIndex, defaultMs);
 	return typeof value === 'number' && value > 0 ? value : 0;
 }
 
