@@ -101,7 +101,6 @@ async function intake(client: N8nClient, bases: string[], label: string): Promis
 			webhookId,
 			{ authentication: 'amlWebhookApi', events: ['*'] },
 			credential,
-			1.2,
 		),
 	);
 	await client.activate(workflow.id);
