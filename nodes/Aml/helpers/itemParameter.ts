@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { locatorGivenValue } from '../../shared/n8n/parameters';
+import { holdsExpression, locatorGivenValue } from '../../shared/n8n/parameters';
 import { invalid, validId } from '../validation';
 import { urlRule } from './locators';
 
@@ -50,7 +50,7 @@ function sameForEveryItem(
 	const raw = parameterAt(ctx.getNode().parameters, name);
 	answers.set(
 		key,
-		!hasExpression(raw === undefined ? fallback : raw) && isPlainData(value)
+		!holdsExpression(raw === undefined ? fallback : raw) && isPlainData(value)
 			? { value: copy(value) }
 			: VARIES,
 	);
@@ -65,14 +65,6 @@ function parameterAt(parameters: unknown, path: string): unknown {
 		value = (value as Record<string, unknown>)[part];
 	}
 	return value;
-}
-
-/** Whether an expression (a text starting with "=") is anywhere in the value. */
-function hasExpression(value: unknown): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	if (value !== null && typeof value === 'object')
-		return Object.values(value as Record<string, unknown>).some(hasExpression);
-	return false;
 }
 
 function isPlainData(value: unknown): boolean {
