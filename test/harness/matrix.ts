@@ -2,7 +2,7 @@ import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialRef, Json } from './client';
-import { amlCredentialData, context, control, n8n, runNode } from './context';
+import { amlCredentialData, context, control, n8n, ownTokenUrl, runNode } from './context';
 import { mcpTools, textOf } from './mcp';
 
 /**
@@ -699,10 +699,12 @@ const answer = (status: number, body: string, contentType: string) => ({
 const onTarget =
 	(rule: Json) =>
 	(target: { method: string; path: string }): Json[] => [{ ...target, ...rule }];
+/** The token URL query of the credential `key` (`?c=<file>.<key>`, test/harness/context.ts `ownTokenUrl`). */
+const keyQuery = (key: string) => `(^|&)c=([^&]*\\.)?${key}(&|$)`;
 const onToken =
 	(rule: Json) =>
 	(_target: unknown, key: string): Json[] => [
-		{ method: 'POST', path: '^/oauth/token$', query: `(^|&)c=${key}(&|$)`, ...rule },
+		{ method: 'POST', path: '^/oauth/token$', query: keyQuery(key), ...rule },
 	];
 
 /** A token endpoint that answers after the node's Timeout (OPTIONS.timeout) and the first retry's backoff. */
@@ -997,7 +999,7 @@ const MODE_KEY: Record<Mode, string> = {
 	tool: 't',
 };
 
-/** One credential per operation and On Error setting (its Access Token URL names it, `?c=<key>`), made once. */
+/** One credential per operation and On Error setting (its Access Token URL names it, `?c=<file>.<key>`), made once. */
 const credentials = new Map<string, CredentialRef>();
 const keyOf = (operation: Operation, onError: Mode, closedPort = false) =>
 	`${OPERATIONS.indexOf(operation)}${MODE_KEY[onError]}${closedPort ? 'x' : ''}`;
@@ -1011,7 +1013,7 @@ async function credentialFor(
 ): Promise<CredentialRef> {
 	const key = keyOf(operation, onError, closedPort);
 	const data = amlCredentialData({
-		accessTokenUrl: `${context().sandbox.tokenUrl}?c=${key}`,
+		accessTokenUrl: ownTokenUrl(key),
 		...(closedPort ? { baseUrl: closedUrl } : {}),
 	});
 	let credential = credentials.get(key);
@@ -1272,7 +1274,7 @@ export async function runRow(
 			late,
 			target: log.filter((r) => r.method === target.method && path.test(r.path)),
 			tokens: log.filter(
-				(r) => r.path === '/oauth/token' && new RegExp(`(^|&)c=${run.key}(&|$)`).test(r.query),
+				(r) => r.path === '/oauth/token' && new RegExp(keyQuery(run.key)).test(r.query),
 			),
 		};
 	});
