@@ -73,9 +73,10 @@ n8n_versions=""
 { has e2e || has faults || has queue; } && n8n_versions="$default_version"
 has contract && n8n_versions="$n8n_versions $contract_versions"
 has compat && n8n_versions="$n8n_versions $compat_versions"
-n8n_versions="$(printf '%s\n' $n8n_versions | awk '!seen[$0]++' | tr '\n' ' ')"
+# the default version first when it is needed at all (e2e, faults, queue and the first contract run wait for it)
+n8n_versions="$(printf '%s\n' $n8n_versions | awk -v d="$default_version" '$0 == d { first = d; next } !seen[$0]++ { rest = rest $0 " " } END { if (first != "") printf "%s ", first; printf "%s", rest }')"
 apt_installs=""
-{ has e2e || has faults || has compat || has contract || has queue; } && apt_installs="browser"
+has e2e && apt_installs="browser"
 has queue && apt_installs="$apt_installs queue"
 scheduled=" "
 in_background() { # in_background NICENESS_AFTER_FIRST PREFIX NAME…: scripts/install-PREFIX.sh (n8n: per version) in turn
@@ -106,7 +107,7 @@ if [ -n "${n8n_versions// /}" ]; then
   in_background 10 n8n "$n8n_versions"
 fi
 if [ -n "$apt_installs" ]; then
-  echo "== installing in the background when missing (Debian packages): chromium$(has queue && echo ', postgresql, redis-server')"
+  echo "== installing in the background when missing (Debian packages): $(has e2e && echo 'chromium ')$(has queue && echo 'postgresql redis-server')"
   in_background 0 apt "$apt_installs"
 fi
 # await_install NAME: waits for that install (started in the background, or now when it was not) and prints its output;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 
 import type { AxiosInstance } from 'axios';
 
+import type { LogEntry } from '../sandbox/server';
 import { DEFAULT_OWNER, login } from './n8n';
 import {
 	N8nClient,
@@ -96,18 +97,8 @@ function currentFileTag(): string {
 	return testPath ? fileTag(testPath) : '';
 }
 
-/** A request in the sandbox's log (test/sandbox/server.ts LogEntry). */
-export interface Logged {
-	seq: number;
-	method: string;
-	path: string;
-	query: string;
-	status: number;
-	ms: number;
-	hasAuth: boolean;
-	token?: string;
-	credential?: string;
-}
+/** A request in the sandbox's log. */
+export type Logged = LogEntry;
 
 /**
  * Whether a logged request is this test file's: sent with one of its credentials (tag `<file>` or `<file>.<key>`)
@@ -116,7 +107,12 @@ export interface Logged {
  */
 export function isOwn(entry: { credential?: string }, tag = context().tag): boolean {
 	const c = entry.credential;
-	return !tag || c === undefined || c === tag || c.startsWith(`${tag}.`);
+	return !tag || c === undefined || ofCredential(c, tag);
+}
+
+/** Whether the credential tag `c` is `tag` or one of its `<tag>.<key>` credentials. */
+function ofCredential(c: string | undefined, tag: string): boolean {
+	return c === tag || (c?.startsWith(`${tag}.`) ?? false);
 }
 
 let shared: N8nClient | undefined;
@@ -181,17 +177,22 @@ export const control = {
 	},
 	/**
 	 * This test file's requests after `seq` (`isOwn`: not those of another file's credentials), optionally only
-	 * those to paths starting with `path` or matching it. `{ all: true }`: every logged request.
+	 * those to paths starting with `path` or matching it. `credential`: only those sent with that credential tag (or
+	 * its `<tag>.<key>` ones, see `ownTokenUrl`), none unattributed. `all`: every logged request.
 	 */
 	async requestsSince(
 		seq: number,
-		opts: { path?: string | RegExp; all?: boolean } = {},
+		opts: { path?: string | RegExp; credential?: string; all?: boolean } = {},
 	): Promise<Logged[]> {
 		const log = await this.get<Logged[]>('/requests', { since: seq });
 		const { path: p } = opts;
+		const tag = context().tag;
 		return log.filter(
 			(r) =>
-				(opts.all || isOwn(r)) &&
+				(opts.all ||
+					(opts.credential !== undefined
+						? ofCredential(r.credential, opts.credential)
+						: isOwn(r, tag))) &&
 				(p === undefined || (typeof p === 'string' ? r.path.startsWith(p) : p.test(r.path))),
 		);
 	},
