@@ -79,49 +79,50 @@ apt_installs=""
 has e2e && apt_installs="browser"
 has queue && apt_installs="$apt_installs queue"
 scheduled=" "
-in_background() { # in_background NICENESS_AFTER_FIRST PREFIX NAME…: scripts/install-PREFIX.sh (n8n: per version) in turn
-  local names="$3" launcher=()
+# install_one OUT NAME: scripts/install-n8n.sh for NAME n8n-VERSION, else scripts/install-NAME.sh; output to
+# OUT/install-NAME.log, exit status to OUT/install-NAME.rc
+install_one() {
+  if [[ "$2" == n8n-* ]]; then
+    AML_N8N_VERSION="${2#n8n-}" bash scripts/install-n8n.sh
+  else
+    bash "scripts/install-$2.sh"
+  fi </dev/null >"$1/install-$2.log" 2>&1
+  echo $? >"$1/install-$2.rc"
+}
+export -f install_one
+# in_background NICENESS NAME…: install_one of each NAME in turn, in its own process group, all after the first at
+# that CPU niceness
+in_background() {
+  local launcher=() niceness="$1"
+  shift
   command -v setsid >/dev/null 2>&1 && launcher=(setsid)
   "${launcher[@]}" bash -c '
-    out=$1 niceness=$2 kind=$3 first=1
-    shift 3
-    for name; do
-      [ "$first" = 1 ] || renice -n "$niceness" -p $$ >/dev/null 2>&1
-      first=0
-      if [ "$kind" = n8n ]; then
-        AML_N8N_VERSION="$name" bash scripts/install-n8n.sh </dev/null >"$out/install-n8n-$name.log" 2>&1
-        echo $? >"$out/install-n8n-$name.rc"
-      else
-        bash "scripts/install-$name.sh" </dev/null >"$out/install-$name.log" 2>&1
-        echo $? >"$out/install-$name.rc"
-      fi
-    done' _ "$out" "$1" "$2" $names </dev/null &
+    out=$1 niceness=$2
+    shift 2
+    install_one "$out" "$1"
+    shift
+    renice -n "$niceness" -p $$ >/dev/null 2>&1
+    for name; do install_one "$out" "$name"; done' _ "$out" "$niceness" "$@" </dev/null &
   background+=($!)
-  local name
-  for name in $names; do
-    if [ "$2" = n8n ]; then scheduled+="n8n-$name "; else scheduled+="$name "; fi
-  done
+  scheduled+="$* "
 }
 if [ -n "${n8n_versions// /}" ]; then
   echo "== installing in the background: n8n $n8n_versions(cached in ${AML_N8N_CACHE:-$HOME/.cache/n8n-nodes-aml})"
-  in_background 10 n8n "$n8n_versions"
+  # shellcheck disable=SC2046
+  in_background 10 $(printf 'n8n-%s ' $n8n_versions)
 fi
 if [ -n "$apt_installs" ]; then
   echo "== installing in the background when missing (Debian packages): $(has e2e && echo 'chromium ')$(has queue && echo 'postgresql redis-server')"
-  in_background 0 apt "$apt_installs"
+  # shellcheck disable=SC2086
+  in_background 0 $apt_installs
 fi
-# await_install NAME: waits for that install (started in the background, or now when it was not) and prints its output;
-# its exit status
+# await_install NAME: waits for that install (started in the background, or now when it was not) and prints its
+# outcome; its exit status
 await_install() {
   local name="$1" started rc
   started=$(date +%s)
   if [[ "$scheduled" != *" $name "* ]]; then
-    if [[ "$name" == n8n-* ]]; then
-      AML_N8N_VERSION="${name#n8n-}" bash scripts/install-n8n.sh </dev/null >"$out/install-$name.log" 2>&1
-    else
-      bash "scripts/install-$name.sh" </dev/null >"$out/install-$name.log" 2>&1
-    fi
-    echo $? >"$out/install-$name.rc"
+    install_one "$out" "$name"
     scheduled+="$name "
   fi
   while [ ! -s "$out/install-$name.rc" ]; do sleep 1; done
