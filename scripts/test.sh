@@ -47,6 +47,8 @@ cleanup() {
   rm -rf "$out"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 finish() {
   echo
   for line in "${summary[@]}"; do echo "$line"; done
