@@ -82,12 +82,21 @@ export function tokenUrlOf(base: string, tag: string): string {
 	return `${base}?c=${encodeURIComponent(tag)}`;
 }
 
-/** A token URL for another credential of this test file (`?c=<file>.<key>`): its requests count as the file's own. */
+/** The tag of another credential of this test file (`<file>.<key>`): its requests count as the file's own. */
+export function ownTag(key: string): string {
+	const { tag } = context();
+	return tag ? `${tag}.${key}` : key;
+}
+
+/** The token URL of the credential `ownTag(key)` (`?c=<file>.<key>`). */
 export function ownTokenUrl(key: string): string {
-	const c = context();
-	return c.tag
-		? `${c.sandbox.tokenUrl}.${encodeURIComponent(key)}`
-		: tokenUrlOf(c.sandbox.tokenUrl, key);
+	return tokenUrlOf(context().sandbox.tokenUrl.split('?')[0], ownTag(key));
+}
+
+/** A sandbox fault rule's `query` (a regular expression) that matches the token requests of `ownTokenUrl(key)`. */
+export function ownTokenQuery(key: string): string {
+	const c = encodeURIComponent(ownTag(key)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return `(^|&)c=${c}(&|$)`;
 }
 
 function currentFileTag(): string {

@@ -2,7 +2,15 @@ import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialRef, Json } from './client';
-import { amlCredentialData, context, control, n8n, ownTokenUrl, runNode } from './context';
+import {
+	amlCredentialData,
+	context,
+	control,
+	n8n,
+	ownTokenQuery,
+	ownTokenUrl,
+	runNode,
+} from './context';
 import { mcpTools, textOf } from './mcp';
 
 /**
@@ -699,12 +707,10 @@ const answer = (status: number, body: string, contentType: string) => ({
 const onTarget =
 	(rule: Json) =>
 	(target: { method: string; path: string }): Json[] => [{ ...target, ...rule }];
-/** The token URL query of the credential `key` (`?c=<file>.<key>`, test/harness/context.ts `ownTokenUrl`). */
-const keyQuery = (key: string) => `(^|&)c=([^&]*\\.)?${key}(&|$)`;
 const onToken =
 	(rule: Json) =>
 	(_target: unknown, key: string): Json[] => [
-		{ method: 'POST', path: '^/oauth/token$', query: keyQuery(key), ...rule },
+		{ method: 'POST', path: '^/oauth/token$', query: ownTokenQuery(key), ...rule },
 	];
 
 /** A token endpoint that answers after the node's Timeout (OPTIONS.timeout) and the first retry's backoff. */
@@ -976,7 +982,7 @@ export interface Run {
 	operation: Operation;
 	onError: OnError;
 	ids: Ids;
-	/** Its credential's name in the token URL (`?c=<key>`). */
+	/** Its credential's name in the token URL (`?c=<file>.<key>`). */
 	key: string;
 	/** ok/failed execution, the node's outputs (the error output last), the node's error in stop mode. */
 	status: string;
@@ -1274,7 +1280,7 @@ export async function runRow(
 			late,
 			target: log.filter((r) => r.method === target.method && path.test(r.path)),
 			tokens: log.filter(
-				(r) => r.path === '/oauth/token' && new RegExp(keyQuery(run.key)).test(r.query),
+				(r) => r.path === '/oauth/token' && new RegExp(ownTokenQuery(run.key)).test(r.query),
 			),
 		};
 	});
@@ -1484,7 +1490,7 @@ export interface ToolRun {
 
 /**
  * One fault row in tool mode: every check and the Gate as n8n's tool variant of the AML node (each with its own
- * credential, `?c=<key>`), in one workflow with the MCP Server Trigger, called side by side by a real MCP client.
+ * credential, `?c=<file>.<key>`), in one workflow with the MCP Server Trigger, called side by side by a real MCP client.
  */
 export async function runToolRow(
 	fault: Fault,
