@@ -1,7 +1,15 @@
 import axios from 'axios';
 import * as fs from 'node:fs';
 
-import { context, control, loadedTypes, n8n, runAml, tokenUrlOf } from '../harness/context';
+import {
+	context,
+	control,
+	loadedTypes,
+	n8n,
+	runAml,
+	sandboxToken,
+	tokenUrlOf,
+} from '../harness/context';
 
 /** The harness itself: n8n answers, the package is loaded the way users install it, nodes run with real items. */
 describe('real-n8n harness', () => {
@@ -116,13 +124,9 @@ describe('real-n8n harness', () => {
 		expect(c.tag).toBe('harness');
 		const mark = await control.mark();
 		// a request of another file's credential (as from an execution that file left running)
-		const other = await axios.post(
-			tokenUrlOf(c.sandbox.tokenUrl.split('?')[0], 'otherFile'),
-			'grant_type=client_credentials',
-			{ auth: { username: c.sandbox.clientId, password: c.sandbox.clientSecret } },
-		);
+		const other = await sandboxToken(tokenUrlOf(c.sandbox.tokenUrl.split('?')[0], 'otherFile'));
 		await axios.get(`${c.sandbox.baseUrl}/api/v1/persons/cust-1002`, {
-			headers: { Authorization: `Bearer ${other.data.access_token}` },
+			headers: { Authorization: `Bearer ${other}` },
 		});
 		await runAml({ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, [
 			{ id: 'cust-1001' },
