@@ -62,14 +62,15 @@ export default async function globalSetup(
 		sandboxCredentialData(sandbox),
 	);
 	// One credential per test file of the project, its token URL naming the file (`?c=<file>`): the sandbox logs which
-	// credential sent each request, so a file counts only its own (test/harness/context.ts `requestsSince`).
+	// credential sent each request, so a file counts only its own (test/harness/context.ts `requestsSince`). Each has
+	// the shared one's name, which the browser check reads in the editor.
 	const files: Record<string, { id: string; name: string }> = {};
 	const folder = path.join(project.rootDir, 'test', project.displayName?.name ?? '');
 	for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
 		if (!name.endsWith('.test.ts')) continue;
 		const tag = fileTag(name);
 		files[tag] = await client.createCredential(
-			`AML sandbox (${tag})`,
+			'AML sandbox',
 			'amlOAuth2Api',
 			sandboxCredentialData({ ...sandbox, tokenUrl: tokenUrlOf(sandbox.tokenUrl, tag) }),
 		);
