@@ -1,6 +1,9 @@
 /**
- * Four suites: unit (details only), sandbox (the sandbox's own contract), e2e (real n8n + sandbox) and faults (real n8n +
- * the sandbox's fault injection: soak, fail-closed, bad input, secrets, webhooks, uploads, token rate limit).
+ * The jest projects: unit (details only), sandbox (the sandbox's own contract), contract (the seam with n8n), e2e (real
+ * n8n + sandbox), compat (a subset on the older n8n lines), faults (real n8n + the sandbox's fault injection: soak,
+ * fail-closed, bad input, secrets, webhooks, uploads, token rate limit) and queue (n8n's queue mode). e2e, compat and
+ * faults share one n8n and one sandbox per run (global set-up), each test file with its own credential
+ * (test/harness/file-setup.ts fetches its token first).
  */
 // Transpile only (isolatedModules is set in tsconfig.test.json); types are checked by `npm run typecheck`/lint.
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }];
@@ -21,6 +24,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/harness/file-setup.ts'],
     },
     {
       ...common,
@@ -29,6 +33,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/harness/file-setup.ts'],
     },
     {
       ...common,
@@ -36,6 +41,7 @@ module.exports = {
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
       globalSetup: '<rootDir>/test/harness/global-setup.ts',
       globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/harness/file-setup.ts'],
     },
     {
       ...common,

@@ -37,6 +37,21 @@ N8N_BIN="$N8N_DIR/node_modules/n8n/bin/n8n"
 NODE_MARK="node $NODE_PKG@$NODE_VERSION"
 N8N_MARK="n8n@$VERSION on node $NODE_VERSION"
 
+marked() { [ -f "$1/.installed" ] && [ "$(cat "$1/.installed")" = "$2" ]; }
+print_paths() {
+  echo "AML_NODE24=$NODE_BIN"
+  echo "AML_NODE_VERSION=$NODE_VERSION"
+  echo "AML_N8N_BIN=$N8N_BIN"
+  echo "AML_N8N_VERSION=$VERSION"
+  echo "AML_N8N_DIR=$N8N_DIR"
+}
+# Installed and verified before (markers are written last): no lock, so a caller does not wait while another version
+# installs (scripts/test.sh installs the other versions in the background while suites run).
+if marked "$NODE_DIR" "$NODE_MARK" && marked "$N8N_DIR" "$N8N_MARK"; then
+  print_paths
+  exit 0
+fi
+
 mkdir -p "$CACHE"
 # One installer at a time (jest's global set-up and the demo may start together).
 if command -v flock >/dev/null 2>&1; then
@@ -46,7 +61,6 @@ fi
 
 # npm settings of the caller (ignore-scripts, nodedir for the system Node) must not leak into these installs.
 npm_q() { npm --no-audit --no-fund --no-update-notifier --loglevel=error "$@"; }
-marked() { [ -f "$1/.installed" ] && [ "$(cat "$1/.installed")" = "$2" ]; }
 
 node_ok() {
   [ -x "$NODE_BIN" ] && [ "$("$NODE_BIN" --version 2>/dev/null)" = "v$NODE_VERSION" ] && [ -f "$NODE_HOME/include/node/node.h" ]
@@ -118,8 +132,4 @@ fi
 # the previous script's markers
 rm -f "$NODE_DIR/.ok" "$N8N_DIR/.ok"
 
-echo "AML_NODE24=$NODE_BIN"
-echo "AML_NODE_VERSION=$NODE_VERSION"
-echo "AML_N8N_BIN=$N8N_BIN"
-echo "AML_N8N_VERSION=$VERSION"
-echo "AML_N8N_DIR=$N8N_DIR"
+print_paths

@@ -11,7 +11,8 @@ import { upload } from '../harness/upload';
 /**
  * Data Upload in real n8n against the sandbox. The CSV binary is made by n8n itself: Webhook → Split Out
  * rows → Convert to File (CSV) → AML, or Read/Write Files from Disk for the 100 MB file. Files run one after
- * another (--runInBand), so the sandbox's request log and upload list are this file's own.
+ * another (--runInBand), so the sandbox's upload list is this file's own; `control.requestsSince` lists only this
+ * file's requests (its own credential), not those of an execution an earlier file left running.
  */
 const suffix = randomUUID().slice(0, 6);
 

@@ -1,7 +1,15 @@
 import axios from 'axios';
 import * as fs from 'node:fs';
 
-import { context, control, loadedTypes, n8n, runAml } from '../harness/context';
+import {
+	context,
+	control,
+	loadedTypes,
+	n8n,
+	runAml,
+	sandboxToken,
+	tokenUrlOf,
+} from '../harness/context';
 
 /** The harness itself: n8n answers, the package is loaded the way users install it, nodes run with real items. */
 describe('real-n8n harness', () => {
@@ -109,5 +117,28 @@ describe('real-n8n harness', () => {
 		expect(run.outputs[0][0].id).toBe('cust-1001');
 		const requests = await control.requestsSince(mark);
 		expect(requests.some((r) => r.method === 'GET' && r.path.includes('cust-1001'))).toBe(true);
+	});
+
+	test("the request log since a mark is this file's: another file's credential does not count", async () => {
+		const c = context();
+		expect(c.tag).toBe('harness');
+		const mark = await control.mark();
+		// a request of another file's credential (as from an execution that file left running)
+		const other = await sandboxToken(tokenUrlOf(c.sandbox.tokenUrl.split('?')[0], 'otherFile'));
+		await axios.get(`${c.sandbox.baseUrl}/api/v1/persons/cust-1002`, {
+			headers: { Authorization: `Bearer ${other}` },
+		});
+		await runAml({ resource: 'person', operation: 'get', personId: '={{ $json.id }}' }, [
+			{ id: 'cust-1001' },
+		]);
+		const path = '/api/v1/persons/';
+		const own = await control.requestsSince(mark, { path });
+		expect(own.map((r) => r.path)).toContain(`${path}cust-1001`);
+		expect(own.map((r) => r.path)).not.toContain(`${path}cust-1002`);
+		expect(new Set(own.map((r) => r.credential))).toEqual(new Set(['harness']));
+		const all = await control.requestsSince(mark, { path, all: true });
+		expect(all.map((r) => r.credential)).toContain('otherFile');
+		const others = await control.requestsSince(mark, { credential: 'otherFile', path });
+		expect(others.map((r) => [r.path, r.status])).toEqual([[`${path}cust-1002`, 200]]);
 	});
 });

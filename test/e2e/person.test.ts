@@ -581,8 +581,8 @@ describe('Person resource in real n8n', () => {
 			r.path.endsWith('/monitoring-checks'),
 		);
 		expect(calls).toHaveLength(2);
-		const log = await control.get<any[]>('/requests', { since: mark });
-		expect(log.find((r) => r.path.endsWith('/monitoring-checks')).query).toContain(
+		const log = await control.requestsSince(mark);
+		expect(log.find((r) => r.path.endsWith('/monitoring-checks'))?.query).toContain(
 			'all-results=true',
 		);
 	});

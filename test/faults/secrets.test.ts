@@ -4,7 +4,16 @@ import * as fs from 'node:fs';
 import type { Json } from '../harness/client';
 import axios from 'axios';
 
-import { amlCredentialData, context, control, n8n, runAml, runNode } from '../harness/context';
+import {
+	amlCredentialData,
+	context,
+	control,
+	n8n,
+	ownTokenQuery,
+	ownTokenUrl,
+	runAml,
+	runNode,
+} from '../harness/context';
 import { publish } from '../harness/trigger';
 import { report } from './helpers';
 
@@ -70,16 +79,19 @@ test(
 		outcomes.wrongSecret = wrong.error?.message;
 		expect(wrong.status).toBe('error');
 
-		// B. token endpoint 500 and C. 429, for credentials without a stored token
+		// B. token endpoint 500 and C. 429, for credentials without a stored token; side by side (each waits out the
+		// node's retries), each rule on its own credential's token URL
 		await control.post('/faults', {
-			rules: [{ path: '^/oauth/token$', errorRate: 1, errorStatus: 500 }],
+			rules: [
+				{ path: '^/oauth/token$', query: ownTokenQuery('t500'), errorRate: 1, errorStatus: 500 },
+				{ path: '^/oauth/token$', query: ownTokenQuery('t429'), rate429: 1, retryAfterRate: 1 },
+			],
 		});
-		const t500 = await runWith(await credential(), true);
+		const [t500, t429] = await Promise.all([
+			credential({ accessTokenUrl: ownTokenUrl('t500') }).then(async (c) => await runWith(c, true)),
+			credential({ accessTokenUrl: ownTokenUrl('t429') }).then(async (c) => await runWith(c)),
+		]);
 		outcomes.tokenEndpoint500 = t500.outputs[0]?.[0]?.error ?? t500.error?.message;
-		await control.post('/faults', {
-			rules: [{ path: '^/oauth/token$', rate429: 1, retryAfterRate: 1 }],
-		});
-		const t429 = await runWith(await credential());
 		outcomes.tokenEndpoint429 = t429.error?.message;
 		await control.del('/faults');
 

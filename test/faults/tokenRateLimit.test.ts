@@ -1,5 +1,5 @@
 import type { Json } from '../harness/client';
-import { amlCredentialData, control, n8n } from '../harness/context';
+import { amlCredentialData, control, n8n, ownTag, ownTokenUrl } from '../harness/context';
 import { publishAnswering, report, sleep, type AnsweringWorkflow } from './helpers';
 
 /**
@@ -13,6 +13,23 @@ const PARALLEL = 20;
 let workflow: AnsweringWorkflow | undefined;
 let credentialId: string | undefined;
 
+/**
+ * What the credential `ownTag(key)` sent since `mark`: its token requests (and how many got 429), its API requests
+ * and their statuses. Counted by credential: a run another file left going does not count.
+ */
+async function sent(mark: number, key: string): Promise<Json> {
+	const log = await control.requestsSince(mark, { credential: ownTag(key) });
+	const token = log.filter((r) => r.path === '/oauth/token');
+	const status: Record<string, number> = {};
+	for (const r of log) status[r.status] = (status[r.status] ?? 0) + 1;
+	return {
+		tokenRequests: token.length,
+		tokenRequests429: token.filter((r) => r.status === 429).length,
+		apiRequests: log.length - token.length,
+		status,
+	};
+}
+
 afterAll(async () => {
 	// The workflow (and so its executions) is kept for secrets.test.ts; the suite's n8n is removed afterwards.
 	if (credentialId) await n8n().deleteCredential(credentialId);
@@ -22,10 +39,11 @@ test(
 	`${PARALLEL} parallel executions sharing one credential, across forced token expiries: ≤ 5 token requests a minute, no 429`,
 	async () => {
 		await control.post('/reset');
+		const mark = await control.mark();
 		const fresh = await n8n().createCredential(
 			`faults token ${Date.now()}`,
 			'amlOAuth2Api',
-			amlCredentialData(),
+			amlCredentialData({ accessTokenUrl: ownTokenUrl('shared') }),
 		);
 		credentialId = fresh.id;
 		workflow = await publishAnswering({
@@ -40,7 +58,7 @@ test(
 		const ids = ['cust-1001', 'cust-1002', 'cust-1003', 'cust-1004', 'cust-1005'];
 		const call = async (n: number) =>
 			await workflow!.call(Array.from({ length: n }, (_, i) => ({ id: ids[i % ids.length] })));
-		const tokens = async () => (await control.get('/stats')) as Json;
+		const tokens = async () => await sent(mark, 'shared');
 		const check = (answers: Array<{ status: number; data: any }>, n: number) => {
 			for (const a of answers) {
 				expect({
@@ -82,7 +100,7 @@ test(
 			tokenRequestsAfterPhase: phases,
 			tokenRequests: stats.tokenRequests,
 			tokenRequests429: stats.tokenRequests429,
-			apiRequests: stats.requests - stats.tokenRequests,
+			apiRequests: stats.apiRequests,
 			status: stats.status,
 		});
 
@@ -108,10 +126,11 @@ test(
 		await control.post('/faults', {
 			rules: [{ method: 'GET', path: 'v1/persons/cust-', latencyMs: 15 }],
 		});
+		const mark = await control.mark();
 		const fresh = await n8n().createCredential(
 			`faults token limit ${Date.now()}`,
 			'amlOAuth2Api',
-			amlCredentialData(),
+			amlCredentialData({ accessTokenUrl: ownTokenUrl('limited') }),
 		);
 		const answering = await publishAnswering({
 			parameters: {
@@ -130,7 +149,7 @@ test(
 			const started = Date.now();
 			const answer = await answering.call(items);
 			const seconds = Math.round((Date.now() - started) / 100) / 10;
-			const stats = (await control.get('/stats')) as Json;
+			const stats = await sent(mark, 'limited');
 			const granted = (stats.tokenRequests as number) - (stats.tokenRequests429 as number);
 			report('token-endpoint-429', {
 				items: items.length,

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 
 import { startSandbox } from '../sandbox';
 import { N8nClient, sandboxCredentialData } from './client';
+import { fileTag, tokenUrlOf } from './context';
 import { REPO_ROOT, ensureN8nInstalled, startN8n } from './n8n';
 import { startSlackStandIn } from './slack';
 
@@ -60,6 +61,20 @@ export default async function globalSetup(
 		'amlOAuth2Api',
 		sandboxCredentialData(sandbox),
 	);
+	// One credential per test file of the project, its token URL naming the file (`?c=<file>`): the sandbox logs which
+	// credential sent each request, so a file counts only its own (test/harness/context.ts `requestsSince`). Each has
+	// the shared one's name, which the browser check reads in the editor.
+	const files: Record<string, { id: string; name: string }> = {};
+	const folder = path.join(project.rootDir, 'test', project.displayName?.name ?? '');
+	for (const name of fs.existsSync(folder) ? fs.readdirSync(folder) : []) {
+		if (!name.endsWith('.test.ts')) continue;
+		const tag = fileTag(name);
+		files[tag] = await client.createCredential(
+			'AML sandbox',
+			'amlOAuth2Api',
+			sandboxCredentialData({ ...sandbox, tokenUrl: tokenUrlOf(sandbox.tokenUrl, tag) }),
+		);
+	}
 	const file = path.join(dir, 'context.json');
 	fs.writeFileSync(
 		file,
@@ -80,6 +95,7 @@ export default async function globalSetup(
 					clientSecret: sandbox.clientSecret,
 				},
 				credential,
+				files,
 				slack: { url: slack.url },
 			},
 			null,

@@ -2,7 +2,15 @@ import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
 import type { CredentialRef, Json } from './client';
-import { amlCredentialData, context, control, n8n, runNode } from './context';
+import {
+	amlCredentialData,
+	context,
+	control,
+	n8n,
+	ownTokenQuery,
+	ownTokenUrl,
+	runNode,
+} from './context';
 import { mcpTools, textOf } from './mcp';
 
 /**
@@ -702,7 +710,7 @@ const onTarget =
 const onToken =
 	(rule: Json) =>
 	(_target: unknown, key: string): Json[] => [
-		{ method: 'POST', path: '^/oauth/token$', query: `(^|&)c=${key}(&|$)`, ...rule },
+		{ method: 'POST', path: '^/oauth/token$', query: ownTokenQuery(key), ...rule },
 	];
 
 /** A token endpoint that answers after the node's Timeout (OPTIONS.timeout) and the first retry's backoff. */
@@ -974,7 +982,7 @@ export interface Run {
 	operation: Operation;
 	onError: OnError;
 	ids: Ids;
-	/** Its credential's name in the token URL (`?c=<key>`). */
+	/** Its credential's name in the token URL (`?c=<file>.<key>`). */
 	key: string;
 	/** ok/failed execution, the node's outputs (the error output last), the node's error in stop mode. */
 	status: string;
@@ -997,7 +1005,7 @@ const MODE_KEY: Record<Mode, string> = {
 	tool: 't',
 };
 
-/** One credential per operation and On Error setting (its Access Token URL names it, `?c=<key>`), made once. */
+/** One credential per operation and On Error setting (its Access Token URL names it, `?c=<file>.<key>`), made once. */
 const credentials = new Map<string, CredentialRef>();
 const keyOf = (operation: Operation, onError: Mode, closedPort = false) =>
 	`${OPERATIONS.indexOf(operation)}${MODE_KEY[onError]}${closedPort ? 'x' : ''}`;
@@ -1011,7 +1019,7 @@ async function credentialFor(
 ): Promise<CredentialRef> {
 	const key = keyOf(operation, onError, closedPort);
 	const data = amlCredentialData({
-		accessTokenUrl: `${context().sandbox.tokenUrl}?c=${key}`,
+		accessTokenUrl: ownTokenUrl(key),
 		...(closedPort ? { baseUrl: closedUrl } : {}),
 	});
 	let credential = credentials.get(key);
@@ -1272,7 +1280,7 @@ export async function runRow(
 			late,
 			target: log.filter((r) => r.method === target.method && path.test(r.path)),
 			tokens: log.filter(
-				(r) => r.path === '/oauth/token' && new RegExp(`(^|&)c=${run.key}(&|$)`).test(r.query),
+				(r) => r.path === '/oauth/token' && new RegExp(ownTokenQuery(run.key)).test(r.query),
 			),
 		};
 	});
@@ -1482,7 +1490,7 @@ export interface ToolRun {
 
 /**
  * One fault row in tool mode: every check and the Gate as n8n's tool variant of the AML node (each with its own
- * credential, `?c=<key>`), in one workflow with the MCP Server Trigger, called side by side by a real MCP client.
+ * credential, `?c=<file>.<key>`), in one workflow with the MCP Server Trigger, called side by side by a real MCP client.
  */
 export async function runToolRow(
 	fault: Fault,

@@ -19,6 +19,7 @@ import {
 	customListSyncFromInput,
 	n8n,
 	runAml,
+	tokenUrlOf,
 	transactionCreateFromInput,
 } from '../harness/context';
 import { pool, waitFor } from '../harness/n8n';
@@ -489,6 +490,11 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	const client = n8n();
 	const prefix = `kill-${Date.now()}`;
 	const webhookPath = `kill-${randomUUID()}`;
+	const killCredential = await client.createCredential(
+		`AML sandbox ${prefix}`,
+		'amlOAuth2Api',
+		sandboxCredentialData({ ...sandbox, tokenUrl: tokenUrlOf(sandbox.tokenUrl, prefix) }),
+	);
 	const workflow = await client.createWorkflow({
 		name: `queue kill ${prefix}`,
 		nodes: [
@@ -506,7 +512,8 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 					onExisting: 'skip',
 					options: { parallelRequests: 4 },
 				},
-				credentials: { amlOAuth2Api: (await import('../harness/context')).context().credential },
+				// its own credential: the create requests counted below are this test's only
+				credentials: { amlOAuth2Api: killCredential },
 			},
 		],
 		connections: {
@@ -555,7 +562,7 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 		120_000,
 	);
 	const lastState = await client.getExecution(String(last.id), true);
-	const creates = (await control.requestsSince(mark)).filter(
+	const creates = (await control.requestsSince(mark, { credential: prefix })).filter(
 		(r) => r.method === 'POST' && r.path === '/api/v2/persons',
 	);
 	figures.kill = {

@@ -865,6 +865,33 @@ describe('control API: stats, request log, faults', () => {
 		expect(JSON.stringify(log)).not.toMatch(/Bearer|aml-demo-secret/);
 	});
 
+	test("request log names the credential: the token URL's `c` parameter, also on requests with its token", async () => {
+		const tagged = (
+			await axios.post(`${sb.tokenUrl}?c=file.a`, 'grant_type=client_credentials', {
+				auth: { username: sb.clientId, password: sb.clientSecret },
+			})
+		).data.access_token;
+		const plain = await token();
+		const mark = (await control.get('/requests')).data.at(-1)?.seq ?? 0;
+		await axios.post(`${sb.tokenUrl}?c=other`, 'grant_type=client_credentials', {
+			auth: { username: sb.clientId, password: 'wrong' },
+			validateStatus: () => true,
+		});
+		await api.get('/v1/persons/cust-1001', { headers: { Authorization: `Bearer ${tagged}` } });
+		await api.get('/v1/persons/cust-1001', { headers: { Authorization: `Bearer ${plain}` } });
+		await control.post('/tokens/expire');
+		await api.get('/v1/persons/cust-1001', { headers: { Authorization: `Bearer ${tagged}` } });
+		await api.get('/v1/persons/cust-1001', { headers: { Authorization: 'Bearer nope' } });
+		const log = (await control.get(`/requests?since=${mark}`)).data;
+		expect(log.map((e: Json) => [e.path, e.status, e.credential])).toEqual([
+			['/oauth/token', 401, 'other'],
+			['/api/v1/persons/cust-1001', 200, 'file.a'],
+			['/api/v1/persons/cust-1001', 200, undefined],
+			['/api/v1/persons/cust-1001', 401, 'file.a'],
+			['/api/v1/persons/cust-1001', 401, undefined],
+		]);
+	});
+
 	test('faults: times, seeded repeatability, 429 with Retry-After, after = stored then failed', async () => {
 		await control.post('/faults', {
 			rules: [

@@ -61,6 +61,12 @@ export interface LogEntry {
 	 * token request authorised which API request (a late token's requests are told apart from others).
 	 */
 	token?: string;
+	/**
+	 * Which credential sent it: the `c` query parameter of the token URL its bearer token was requested at (of the
+	 * request itself for a token request). The service ignores the parameter; tests give each credential its own, so
+	 * a test counts only its own requests (test/harness/context.ts `requestsSince`). Absent when unknown.
+	 */
+	credential?: string;
 }
 
 /** The request log: a ring buffer of the last `capacity` entries with consecutive sequence numbers. */
@@ -174,6 +180,8 @@ export class SandboxServer {
 	auth = new Auth();
 	faults = new Faults();
 	requestLog = new RequestLog();
+	/** The credential (token URL `c` parameter) each issued token was requested with, kept across reset and expiry. */
+	private tokenCredential = new Map<string, string>();
 	stats = emptyStats();
 	slack: Json[] = [];
 	ctx: Ctx;
@@ -285,6 +293,15 @@ export class SandboxServer {
 		issued?: string,
 	): void {
 		const s = this.stats;
+		const bearer = /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+		let credential: string | undefined;
+		if (issued !== undefined || path === '/oauth/token') {
+			credential = new URLSearchParams(query).get('c') ?? undefined;
+			if (issued && credential !== undefined) {
+				if (this.tokenCredential.size >= 200_000) this.tokenCredential.clear();
+				this.tokenCredential.set(issued, credential);
+			}
+		} else if (bearer) credential = this.tokenCredential.get(bearer.trim());
 		s.requests++;
 		s.status[status] = (s.status[status] ?? 0) + 1;
 		s.byRoute[route] = (s.byRoute[route] ?? 0) + 1;
@@ -295,7 +312,8 @@ export class SandboxServer {
 			status: typeof status === 'number' ? status : 0,
 			ms: Date.now() - started,
 			hasAuth: req.headers.authorization !== undefined,
-			token: tokenTag(issued ?? /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1]),
+			token: tokenTag(issued ?? bearer),
+			...(credential !== undefined ? { credential } : {}),
 		});
 	}
 
