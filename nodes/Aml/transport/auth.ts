@@ -39,23 +39,16 @@ import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
 /**
- * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which reads the OAuth2
- * credential, fetches a token when none is stored, signs the request and stores renewed tokens with the credential
- * (shared by every execution and queue-mode process). The package never reads or sends a token itself.
- *
- * A 401 comes back as an answer on every supported n8n (`ANSWER_EVERY_STATUS`, `serviceRefusal` in the seam), and this file has n8n renew
- * the token through the seam's `renewToken` (n8n's public renewal helper on every supported version) and sends again: one renewal at
- * a time per credential in this process however many requests were refused at once (`Gate.generation`), and none while
- * the token endpoint refuses. n8n's own renewal on a thrown 401 (n8n 2.11 and later, with an `except` list) was not
- * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
- * 429 (232 token requests, 219 of them refused, for 10,000 creates with 2 s tokens).
- * A busy token endpoint (429, 5xx; 5 requests a minute per IP) pauses every run of the process that needs a token
- * (Retry-After, else backoff), up to TOKEN_WAIT_MS since the process last obtained a token and never past the request's
- * time budget, instead of each run asking on its own; n8n's own first fetch of a token (a credential without one) is treated the same.
- * A token endpoint that does not answer is given up after the request's Timeout (or what is left of its budget), on the
- * first fetch as on a renewal, and asked again like a busy one. n8n's own limit would be 300 s (2.41.1) or none (1.x).
- * A first fetch given up this way cannot be cancelled inside n8n; the service request n8n would send once the token
- * arrives is stopped before it goes out (`requestWithin` in the seam), so "nothing was sent" stays true.
+ * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which fetches a token when the
+ * credential holds none, signs the request and stores tokens with the credential; the package never sends a token
+ * itself. Rules kept here:
+ * - A 401 comes back as an answer (`ANSWER_EVERY_STATUS`) and the token is renewed through the seam's `renewToken`:
+ *   one renewal per credential per process at a time, however many requests were refused (`Gate.generation`).
+ * - A busy token endpoint (429, 5xx, no answer) pauses every run of the process that needs a token (Retry-After, else
+ *   backoff), at most TOKEN_WAIT_MS since the process last obtained a token and never past the request's budget.
+ * - A refusal of the credential (invalid_client) or MAX_REFUSED_FRESH refused fresh tokens stop the run asking.
+ * - A first fetch that outlasts the send's Timeout is given up, and the service request n8n would send after the late
+ *   token is stopped (`requestWithin` in the seam), so "nothing was sent" stays true.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
