@@ -135,7 +135,7 @@ function budgetText(failure: Extract<Failure, { kind: 'budget' }>): Text {
 }
 
 /** What the interface says each status means and what the user should do. */
-export const STATUS_MEANING: Record<number, string> = {
+const STATUS_MEANING: Record<number, string> = {
 	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',
 	401: 'Authentication failed: the token is missing or invalid even after fetching a new one. Check the client ID, secret, token URL and that the credentials were not deleted in the AML UI',
 	403: 'Insufficient permissions: the client credentials may not do this (for example person deletion through the API not enabled, or alert status updates with credentials created before 16.05.2023)',
@@ -146,7 +146,7 @@ export const STATUS_MEANING: Record<number, string> = {
 	429: 'Rate limit exceeded: the service kept answering 429 after the node backed off and retried',
 };
 
-export function statusMeaning(status: number, attempts = 2): string {
+function statusMeaning(status: number, attempts = 2): string {
 	if (status === 429 && attempts <= 1) return 'Rate limit exceeded: the service answered 429';
 	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
 	if (status >= 300 && status < 400) {
@@ -185,7 +185,7 @@ export function bodyMessage(body: unknown, max = 300): string {
 }
 
 /** Service error bodies are JSON or plain text: surface either verbatim (a JSON body with its message first). */
-export function bodyText(body: unknown): string {
+function bodyText(body: unknown): string {
 	if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
 		const message = bodyMessage(body, Infinity);
 		const whole = JSON.stringify(body);

@@ -78,7 +78,7 @@ export async function amlRequest<T = unknown>(
 ): Promise<AmlResponse<T>> {
 	const state = runState(this);
 	const { baseUrl } = await state.info;
-	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
+	const retry = retryMode(request);
 	const signal = executionCancelSignal(this);
 	const timeout = request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this));
 	const options: IHttpRequestOptions = {
@@ -112,7 +112,7 @@ export async function amlRequest<T = unknown>(
 				? { kind: 'other', error: new Error('The execution was cancelled') }
 				: result.outcome);
 		if (!('statusCode' in outcome) && outcome.kind === 'other')
-			throw fail(this, request, itemIndex, failureOf(outcome, 0), attempt, sent);
+			throw fail(this, request, itemIndex, seenFailure(outcome, 0), attempt, sent);
 		const attempted = attemptedOf(outcome);
 		if (attempted.kind === 'answer' && attempted.status === 401) refused++;
 		const retryAfter =
@@ -151,8 +151,13 @@ export async function amlRequest<T = unknown>(
 		}
 		if (step.as === 'budget')
 			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt, sent);
-		throw fail(this, request, itemIndex, failureOf(outcome, Date.now() - started), attempt, sent);
+		throw fail(this, request, itemIndex, seenFailure(outcome, Date.now() - started), attempt, sent);
 	}
+}
+
+/** The endpoint's retry mode; undeclared: a POST is not repeated once it may have run, anything else is safe. */
+function retryMode(request: AmlRequest): RetryMode {
+	return request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 }
 
 /** How the decision reads what one send gave. */
@@ -178,7 +183,7 @@ type Seen =
 			waitedMs: number;
 	  };
 
-function failureOf(outcome: FullResponse<unknown> | Classified, waitedMs: number): Seen {
+function seenFailure(outcome: FullResponse<unknown> | Classified, waitedMs: number): Seen {
 	if ('statusCode' in outcome)
 		return { kind: 'service', status: outcome.statusCode, body: outcome.body };
 	// Only the message: the raw error may carry the request configuration and its headers.
@@ -211,7 +216,7 @@ function fail(
 	sent: boolean,
 ): Error {
 	if (seen.kind === 'other') return toNodeError(ctx.getNode(), seen, itemIndex);
-	const retry = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
+	const retry = retryMode(request);
 	const mayHaveApplied: MayHaveApplied | undefined =
 		sent && request.method !== 'GET'
 			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
