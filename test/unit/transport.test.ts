@@ -9,6 +9,7 @@ import {
 	DEFAULT_BACKOFF,
 	deadlineIn,
 	isBudgetSpent,
+	mayHaveApplied,
 	isTokenEndpointBusy,
 	decide,
 	isTokenRefusal,
@@ -814,6 +815,34 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 	] as const)('%s', (_name, change, expected) => {
 		expect(decide({ ...base, ...change } as Parameters<typeof decide>[0])).toEqual(expected);
 	});
+});
+
+describe('a refused connection: never sent, repeated in every mode', () => {
+	test.each(['create', 'none', 'check'] as const)(
+		'%s: "could not be reached", nothing may have been applied',
+		async (retry) => {
+			const net = await import('node:net');
+			const server = net.createServer();
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			const { port } = server.address() as { port: number };
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			const error = await amlRequest
+				.call(
+					context(`http://127.0.0.1:${port}`),
+					{ method: 'POST', path: '/v2/persons', body: { id: 'p1' }, retry },
+					0,
+					fast,
+				)
+				.then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+			expect((error as Error).message).toBe(
+				'The AML service could not be reached (connection refused)',
+			);
+			expect(mayHaveApplied(error)).toBe(false);
+		},
+	);
 });
 
 describe('time budget in amlRequest', () => {
