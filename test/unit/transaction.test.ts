@@ -7,7 +7,7 @@ import {
 	failClosed,
 	failClosedOrThrow,
 } from '../../nodes/Aml/helpers/checks';
-import { networkError, serviceError } from '../../nodes/Aml/transport';
+import { toNodeError } from '../../nodes/Aml/transport';
 
 const node: INode = {
 	id: '1',
@@ -75,7 +75,8 @@ describe('check decisions', () => {
 	});
 
 	test('fail-closed: 5xx, 429 and network failures block with the reason', () => {
-		const five = serviceError(node, {
+		const five = toNodeError(node, {
+			kind: 'service',
 			status: 500,
 			body: { message: 'boom' },
 			method: 'POST',
@@ -89,7 +90,8 @@ describe('check decisions', () => {
 			httpCode: '500',
 			reason: expect.stringMatching(/^check failed: Service error \(500\)/),
 		});
-		const limited = serviceError(node, {
+		const limited = toNodeError(node, {
+			kind: 'service',
 			status: 429,
 			body: '',
 			method: 'POST',
@@ -97,16 +99,29 @@ describe('check decisions', () => {
 			attempts: 6,
 		});
 		expect(failClosed(limited, 'matches', 't2')).toMatchObject({ decision: 'block', matches: [] });
-		const dropped = networkError(node, 'ECONNRESET', 'POST', '/x', 6);
+		const dropped = toNodeError(node, {
+			kind: 'network',
+			code: 'ECONNRESET',
+			method: 'POST',
+			path: '/x',
+			attempts: 6,
+		});
 		expect(failClosed(dropped, 'results', 't3')?.reason).toMatch(
 			/No answer from the AML service \(connection dropped\)/,
 		);
-		const timeout = networkError(node, 'ETIMEDOUT', 'POST', '/x', 6);
+		const timeout = toNodeError(node, {
+			kind: 'network',
+			code: 'ETIMEDOUT',
+			method: 'POST',
+			path: '/x',
+			attempts: 6,
+		});
 		expect(failClosed(timeout, 'results', 't4')?.decision).toBe('block');
 	});
 
 	test('client errors are not decisions: they are thrown', () => {
-		const notFound = serviceError(node, {
+		const notFound = toNodeError(node, {
+			kind: 'service',
 			status: 404,
 			body: 'no',
 			method: 'POST',

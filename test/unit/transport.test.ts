@@ -9,8 +9,9 @@ import {
 	DEFAULT_BACKOFF,
 	deadlineIn,
 	isBudgetSpent,
+	mayHaveApplied,
 	isTokenEndpointBusy,
-	nextStep,
+	decide,
 	isTokenRefusal,
 	parseRetryAfter,
 	type BackoffPolicy,
@@ -682,45 +683,166 @@ describe('backoff', () => {
 	});
 });
 
-describe('nextStep: what follows a failed attempt (retry mode decided before: retryable), with a time budget', () => {
+describe('decide: the one retry decision, row by row (answer or failure, policy, attempt, time left)', () => {
 	const base = {
-		retryable: true,
-		answered: true,
+		attempted: { kind: 'answer', status: 503 },
+		retry: 'safe',
+		policy: {},
 		attempt: 1,
 		maxAttempts: 6,
+		sent: false,
+		refused: 0,
 		waitMs: 250,
 		remainingMs: Infinity,
-	};
+	} as const;
+	const answer = (status: number) => ({ attempted: { kind: 'answer', status } }) as const;
+	const noAnswer = (neverSent: boolean) =>
+		({ attempted: { kind: 'noAnswer', neverSent } }) as const;
+	const token = { attempted: { kind: 'tokenEndpoint' } } as const;
+	const done = (afterLostAnswer: boolean, sent = afterLostAnswer) => ({
+		action: 'done',
+		afterLostAnswer,
+		sent,
+	});
+	const retry = (sent: boolean, waitMs = 250) => ({ action: 'retry', waitMs, sent });
+	const fail = (as: 'answer' | 'budget', sent: boolean) => ({ action: 'fail', as, sent });
 	test.each([
-		['a repeatable failure, no budget', {}, 'retry'],
-		['not repeatable (4xx answered)', { retryable: false }, 'stop'],
+		// answers
+		['200 on a first attempt', answer(200), done(false)],
+		['200 on a repeat after a lost answer', { ...answer(200), sent: true }, done(true)],
+		['a passStatus is returned', { ...answer(404), policy: { passStatuses: [404] } }, done(false)],
 		[
-			'not repeatable (4xx answered) even with the budget spent',
-			{ retryable: false, remainingMs: 0 },
-			'stop',
+			'a check answered after the budget: the budget’s error',
+			{ ...answer(200), retry: 'check', remainingMs: -1 },
+			fail('budget', true),
 		],
-		['attempts used up', { attempt: 6 }, 'stop'],
+		['a check answered in time', { ...answer(200), retry: 'check', remainingMs: 5 }, done(false)],
+		[
+			'422 on a create repeat: done after a lost answer',
+			{ ...answer(422), retry: 'create', sent: true },
+			done(true),
+		],
+		[
+			'422 on a first create: its failure',
+			{ ...answer(422), retry: 'create' },
+			fail('answer', false),
+		],
+		['422 on a safe repeat: its failure', { ...answer(422), sent: true }, fail('answer', true)],
+		[
+			'doneOnRepeat 404 on a repeat',
+			{ ...answer(404), sent: true, policy: { doneOnRepeat: [404] } },
+			done(true),
+		],
+		[
+			'doneOnRepeat 404 on a first attempt: its failure',
+			{ ...answer(404), policy: { doneOnRepeat: [404] } },
+			fail('answer', false),
+		],
+		['429 in every mode', { ...answer(429), retry: 'none' }, retry(false)],
+		['429 with attempts used up', { ...answer(429), attempt: 6 }, fail('answer', false)],
+		['5xx on safe: repeated, sent', answer(503), retry(true)],
+		['5xx on create: repeated, sent', { ...answer(500), retry: 'create' }, retry(true)],
+		['5xx on none: not repeated, sent', { ...answer(502), retry: 'none' }, fail('answer', true)],
+		['5xx on check: not repeated, sent', { ...answer(503), retry: 'check' }, fail('answer', true)],
+		[
+			'first 401: repeated (after the renewal)',
+			{ ...answer(401), refused: 1, retry: 'none' },
+			retry(false),
+		],
+		['second 401: its failure', { ...answer(401), refused: 2 }, fail('answer', false)],
+		[
+			'403: its failure even with the budget spent',
+			{ ...answer(403), remainingMs: 0 },
+			fail('answer', false),
+		],
+		// no answer
+		[
+			'refused connection on none: repeated, never sent',
+			{ ...noAnswer(true), retry: 'none' },
+			retry(false),
+		],
+		['dropped on safe: repeated, sent', noAnswer(false), retry(true)],
+		['dropped on create: repeated, sent', { ...noAnswer(false), retry: 'create' }, retry(true)],
+		[
+			'dropped on none: not repeated, sent',
+			{ ...noAnswer(false), retry: 'none' },
+			fail('answer', true),
+		],
+		[
+			'dropped on check: not repeated, sent',
+			{ ...noAnswer(false), retry: 'check' },
+			fail('answer', true),
+		],
+		[
+			'dropped on a check with the budget spent',
+			{ ...noAnswer(false), retry: 'check', remainingMs: -5 },
+			fail('budget', true),
+		],
+		['dropped with the attempts used up', { ...noAnswer(false), attempt: 6 }, fail('answer', true)],
 		[
 			'attempts used up with the budget spent',
-			{ attempt: 6, answered: false, remainingMs: 0 },
-			'budget',
+			{ ...noAnswer(false), attempt: 6, remainingMs: 0 },
+			fail('budget', true),
 		],
-		['an attempt cut by the budget (no answer)', { answered: false, remainingMs: 0 }, 'budget'],
+		// the token endpoint (auth.ts waited already)
+		['token endpoint failure: not repeated on top', token, fail('answer', false)],
 		[
-			'a one-shot that got no answer, budget spent',
-			{ retryable: false, answered: false, remainingMs: -5 },
-			'budget',
+			'token endpoint failure after a lost answer keeps sent',
+			{ ...token, sent: true },
+			fail('answer', true),
 		],
 		[
-			'the wait ends after the budget (Retry-After beyond the deadline)',
-			{ waitMs: 60_000, remainingMs: 5_000 },
-			'budget',
+			'token endpoint waited until the budget was spent',
+			{ ...token, remainingMs: 0 },
+			fail('budget', false),
 		],
-		['the wait ends exactly at the deadline', { waitMs: 500, remainingMs: 500 }, 'budget'],
-		['the wait leaves time for a repeat', { waitMs: 500, remainingMs: 501 }, 'retry'],
-	] as const)('%s → %s', (_name, change, expected) => {
-		expect(nextStep({ ...base, ...change })).toBe(expected);
+		// the time budget
+		[
+			'a wait beyond the deadline (Retry-After)',
+			{ ...answer(429), waitMs: 60_000, remainingMs: 5_000 },
+			fail('budget', false),
+		],
+		[
+			'a wait ending exactly at the deadline',
+			{ ...answer(503), waitMs: 500, remainingMs: 500 },
+			fail('budget', true),
+		],
+		[
+			'a wait leaving time for a repeat',
+			{ ...answer(503), waitMs: 500, remainingMs: 501 },
+			retry(true, 500),
+		],
+	] as const)('%s', (_name, change, expected) => {
+		expect(decide({ ...base, ...change } as Parameters<typeof decide>[0])).toEqual(expected);
 	});
+});
+
+describe('a refused connection: never sent, repeated in every mode', () => {
+	test.each(['create', 'none', 'check'] as const)(
+		'%s: "could not be reached", nothing may have been applied',
+		async (retry) => {
+			const net = await import('node:net');
+			const server = net.createServer();
+			await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+			const { port } = server.address() as { port: number };
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			const error = await amlRequest
+				.call(
+					context(`http://127.0.0.1:${port}`),
+					{ method: 'POST', path: '/v2/persons', body: { id: 'p1' }, retry },
+					0,
+					fast,
+				)
+				.then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+			expect((error as Error).message).toBe(
+				'The AML service could not be reached (connection refused)',
+			);
+			expect(mayHaveApplied(error)).toBe(false);
+		},
+	);
 });
 
 describe('time budget in amlRequest', () => {

@@ -8,7 +8,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './backoff';
+import {
+	backoffDelay,
+	deadlineIn,
+	parseRetryAfter,
+	timeLeft,
+	type BackoffPolicy,
+	type Deadline,
+} from './retry';
 import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
 import {
 	executionCancelSignal,
@@ -32,23 +39,16 @@ import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
 /**
- * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which reads the OAuth2
- * credential, fetches a token when none is stored, signs the request and stores renewed tokens with the credential
- * (shared by every execution and queue-mode process). The package never reads or sends a token itself.
- *
- * A 401 comes back as an answer on every supported n8n (`ANSWER_EVERY_STATUS`, `serviceRefusal` in the seam), and this file has n8n renew
- * the token through the seam's `renewToken` (n8n's public renewal helper on every supported version) and sends again: one renewal at
- * a time per credential in this process however many requests were refused at once (`Gate.generation`), and none while
- * the token endpoint refuses. n8n's own renewal on a thrown 401 (n8n 2.11 and later, with an `except` list) was not
- * used: measured in queue mode on n8n 2.41.1, every refused request then asked the token endpoint again after each
- * 429 (232 token requests, 219 of them refused, for 10,000 creates with 2 s tokens).
- * A busy token endpoint (429, 5xx; 5 requests a minute per IP) pauses every run of the process that needs a token
- * (Retry-After, else backoff), up to TOKEN_WAIT_MS since the process last obtained a token and never past the request's
- * time budget, instead of each run asking on its own; n8n's own first fetch of a token (a credential without one) is treated the same.
- * A token endpoint that does not answer is given up after the request's Timeout (or what is left of its budget), on the
- * first fetch as on a renewal, and asked again like a busy one. n8n's own limit would be 300 s (2.41.1) or none (1.x).
- * A first fetch given up this way cannot be cancelled inside n8n; the service request n8n would send once the token
- * arrives is stopped before it goes out (`requestWithin` in the seam), so "nothing was sent" stays true.
+ * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which fetches a token when the
+ * credential holds none, signs the request and stores tokens with the credential; the package never sends a token
+ * itself. Rules kept here:
+ * - A 401 comes back as an answer (`ANSWER_EVERY_STATUS`) and the token is renewed through the seam's `renewToken`:
+ *   one renewal per credential per process at a time, however many requests were refused (`Gate.generation`).
+ * - A busy token endpoint (429, 5xx, no answer) pauses every run of the process that needs a token (Retry-After, else
+ *   backoff), at most TOKEN_WAIT_MS since the process last obtained a token and never past the request's budget.
+ * - A refusal of the credential (invalid_client) or MAX_REFUSED_FRESH refused fresh tokens stop the run asking.
+ * - A first fetch that outlasts the send's Timeout is given up, and the service request n8n would send after the late
+ *   token is stopped (`requestWithin` in the seam), so "nothing was sent" stays true.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
@@ -227,7 +227,7 @@ async function waitOutPause(
 	gate: Gate,
 	seen: number,
 	started: number,
-	deadlineAt: number,
+	deadline: Deadline | undefined,
 ): Promise<RenewalFailure | undefined> {
 	for (;;) {
 		const waitMs = gate.pausedUntil - Date.now();
@@ -235,7 +235,7 @@ async function waitOutPause(
 		const step = Math.min(waitMs, PROBE_MS);
 		if (
 			Date.now() - started + step > TOKEN_WAIT_MS ||
-			Date.now() + step > deadlineAt ||
+			step > timeLeft(deadline) ||
 			executionCancelSignal(ctx)?.aborted
 		)
 			return { ...(gate.lastError ?? busyWithoutError()), waited: true };
@@ -262,7 +262,7 @@ function tokenEndpointSilent(ms: number): { error: unknown; outcome: Classified 
  * A request sent at generation `seen` was refused (401, handed back by n8n). Unless a renewal or a passing probe
  * completed since (then the request is only sent again), the seam's `renewToken` has n8n renew and store the token;
  * one renewal at a time per credential in this process. Returns when the request should be sent again. A renewal is
- * waited for until `deadlineAt`, at most TOKEN_WAIT_MS; one that n8n has not finished after TOKEN_WAIT_MS is no longer
+ * waited for until the deadline, at most TOKEN_WAIT_MS; one that n8n has not finished after TOKEN_WAIT_MS is no longer
  * waited for by anyone (n8n 1.x sets its token requests no time limit), so a later 401 starts a new one.
  */
 async function renewToken(
@@ -271,9 +271,9 @@ async function renewToken(
 	tokenUrl: string,
 	seen: number,
 	started: number,
-	deadlineAt: number,
+	deadline: Deadline | undefined,
 ): Promise<RenewalFailure | undefined> {
-	const waitUntil = Math.min(deadlineAt, started + TOKEN_WAIT_MS);
+	const waitUntil = Math.min(deadline?.at ?? Infinity, started + TOKEN_WAIT_MS);
 	for (;;) {
 		if (gate.generation !== seen) return undefined;
 		if (gate.inFlight && Date.now() - gate.inFlightSince > TOKEN_WAIT_MS) gate.inFlight = undefined;
@@ -286,7 +286,7 @@ async function renewToken(
 			continue;
 		}
 		if (gate.pausedUntil > Date.now())
-			return await waitOutPause(ctx, gate, seen, started, deadlineAt);
+			return await waitOutPause(ctx, gate, seen, started, deadline);
 		const renewal: Promise<unknown> = n8nRenewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE)
 			.then(() => {
 				gate.generation++;
@@ -323,8 +323,14 @@ export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000)
 	try {
 		if (!(await tokenExpiresWithin(credentialsOf(ctx), marginMs))) return;
 		const { gate, tokenUrl } = await runState(ctx).info;
-		const now = Date.now();
-		await renewToken(ctx, gate, tokenUrl, gate.generation, now, now + RENEW_BEFORE_UPLOAD_MS);
+		await renewToken(
+			ctx,
+			gate,
+			tokenUrl,
+			gate.generation,
+			Date.now(),
+			deadlineIn(RENEW_BEFORE_UPLOAD_MS),
+		);
 	} catch {
 		// The 401 path still renews the token.
 	}
@@ -346,7 +352,7 @@ export type Sent<T> =
 
 /**
  * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
- * (see the top of this file) and waiting for a busy token endpoint, never past `deadlineAt` (the item's time budget).
+ * (see the top of this file) and waiting for a busy token endpoint, never past the item's time budget.
  * A renewed token that is refused too comes back as the 401 (amlRequest repeats once); after MAX_REFUSED_FRESH such
  * refusals in a row the run stops sending and answers each request with the last refusal. A renewed token refused only
  * after half its lifetime may have expired before the request went out: it is renewed again (within TOKEN_WAIT_MS and
@@ -356,7 +362,7 @@ export async function send<T>(
 	ctx: AmlContext,
 	state: RunState,
 	options: IHttpRequestOptions,
-	deadlineAt = Infinity,
+	deadline?: Deadline,
 ): Promise<Sent<T>> {
 	const { gate, tokenUrl, ignoreSslIssues } = await state.info;
 	if (state.refusedFresh >= MAX_REFUSED_FRESH && state.lastRefusal) return state.lastRefusal;
@@ -368,7 +374,7 @@ export async function send<T>(
 	let renewedSinceSent = false;
 	for (let pass = 0; ; pass++) {
 		// A send again after a renewal or a pause starts only within the budget (else: spent, this send never went out).
-		if (pass > 0 && Date.now() >= deadlineAt) return { ...tokenEndpointSilent(0), final: true };
+		if (pass > 0 && timeLeft(deadline) <= 0) return { ...tokenEndpointSilent(0), final: true };
 		const seen = gate.generation;
 		if (seen !== progress) {
 			progress = seen;
@@ -378,7 +384,7 @@ export async function send<T>(
 		// Each send (after a renewal or a pause too) waits at most its Timeout and what is left of the budget.
 		const timeout = Math.max(
 			1,
-			Math.min(options.timeout ?? TOKEN_WAIT_MS, Math.ceil(deadlineAt - Date.now())),
+			Math.min(options.timeout ?? TOKEN_WAIT_MS, Math.ceil(timeLeft(deadline))),
 		);
 		const limitAt = Date.now() + timeout;
 		let response: FullResponse<T>;
@@ -393,7 +399,7 @@ export async function send<T>(
 					skipSslCertificateValidation: ignoreSslIssues,
 				},
 				state.tokenHeld ? Infinity : limitAt,
-				deadlineAt,
+				deadline?.at,
 			);
 		} catch (error) {
 			const outcome =
@@ -410,7 +416,7 @@ export async function send<T>(
 			if (!isTokenEndpointBusy(outcome)) return { error, outcome };
 			// Busy, failing or unreachable: wait with every run of the process, send again.
 			pause(gate, error, outcome);
-			const failure = await waitOutPause(ctx, gate, seen, started, deadlineAt);
+			const failure = await waitOutPause(ctx, gate, seen, started, deadline);
 			if (failure) return { ...failure, final: true };
 			continue;
 		}
@@ -432,10 +438,10 @@ export async function send<T>(
 				refusedFresh(state, { response }, gate.renewals);
 				return { response };
 			}
-			if (Date.now() - started > TOKEN_WAIT_MS || Date.now() >= deadlineAt) return { response };
+			if (Date.now() - started > TOKEN_WAIT_MS || timeLeft(deadline) <= 0) return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
-		const failure = await renewToken(ctx, gate, tokenUrl, seen, started, deadlineAt);
+		const failure = await renewToken(ctx, gate, tokenUrl, seen, started, deadline);
 		if (failure) {
 			if (isTokenRefusal(failure.outcome))
 				return refusedByTokenEndpoint(state, failure.error, failure.outcome);

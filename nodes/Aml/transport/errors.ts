@@ -1,69 +1,141 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { NEVER_SENT } from './classify';
 import { quoteServiceText } from './quote';
 
-/**
- * Errors of failures that say nothing about the request's subject (5xx, 429 after retries, no answer, a busy or
- * unreachable token endpoint): a check turns them into a fail-closed Block, an upload's status poll keeps waiting.
- * Marked where they are made, so that no message text is read again.
- */
-const unavailable = new WeakSet<object>();
-
-function markUnavailable<E extends object>(error: E): E {
-	unavailable.add(error);
-	return error;
+/** How the user can see whether a request that reached the service without an answer was applied. */
+export interface MayHaveApplied {
+	/** How to see whether it was applied, e.g. "Get Status of the upload". */
+	checkHint: string;
+	/** The request may not be repeated once it may have been applied (uploads, manual alerts, checks). */
+	notRepeated: boolean;
 }
 
-/** Whether the error says only that the service (or its token endpoint) could not answer: see `unavailable`. */
+/** What every failure of a request knows: the request, its attempts, and what they may have done. */
+interface Facts {
+	method: string;
+	path: string;
+	attempts: number;
+	/** Present only when an attempt reached the service without an answer and the request is not a read. */
+	mayHaveApplied?: MayHaveApplied;
+}
+
+/**
+ * The one failure value of a request, made where the failure is seen (request.ts) and turned into n8n's error by
+ * `toNodeError` only. It travels on that error (`failureOf`), so callers ask it, never the message text.
+ */
+export type Failure =
+	| (Facts & { kind: 'service'; status: number; body?: unknown })
+	| (Facts & { kind: 'network'; code: string })
+	| (Facts & { kind: 'budget'; budgetMs: number })
+	| (Facts & { kind: 'unreadable'; problem: string })
+	| (Facts & { kind: 'tokenEndpoint'; answer: TokenEndpointFailure; waitedMs: number })
+	| { kind: 'other'; message: string };
+
+/** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
+export type TokenEndpointFailure =
+	| { kind: 'network'; code: string }
+	| { kind: 'http'; status: number; body?: unknown };
+
+const FAILURE = Symbol('aml failure');
+
+/** The failure value an error of this package carries, or undefined for any other error. */
+export function failureOf(error: unknown): Failure | undefined {
+	return typeof error === 'object' && error !== null
+		? (error as { [FAILURE]?: Failure })[FAILURE]
+		: undefined;
+}
+
+/**
+ * Whether the failure says only that the service (or its token endpoint) could not answer (5xx, 429 after retries, no
+ * answer, the time budget, a busy or unreachable token endpoint): a check turns it into a fail-closed Block, an
+ * upload's status poll keeps waiting.
+ */
 export function isTransientFailure(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && unavailable.has(error);
+	const failure = failureOf(error);
+	switch (failure?.kind) {
+		case 'network':
+		case 'budget':
+			return true;
+		case 'service':
+			return failure.status >= 500 || failure.status === 429;
+		case 'tokenEndpoint':
+			return (
+				failure.answer.kind === 'network' ||
+				failure.answer.status === 429 ||
+				failure.answer.status >= 500
+			);
+		default:
+			return false;
+	}
 }
 
-/** Errors of the item's time budget (the "Time Budget" option): a check blocks with reason `timeout`. */
-const budgetSpent = new WeakSet<object>();
-
+/** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
 export function isBudgetSpent(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && budgetSpent.has(error);
+	return failureOf(error)?.kind === 'budget';
 }
 
-/**
- * Errors after an attempt that reached the service and got no usable answer: the request may have been applied (a
- * check may have run and raised its alert). Every other error of a request means that nothing was applied.
- */
-const reachedService = new WeakSet<object>();
+/** Whether an attempt of the failed request reached the service without an answer, so that it may have been applied. */
+export function mayHaveApplied(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure !== undefined && failure.kind !== 'other' && failure.mayHaveApplied !== undefined;
+}
 
-function markMayHaveApplied<E extends object>(error: E, may: boolean | undefined): E {
-	if (may) reachedService.add(error);
+/** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */
+export function toNodeError(
+	node: INode,
+	failure: Failure,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (failure.kind === 'other') return new NodeOperationError(node, failure.message, { itemIndex });
+	const { message, description, httpCode, networkCode } = textOf(failure);
+	const response = {
+		message,
+		description,
+		...(httpCode ? { httpCode } : {}),
+		...(networkCode ? { networkCode } : {}),
+	} as JsonObject;
+	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
+	Object.defineProperty(error, FAILURE, { value: failure });
 	return error;
 }
 
-/** Whether an attempt of the failed request reached the service, so that it may have been applied. */
-export function mayHaveApplied(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && reachedService.has(error);
+interface Text {
+	message: string;
+	description: string;
+	httpCode?: string;
+	networkCode?: string;
 }
 
-export function budgetSpentError(
-	node: INode,
-	failure: { budgetMs: number; method: string; path: string; attempts: number; sent: boolean },
-	itemIndex?: number,
-): NodeApiError {
-	const message = failure.sent
+function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
+	switch (failure.kind) {
+		case 'service':
+			return serviceText(failure);
+		case 'network':
+			return networkText(failure);
+		case 'budget':
+			return budgetText(failure);
+		case 'unreadable':
+			return {
+				message: `The AML service's answer could not be read: ${failure.problem}`,
+				description: `${failure.method} ${failure.path} answered 2xx, but ${failure.problem}. Nothing is concluded from it; run it again or ask the service's operator.`,
+			};
+		case 'tokenEndpoint':
+			return tokenEndpointText(failure);
+	}
+}
+
+function budgetText(failure: Extract<Failure, { kind: 'budget' }>): Text {
+	const message = failure.mayHaveApplied
 		? `Time budget of ${failure.budgetMs} ms spent: the AML service did not answer in time. The request reached the service and may have been applied`
 		: `Time budget of ${failure.budgetMs} ms spent before the AML service answered. The request was not applied`;
 	const description = `${failure.method} ${failure.path}: ${failure.attempts} attempt(s) within the time budget (the node's "Time Budget" option).`;
-	const error = new NodeApiError(node, { message, description } as JsonObject, {
-		message,
-		description,
-		itemIndex,
-	});
-	budgetSpent.add(error);
-	return markUnavailable(markMayHaveApplied(error, failure.sent));
+	return { message, description };
 }
 
 /** What the interface says each status means and what the user should do. */
-export const STATUS_MEANING: Record<number, string> = {
+const STATUS_MEANING: Record<number, string> = {
 	400: 'Bad request: the service rejected the request format or parameters. Check the body and parameters',
 	401: 'Authentication failed: the token is missing or invalid even after fetching a new one. Check the client ID, secret, token URL and that the credentials were not deleted in the AML UI',
 	403: 'Insufficient permissions: the client credentials may not do this (for example person deletion through the API not enabled, or alert status updates with credentials created before 16.05.2023)',
@@ -74,7 +146,7 @@ export const STATUS_MEANING: Record<number, string> = {
 	429: 'Rate limit exceeded: the service kept answering 429 after the node backed off and retried',
 };
 
-export function statusMeaning(status: number, attempts = 2): string {
+function statusMeaning(status: number, attempts = 2): string {
 	if (status === 429 && attempts <= 1) return 'Rate limit exceeded: the service answered 429';
 	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
 	if (status >= 300 && status < 400) {
@@ -86,14 +158,6 @@ export function statusMeaning(status: number, attempts = 2): string {
 			: `Service error (${status}): the service failed`;
 	}
 	return `Unexpected HTTP status ${status}`;
-}
-
-/** A request an attempt of which reached the service and got no usable answer: it may have been applied. */
-export interface MayHaveApplied {
-	/** How to see whether it was applied, e.g. "Get Status of the upload". */
-	checkHint: string;
-	/** The request may not be repeated once it may have been applied (uploads, manual alerts, checks). */
-	notRepeated: boolean;
 }
 
 function mayHaveAppliedText(may: MayHaveApplied): string {
@@ -121,7 +185,7 @@ export function bodyMessage(body: unknown, max = 300): string {
 }
 
 /** Service error bodies are JSON or plain text: surface either verbatim (a JSON body with its message first). */
-export function bodyText(body: unknown): string {
+function bodyText(body: unknown): string {
 	if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
 		const message = bodyMessage(body, Infinity);
 		const whole = JSON.stringify(body);
@@ -131,21 +195,7 @@ export function bodyText(body: unknown): string {
 	return bodyMessage(body, Infinity);
 }
 
-export interface ServiceFailure {
-	status: number;
-	body?: unknown;
-	method: string;
-	path: string;
-	attempts: number;
-	mayHaveApplied?: MayHaveApplied;
-}
-
-/** A NodeApiError built only from sanitised facts: never the request config, headers or token. */
-export function serviceError(
-	node: INode,
-	failure: ServiceFailure,
-	itemIndex?: number,
-): NodeApiError {
+function serviceText(failure: Extract<Failure, { kind: 'service' }>): Text {
 	const text = quoteServiceText(bodyText(failure.body));
 	const short = quoteServiceText(text, 300);
 	const meaning = statusMeaning(failure.status, failure.attempts);
@@ -158,15 +208,7 @@ export function serviceError(
 	]
 		.filter(Boolean)
 		.join('. ');
-	const response: JsonObject = { httpCode: String(failure.status), message, description };
-	const error = new NodeApiError(node, response, {
-		message,
-		description,
-		httpCode: String(failure.status),
-		itemIndex,
-	});
-	markMayHaveApplied(error, failure.mayHaveApplied !== undefined);
-	return failure.status >= 500 || failure.status === 429 ? markUnavailable(error) : error;
+	return { message, description, httpCode: String(failure.status) };
 }
 
 const NETWORK_WORDS: Record<string, string> = {
@@ -180,122 +222,70 @@ const NETWORK_WORDS: Record<string, string> = {
 	EAI_AGAIN: 'host not found',
 };
 
-/** Network-level failures (no HTTP answer). */
-export function networkError(
-	node: INode,
-	code: string,
-	method: string,
-	path: string,
-	attempts: number,
-	itemIndex?: number,
-	mayHaveApplied?: MayHaveApplied,
-): NodeApiError {
-	// The code itself stays out of the message: n8n would swap a message containing it for a generic one.
+/** No HTTP answer. The code itself stays out of the message: n8n would swap a message containing it for a generic one. */
+function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
+	const { code, method, path, attempts } = failure;
 	const words = NETWORK_WORDS[code] ?? 'no answer';
-	if (mayHaveApplied) {
-		const message = `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`;
-		const description = `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`;
-		return markUnavailable(
-			markMayHaveApplied(
-				new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
-					message,
-					description,
-					itemIndex,
-				}),
-				true,
-			),
-		);
+	if (failure.mayHaveApplied) {
+		return {
+			message: `No answer from the AML service (${words}). ${mayHaveAppliedText(failure.mayHaveApplied)}`,
+			description: `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`,
+			networkCode: code,
+		};
 	}
 	const reached = !NEVER_SENT.has(code);
 	const message = reached
 		? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
 		: `The AML service could not be reached (${words})`;
 	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
-	return markUnavailable(
-		new NodeApiError(node, { message, description, networkCode: code } as JsonObject, {
-			message,
-			description,
-			itemIndex,
-		}),
-	);
+	return { message, description, networkCode: code };
 }
-
-const NOTHING_SENT_TEXT = 'No request was sent to the AML service';
-
-/** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
-export type TokenEndpointFailure =
-	| { kind: 'network'; code: string }
-	| { kind: 'http'; status: number; body?: unknown };
 
 /**
  * The token endpoint failed, stayed busy or refused the credential. "Nothing was sent" unless an earlier attempt of the
  * request reached the service without an answer (then it may have been applied). Never taken for the service's own
  * answer: a refusal names the credential, a 429 the token endpoint.
  */
-export function tokenEndpointError(
-	node: INode,
-	failure: TokenEndpointFailure,
-	waitedMs: number,
-	itemIndex?: number,
-	mayHaveApplied?: MayHaveApplied,
-): NodeApiError {
-	const whatWasSent = mayHaveApplied
-		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(mayHaveApplied)}`
-		: NOTHING_SENT_TEXT;
-	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
-	const check =
-		'Check the Client ID, Client Secret and Access Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused)';
-	let message: string;
-	let description: string;
-	let httpCode: string | undefined;
-	let transient = true;
-	if (failure.kind === 'network') {
-		const words = NETWORK_WORDS[failure.code] ?? 'no answer';
-		message = `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`;
-		description = `POST token endpoint got no HTTP answer (${failure.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`;
-	} else {
-		httpCode = String(failure.status);
-		const said = quoteServiceText(bodyMessage(failure.body), 300);
-		const quoted = said ? ` — it said: ${said}` : '';
-		if (failure.status === 429) {
-			message = `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${whatWasSent}`;
-			description =
-				'The token endpoint allows a few token requests a minute per IP address; the node waited with every run of this n8n process before giving up.';
-		} else if (failure.status >= 500) {
-			message = `The AML token endpoint failed (HTTP ${failure.status})${waited}${quoted}. ${whatWasSent}`;
-			description = 'The token endpoint failed; the node waited and asked again before giving up.';
-		} else if (failure.status >= 400) {
-			transient = false;
-			message = `The AML token endpoint refused the credential (HTTP ${failure.status}${quoted}). ${whatWasSent}, and this run asks for no further token`;
-			description = `${check}.`;
-		} else {
-			transient = false;
-			message = `The AML token endpoint answered HTTP ${failure.status}${quoted}. ${whatWasSent}`;
-			description = 'Check the Access Token URL of the AML credential.';
-		}
+function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>): Text {
+	const whatWasSent = failure.mayHaveApplied
+		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(failure.mayHaveApplied)}`
+		: 'No request was sent to the AML service';
+	const waited =
+		failure.waitedMs >= 1000 ? ` after waiting ${Math.round(failure.waitedMs / 1000)} s` : '';
+	const answer = failure.answer;
+	if (answer.kind === 'network') {
+		const words = NETWORK_WORDS[answer.code] ?? 'no answer';
+		return {
+			message: `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`,
+			description: `POST token endpoint got no HTTP answer (${answer.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`,
+		};
 	}
-	const response = { message, description, ...(httpCode ? { httpCode } : {}) } as JsonObject;
-	const error = markMayHaveApplied(
-		new NodeApiError(node, response, { message, description, httpCode, itemIndex }),
-		mayHaveApplied !== undefined,
-	);
-	return transient ? markUnavailable(error) : error;
-}
-
-/**
- * A 2xx answer that cannot be read as what was asked for (an empty body, an HTML page, JSON without the expected list
- * or field): the item fails with what the service sent, instead of reporting what the service did not say.
- */
-export function unreadableAnswerError(
-	node: INode,
-	failure: { method: string; path: string; problem: string },
-	itemIndex?: number,
-): NodeApiError {
-	const message = `The AML service's answer could not be read: ${failure.problem}`;
-	const description = `${failure.method} ${failure.path} answered 2xx, but ${failure.problem}. Nothing is concluded from it; run it again or ask the service's operator.`;
-	return new NodeApiError(node, { message, description } as JsonObject, {
-		message,
-		description,
-		itemIndex,
-	});
+	const httpCode = String(answer.status);
+	const said = quoteServiceText(bodyMessage(answer.body), 300);
+	const quoted = said ? ` — it said: ${said}` : '';
+	if (answer.status === 429)
+		return {
+			message: `Rate limit exceeded at the AML token endpoint: it kept answering 429${waited}${quoted}. ${whatWasSent}`,
+			description:
+				'The token endpoint allows a few token requests a minute per IP address; the node waited with every run of this n8n process before giving up.',
+			httpCode,
+		};
+	if (answer.status >= 500)
+		return {
+			message: `The AML token endpoint failed (HTTP ${answer.status})${waited}${quoted}. ${whatWasSent}`,
+			description: 'The token endpoint failed; the node waited and asked again before giving up.',
+			httpCode,
+		};
+	if (answer.status >= 400)
+		return {
+			message: `The AML token endpoint refused the credential (HTTP ${answer.status}${quoted}). ${whatWasSent}, and this run asks for no further token`,
+			description:
+				'Check the Client ID, Client Secret and Access Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused).',
+			httpCode,
+		};
+	return {
+		message: `The AML token endpoint answered HTTP ${answer.status}${quoted}. ${whatWasSent}`,
+		description: 'Check the Access Token URL of the AML credential.',
+		httpCode,
+	};
 }

@@ -1,4 +1,4 @@
-export * from './backoff';
+export * from './retry';
 export * from './classify';
 export * from './errors';
 export * from './pagination';

@@ -1,52 +1,30 @@
-// Longer than ~250 lines (prettier's layout of one unit): the retry-mode table and the one retry loop every request
-// goes through; splitting the loop would scatter the decisions it makes per attempt.
 import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
 import {
 	backoffDelay,
+	decide,
 	DEFAULT_BACKOFF,
-	nextStep,
 	parseRetryAfter,
+	type Attempted,
+	timeLeft,
 	type BackoffPolicy,
-} from './backoff';
+	type Deadline,
+	type EndpointPolicy,
+	type RetryMode,
+} from './retry';
 import { NEVER_SENT, tokenBody, type Classified } from './classify';
-import {
-	budgetSpentError,
-	networkError,
-	serviceError,
-	tokenEndpointError,
-	unreadableAnswerError,
-} from './errors';
-import { renewIfExpiring, runState, send, type AmlContext } from './auth';
+import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { renewIfExpiring, runState, send, type AmlContext, type FullResponse } from './auth';
 import { executionCancelSignal } from '../../shared/n8n/cancel';
 import { ANSWER_EVERY_STATUS } from '../../shared/n8n/oauthToken';
 
-/**
- * How a request may be repeated after a 5xx, a timeout or a dropped connection (a 429 is always
- * retried: the service did not act on it). After such a failure the request may have been applied with its
- * answer lost, so a repeat's answer is read in that light (`AmlResponse.afterLostAnswer`).
- * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH of a whole state, checks).
- * - create: a create keyed by the caller's ID; repeated. A 422 "already exists" on a repeat cannot tell "my lost
- *   attempt stored it" from "it existed before": the caller gets it as `afterLostAnswer` and never claims "created"
- *   (an upsert still sends its update).
- * - none: not repeatable (uploads, manual alerts, notes without id, alert status changes: each makes a new entry, a
- *   note and a webhook event); only retried when the request certainly never reached the service (connection
- *   refused). When it may have reached the service, the error says so and how to check (`checkHint`).
- * - check: a real-time check, repeated only as `none` is: a check that may have run may have raised its alert, and
- *   its repeat answers only the alerts it raises itself (an empty list), which proves nothing. An answer that arrives
- *   after the time budget is not taken either: it fails as the budget's error.
- * Whatever the mode, an error after an attempt that reached the service without an answer says that the request may
- * have been applied (`mayHaveApplied`); any other error says that nothing was applied.
- */
-export type RetryMode = 'safe' | 'create' | 'none' | 'check';
-
-export interface AmlRequest {
+export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
 	/** Path after the credential's API prefix, e.g. `/v1/persons/abc`. */
 	path: string;
@@ -54,28 +32,16 @@ export interface AmlRequest {
 	/** JSON (objects, lists), a Buffer as it is, or a FormData sent as multipart/form-data (its Files streamed). */
 	body?: IDataObject | IDataObject[] | Buffer | FormData;
 	headers?: IDataObject;
-	retry?: RetryMode;
 	timeoutMs?: number;
 	/**
-	 * The item's time budget: `at` (epoch ms) is when it ends, `ms` its length (for messages). Each attempt waits at most
-	 * the time left, no repeat starts that could not be answered before it, and when it is spent the request fails with
-	 * `budgetSpentError` (a check blocks with reason `timeout`).
+	 * The item's time budget, passed unchanged to every wait: no attempt waits past it, no repeat starts that could not
+	 * be answered before it, and when it is spent the request fails as the budget's error (a check blocks with `timeout`).
 	 */
 	deadline?: Deadline;
-	/** Statuses the caller handles itself (returned, not thrown). */
-	passStatuses?: number[];
-	/**
-	 * Statuses that, on a repeat after a lost answer, mean the lost attempt was applied (a DELETE repeated into 404
-	 * "already gone", an archive repeated into 409 "already archived"): returned as success with `afterLostAnswer`.
-	 */
-	doneOnRepeat?: number[];
-	/** How the user can see whether a request that may have reached the service was applied (for error messages). */
-	checkHint?: string;
 	/**
 	 * What a 2xx answer must hold for the caller to read it: a list (`list`), an object with a list under `listField`
-	 * (either, when both are given), or an object with these `fields`. A GET's
-	 * answer must at least be JSON (an object or a list). Anything else fails as unreadable (`unreadableAnswerError`)
-	 * instead of becoming an item that reports what the service did not say.
+	 * (either, when both are given), or an object with these `fields`. A GET's answer must at least be JSON (an object
+	 * or a list). Anything else fails as unreadable, never repeated.
 	 */
 	answer?: { list?: boolean; fields?: string[]; listField?: string };
 }
@@ -94,25 +60,15 @@ export interface AmlResponse<T = unknown> {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-export interface Deadline {
-	at: number;
-	ms: number;
-}
-
-/** A deadline `budgetMs` from now, or none for 0 (no budget). */
-export function deadlineIn(budgetMs: number): Deadline | undefined {
-	return budgetMs > 0 ? { at: Date.now() + budgetMs, ms: budgetMs } : undefined;
-}
-
 /** An ID as one URL path segment, percent-encoded (IDs may contain ":" and "."; IDs of dots only are refused before). */
 export function idSegment(value: string | number): string {
 	return encodeURIComponent(String(value));
 }
 
 /**
- * The one request function of the package: credential's base URL, JSON in and out, authenticated by n8n's
- * `httpRequestWithAuthentication` (auth.ts: the token renewed on a 401 on every supported n8n), bounded retries with
- * backoff.
+ * The one request function of the package: the credential's base URL, JSON in and out, authenticated through n8n
+ * (auth.ts `send`), each attempt followed by the one decision `decide`, each failure one `Failure` value turned into
+ * n8n's error by `toNodeError`.
  */
 export async function amlRequest<T = unknown>(
 	this: AmlContext,
@@ -122,205 +78,164 @@ export async function amlRequest<T = unknown>(
 ): Promise<AmlResponse<T>> {
 	const state = runState(this);
 	const { baseUrl } = await state.info;
-	const retry: RetryMode = request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
-	const isJson = !Buffer.isBuffer(request.body) && !(request.body instanceof FormData);
+	const retry = retryMode(request);
 	const signal = executionCancelSignal(this);
+	const timeout = request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this));
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
 		qs: request.qs,
 		body: request.body as IHttpRequestOptions['body'],
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
-		json: isJson,
-		// The interface never redirects; n8n would repeat the Authorization header to whatever origin a redirect
-		// names. Not followed: a 3xx is an error, and the token goes nowhere but the configured base URL.
+		json: !Buffer.isBuffer(request.body) && !(request.body instanceof FormData),
+		// The interface never redirects, and n8n would repeat the Authorization header to whatever origin a redirect
+		// names: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		// Every status comes back to this function, a 401 too: auth.ts has n8n renew the token, one renewal per process
-		// at a time and none while the token endpoint refuses (n8n renewing on its own would ask once per refused request).
+		// Every status comes back here, a 401 too: auth.ts has the token renewed (see there).
 		...ANSWER_EVERY_STATUS,
-		timeout: request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this)),
+		timeout,
 		abortSignal: signal,
 	};
-
+	const { deadline } = request;
 	const started = Date.now();
-	const timeout = options.timeout as number;
-	const remaining = () =>
-		request.deadline === undefined ? Infinity : request.deadline.at - Date.now();
-	let attempt = 0;
-	let sentOnce = false;
-	let repeated401 = false;
-	const budgetSpent = () =>
-		budgetSpentError(
-			this.getNode(),
-			{
-				budgetMs: request.deadline?.ms ?? 0,
-				method: request.method,
-				path: request.path,
-				attempts: attempt,
-				// a read applies nothing, however far it got
-				sent: sentOnce && request.method !== 'GET',
-			},
-			itemIndex,
-		);
-	for (;;) {
-		if (remaining() <= 0) throw budgetSpent();
-		attempt++;
-		// No attempt waits past the deadline.
-		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(remaining())));
-		let outcome: Classified;
-		const sent = await send<T>(this, state, options, request.deadline?.at);
-		const response = sent.response;
-		if (response) {
-			const status = response.statusCode;
-			const lostBefore = sentOnce ? { afterLostAnswer: true } : {};
-			if (status < 300 || request.passStatuses?.includes(status)) {
-				// A check answered after the budget is not taken: the payment waited longer than it may.
-				if (retry === 'check' && remaining() < 0) {
-					sentOnce = true;
-					throw budgetSpent();
-				}
-				if (status < 300) checkAnswer(this, request, response.body, itemIndex);
-				return {
-					status,
-					body: response.body,
-					headers: response.headers,
-					attempts: attempt,
-					...lostBefore,
-				};
-			}
-			if (
-				sentOnce &&
-				((status === 422 && retry === 'create') || request.doneOnRepeat?.includes(status))
-			) {
-				// The lost attempt may have done it: not a failure, and not a claim either (see RetryMode).
-				return {
-					status,
-					body: response.body,
-					headers: response.headers,
-					attempts: attempt,
-					afterLostAnswer: true,
-				};
-			}
-			outcome = {
-				kind: 'http',
-				status: response.statusCode,
-				body: response.body,
-				headers: response.headers ?? {},
-				fromTokenEndpoint: false,
-			};
-		} else {
-			outcome = signal?.aborted
+	let sent = false;
+	let refused = 0;
+	for (let attempt = 1; ; attempt++) {
+		// No send starts after the deadline; none waits past it.
+		if (timeLeft(deadline) <= 0)
+			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt - 1, sent);
+		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
+		const result = await send<T>(this, state, options, deadline);
+		const outcome: FullResponse<T> | Classified =
+			result.response ??
+			(signal?.aborted
 				? { kind: 'other', error: new Error('The execution was cancelled') }
-				: sent.outcome;
-		}
-
-		if (outcome.kind === 'other') {
-			// Only the message: the raw error may carry the request configuration and its headers.
-			throw new NodeOperationError(this.getNode(), outcome.error?.message ?? 'Request failed', {
-				itemIndex,
-			});
-		}
-
-		let retryable = false;
-		let retryAfterMs: number | undefined;
-		if (outcome.fromTokenEndpoint) {
-			// n8n's token fetch or renewal failed: nothing was sent to the service. auth.ts already waited for a busy
-			// token endpoint (or stopped the run on a refusal); anything else is not repeated either.
-			retryable = false;
-		} else if (outcome.kind === 'http') {
-			if (outcome.status === 429) {
-				retryable = true;
-				retryAfterMs = parseRetryAfter(outcome.headers['retry-after']);
-			} else if (outcome.status >= 500) {
-				retryable = retry === 'safe' || retry === 'create';
-				sentOnce = true;
-			} else if (outcome.status === 401 && !repeated401) {
-				// The token was renewed and the repeat still got 401: another execution's renewal or a forced expiry
-				// may have invalidated it meanwhile. One more attempt starts from the credential's current token
-				// (renewed again only within the run's limit, see RunState.refusedFresh). A 401 did nothing, so any
-				// request may be repeated.
-				retryable = true;
-				repeated401 = true;
-			}
-		} else {
-			const neverSent = NEVER_SENT.has(outcome.code);
-			retryable = neverSent || retry === 'safe' || retry === 'create';
-			if (!neverSent) sentOnce = true;
-		}
-
-		const waitMs = backoffDelay(attempt, policy, retryAfterMs);
-		const step = nextStep({
-			retryable,
-			answered: outcome.kind === 'http',
+				: result.outcome);
+		if (!('statusCode' in outcome) && outcome.kind === 'other')
+			throw fail(this, request, itemIndex, seenFailure(outcome, 0), attempt, sent);
+		const attempted = attemptedOf(outcome);
+		if (attempted.kind === 'answer' && attempted.status === 401) refused++;
+		const retryAfter =
+			attempted.kind === 'answer' && attempted.status === 429
+				? parseRetryAfter((outcome as FullResponse<T>).headers?.['retry-after'])
+				: undefined;
+		const step = decide({
+			attempted,
+			retry,
+			policy: request,
 			attempt,
 			maxAttempts: policy.maxAttempts,
-			waitMs,
-			remainingMs: remaining(),
+			sent,
+			refused,
+			waitMs: backoffDelay(attempt, policy, retryAfter),
+			remainingMs: timeLeft(deadline),
 		});
-		if (step === 'budget') throw budgetSpent();
-		if (step === 'stop') {
-			// The token endpoint was waited for until the budget was spent: the budget's error (a check: `timeout`).
-			if (outcome.fromTokenEndpoint && request.deadline && remaining() <= 0) throw budgetSpent();
-			// A write or check an attempt of which reached the service without an answer may have been applied, whatever
-			// came after it.
-			const mayHaveApplied =
-				sentOnce && request.method !== 'GET'
-					? {
-							checkHint: request.checkHint ?? '',
-							notRepeated: retry === 'none' || retry === 'check',
-						}
-					: undefined;
-			if (outcome.fromTokenEndpoint) {
-				throw tokenEndpointError(
-					this.getNode(),
-					outcome.kind === 'network'
-						? outcome
-						: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
-					Date.now() - started,
-					itemIndex,
-					mayHaveApplied,
-				);
-			}
-			if (outcome.kind === 'network') {
-				throw networkError(
-					this.getNode(),
-					outcome.code,
-					request.method,
-					request.path,
-					attempt,
-					itemIndex,
-					mayHaveApplied,
-				);
-			}
-			throw serviceError(
-				this.getNode(),
-				{
-					status: outcome.status,
-					body: outcome.body,
-					method: request.method,
-					path: request.path,
-					attempts: attempt,
-					mayHaveApplied,
-				},
-				itemIndex,
-			);
+		sent = step.sent;
+		if (step.action === 'retry') {
+			await sleep(step.waitMs);
+			continue;
 		}
-		await sleep(waitMs);
+		if (step.action === 'done') {
+			const response = outcome as FullResponse<T>;
+			const problem = response.statusCode < 300 ? unreadable(request, response.body) : undefined;
+			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
+			if (problem)
+				throw fail(this, request, itemIndex, { kind: 'unreadable', problem }, attempt, false);
+			return {
+				status: response.statusCode,
+				body: response.body,
+				headers: response.headers,
+				attempts: attempt,
+				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
+			};
+		}
+		if (step.as === 'budget')
+			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt, sent);
+		throw fail(this, request, itemIndex, seenFailure(outcome, Date.now() - started), attempt, sent);
 	}
+}
+
+/** The endpoint's retry mode; undeclared: a POST is not repeated once it may have run, anything else is safe. */
+function retryMode(request: AmlRequest): RetryMode {
+	return request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
+}
+
+/** How the decision reads what one send gave. */
+function attemptedOf(
+	outcome: FullResponse<unknown> | Exclude<Classified, { kind: 'other' }>,
+): Attempted {
+	if ('statusCode' in outcome) return { kind: 'answer', status: outcome.statusCode };
+	if (outcome.fromTokenEndpoint) return { kind: 'tokenEndpoint' };
+	if (outcome.kind === 'http') return { kind: 'answer', status: outcome.status };
+	return { kind: 'noAnswer', neverSent: NEVER_SENT.has(outcome.code) };
+}
+
+/** The kind and facts of a send's failure, as seen where it happened. */
+type Seen =
+	| { kind: 'budget' }
+	| { kind: 'unreadable'; problem: string }
+	| { kind: 'other'; message: string }
+	| { kind: 'service'; status: number; body: unknown }
+	| { kind: 'network'; code: string }
+	| {
+			kind: 'tokenEndpoint';
+			answer: Extract<Failure, { kind: 'tokenEndpoint' }>['answer'];
+			waitedMs: number;
+	  };
+
+function seenFailure(outcome: FullResponse<unknown> | Classified, waitedMs: number): Seen {
+	if ('statusCode' in outcome)
+		return { kind: 'service', status: outcome.statusCode, body: outcome.body };
+	// Only the message: the raw error may carry the request configuration and its headers.
+	if (outcome.kind === 'other')
+		return { kind: 'other', message: outcome.error?.message ?? 'Request failed' };
+	if (outcome.fromTokenEndpoint)
+		return {
+			kind: 'tokenEndpoint',
+			answer:
+				outcome.kind === 'network'
+					? outcome
+					: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
+			waitedMs,
+		};
+	if (outcome.kind === 'http')
+		return { kind: 'service', status: outcome.status, body: outcome.body };
+	return { kind: 'network', code: outcome.code };
+}
+
+/**
+ * The request's failure value with its facts, as n8n's error. A write or check an attempt of which reached the service
+ * without an answer may have been applied, whatever came after it; a read applies nothing, however far it got.
+ */
+function fail(
+	ctx: AmlContext,
+	request: AmlRequest,
+	itemIndex: number | undefined,
+	seen: Seen,
+	attempts: number,
+	sent: boolean,
+): Error {
+	if (seen.kind === 'other') return toNodeError(ctx.getNode(), seen, itemIndex);
+	const retry = retryMode(request);
+	const mayHaveApplied: MayHaveApplied | undefined =
+		sent && request.method !== 'GET'
+			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
+			: undefined;
+	const facts = { method: request.method, path: request.path, attempts, mayHaveApplied };
+	const failure: Failure =
+		seen.kind === 'budget'
+			? { ...facts, kind: 'budget', budgetMs: request.deadline?.ms ?? 0 }
+			: { ...facts, ...seen };
+	return toNodeError(ctx.getNode(), failure, itemIndex);
 }
 
 /**
  * A 2xx answer the caller cannot read (an empty body, an HTML page, JSON without the expected list or field) fails the
- * request: nothing is concluded from it. Not repeated (the service answered; a repeat of a write could apply it twice).
+ * request: nothing is concluded from it. Returns what is wrong with it, if anything.
  */
-function checkAnswer(
-	ctx: AmlContext,
-	request: AmlRequest,
-	body: unknown,
-	itemIndex?: number,
-): void {
+function unreadable(request: AmlRequest, body: unknown): string | undefined {
 	const expect = request.answer;
-	if (!expect && request.method !== 'GET') return;
+	if (!expect && request.method !== 'GET') return undefined;
 	const isObject = body !== null && typeof body === 'object' && !Buffer.isBuffer(body);
 	let problem: string | undefined;
 	if (!isObject)
@@ -335,12 +250,7 @@ function checkAnswer(
 		const missing = expect.fields.filter((field) => (body as IDataObject)[field] === undefined);
 		if (missing.length) problem = `the answer lacks ${missing.join(', ')}`;
 	}
-	if (problem)
-		throw unreadableAnswerError(
-			ctx.getNode(),
-			{ method: request.method, path: request.path, problem },
-			itemIndex,
-		);
+	return problem;
 }
 
 /** The node's "Timeout" option, when the calling node has one. */

@@ -1,0 +1,159 @@
+/** Retry timing shared by every request: Retry-After when sent, else exponential backoff with equal jitter. */
+export interface BackoffPolicy {
+	/** Attempts in total, the first included. */
+	maxAttempts: number;
+	baseDelayMs: number;
+	maxDelayMs: number;
+	/** Longest Retry-After honoured; a longer one is clamped to it. */
+	maxRetryAfterMs: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = {
+	maxAttempts: 6,
+	baseDelayMs: 250,
+	maxDelayMs: 20_000,
+	maxRetryAfterMs: 60_000,
+};
+
+/** The one time budget value: when it ends (`at`, epoch ms) and its length (`ms`, for messages). */
+export interface Deadline {
+	at: number;
+	ms: number;
+}
+
+/** A deadline `budgetMs` from now, or none for 0 (no budget). */
+export function deadlineIn(budgetMs: number): Deadline | undefined {
+	return budgetMs > 0 ? { at: Date.now() + budgetMs, ms: budgetMs } : undefined;
+}
+
+/** Time left of the budget in ms (Infinity without one). */
+export function timeLeft(deadline: Deadline | undefined): number {
+	return deadline === undefined ? Infinity : deadline.at - Date.now();
+}
+
+/** Retry-After is either delta-seconds or an HTTP date. */
+export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
+	if (Array.isArray(value)) value = value[0];
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const text = String(value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(parseFloat(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+/** Delay before attempt number `attempt + 1` (attempt counts from 1). */
+export function backoffDelay(
+	attempt: number,
+	policy: BackoffPolicy,
+	retryAfterMs?: number,
+	random: () => number = Math.random,
+): number {
+	if (retryAfterMs !== undefined) return Math.min(retryAfterMs, policy.maxRetryAfterMs);
+	const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+	// "Equal jitter": never less than half the ceiling, so a burst of retries spreads out but still waits.
+	return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/**
+ * How an endpoint may be repeated after a 5xx, a timeout or a dropped connection (a 429, a refused connection and the
+ * first 401 are repeated in every mode: the service did not act on them). After such a failure the request may have
+ * been applied with its answer lost, so a repeat's answer is read in that light (`afterLostAnswer`).
+ * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH of a whole state).
+ * - create: a create keyed by the caller's ID; repeated. A 422 "already exists" on a repeat cannot tell "my lost
+ *   attempt stored it" from "it existed before": the caller gets it as `afterLostAnswer` and never claims "created".
+ * - none: not repeated once it may have reached the service (uploads, manual alerts, notes, alert status changes:
+ *   each makes a new entry); the error says how to check (`checkHint`).
+ * - check: a real-time check, repeated only as `none` is (a check that may have run may have raised its alert, and its
+ *   repeat answers only the alerts it raises itself); an answer after the time budget fails as the budget's error.
+ */
+export type RetryMode = 'safe' | 'create' | 'none' | 'check';
+
+/** What an endpoint declares beside its path: how it is repeated and which answers mean what. */
+export interface EndpointPolicy {
+	retry?: RetryMode;
+	/** Statuses the caller handles itself (returned, not thrown). */
+	passStatuses?: number[];
+	/**
+	 * Statuses that, on a repeat after a lost answer, mean the lost attempt was applied (a DELETE repeated into 404
+	 * "already gone", an archive repeated into 409 "already archived"): returned with `afterLostAnswer`.
+	 */
+	doneOnRepeat?: number[];
+	/** How the user can see whether a request that may have reached the service was applied (for error messages). */
+	checkHint?: string;
+}
+
+/** What one attempt gave, as the decision reads it. */
+export type Attempted =
+	| { kind: 'answer'; status: number }
+	/** no HTTP answer from the service; `neverSent`: it certainly did not reach it (a refused connection) */
+	| { kind: 'noAnswer'; neverSent: boolean }
+	/** n8n's token fetch or renewal failed (nothing was sent); auth.ts already waited for a busy token endpoint */
+	| { kind: 'tokenEndpoint' };
+
+export interface DecisionInput {
+	attempted: Attempted;
+	retry: RetryMode;
+	policy: EndpointPolicy;
+	/** This attempt's number, from 1. */
+	attempt: number;
+	maxAttempts: number;
+	/** An earlier attempt reached the service without an answer. */
+	sent: boolean;
+	/** 401 answers so far, this one included. */
+	refused: number;
+	/** The wait before a repeat (Retry-After or backoff). */
+	waitMs: number;
+	/** Time left of the budget when the attempt ended (Infinity without one). */
+	remainingMs: number;
+}
+
+/**
+ * What follows an attempt: `done` (the answer is the caller's; `afterLostAnswer` when it is a repeat's after a lost
+ * answer), `retry` after `waitMs`, or `fail`: as the attempt's own failure (`answer`) or as the spent budget
+ * (`budget`). `sent` says whether any attempt so far reached the service without an answer.
+ */
+export type Decision = { sent: boolean } & (
+	| { action: 'done'; afterLostAnswer: boolean }
+	| { action: 'retry'; waitMs: number }
+	| { action: 'fail'; as: 'answer' | 'budget' }
+);
+
+/** Pure: the one retry decision of every request (table-tested in test/unit/transport.test.ts). */
+export function decide(input: DecisionInput): Decision {
+	const { attempted, retry, policy } = input;
+	const repeatable = retry === 'safe' || retry === 'create';
+	let sent = input.sent;
+	let retryable = false;
+	if (attempted.kind === 'answer') {
+		const { status } = attempted;
+		if (status < 300 || policy.passStatuses?.includes(status)) {
+			// A check answered after the budget is not taken: the payment waited longer than it may.
+			if (retry === 'check' && input.remainingMs < 0)
+				return { sent: true, action: 'fail', as: 'budget' };
+			return { sent, action: 'done', afterLostAnswer: sent };
+		}
+		// The lost attempt may have done it: not a failure, and not a claim either (see RetryMode).
+		if (sent && ((status === 422 && retry === 'create') || policy.doneOnRepeat?.includes(status)))
+			return { sent, action: 'done', afterLostAnswer: true };
+		if (status === 429) retryable = true;
+		else if (status >= 500) {
+			retryable = repeatable;
+			sent = true;
+		} else if (status === 401) retryable = input.refused === 1;
+		// A refusal that is not repeated is reported as it is, budget or not.
+		if (!retryable) return { sent, action: 'fail', as: 'answer' };
+	} else if (attempted.kind === 'noAnswer') {
+		retryable = attempted.neverSent || repeatable;
+		if (!attempted.neverSent) sent = true;
+	} else {
+		// Not repeated on top of auth.ts's waits: the budget's error when they spent it, else the token endpoint's.
+		return { sent, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
+	}
+	if (input.remainingMs <= 0) return { sent, action: 'fail', as: 'budget' };
+	if (!retryable || input.attempt >= input.maxAttempts)
+		return { sent, action: 'fail', as: 'answer' };
+	// a repeat needs some time to be answered in, not only to start
+	if (input.waitMs >= input.remainingMs) return { sent, action: 'fail', as: 'budget' };
+	return { sent, action: 'retry', waitMs: input.waitMs };
+}
