@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { mappedFields } from '../../shared/n8n';
+import { mappedFields } from '../../shared/n8n/resourceMapper';
 import { validAttributes, invalid } from '../validation';
 import { itemParameter } from './itemParameter';
 

@@ -2,7 +2,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { fieldMapperProperty } from '../../../shared/n8n';
+import { fieldMapperProperty } from '../../../shared/n8n/resourceMapper';
 import {
 	attributeProperties,
 	MAPPED_ATTRIBUTES,
