@@ -5,11 +5,10 @@ import { invalid, validId } from '../validation';
 import { urlRule } from './locators';
 
 /**
- * A parameter's value for one item: n8n's own `getNodeParameter(name, itemIndex, fallback)`. (Until 0.1.0 the node
- * read plain values and `{{ $json.field }}` expressions itself, which saved about 6 % of n8n's CPU when creating
- * transactions: below the 10 % that would justify re-implementing n8n, so n8n reads every parameter.)
- * A parameter with no expression anywhere in it has the same value for every item: n8n reads it for the first item
- * that asks, and the other items of the run get that answer (a copy, so no item changes another's).
+ * A parameter's value for one item: n8n's own `getNodeParameter(name, itemIndex, fallback)`; the node never evaluates
+ * a parameter itself. A parameter with no expression anywhere in it (`holdsExpression`) has the same value for every
+ * item: n8n reads it for the first item that asks, and the other items of the run get that answer (a copy, so no item
+ * changes another's).
  */
 export function itemParameter(
 	ctx: IExecuteFunctions,

@@ -6,7 +6,10 @@ import { invalid } from './fieldErrors';
 /** Validates one item (throws the error naming item, field, value and rule), before the item is prepared. */
 export type ItemValidator = (itemIndex: number) => void;
 
-/** How parameters are read: `getNodeParameter`'s arguments and answer (the router passes `itemParameter`, which calls it). */
+/**
+ * How parameters are read: `getNodeParameter`'s arguments and answer. The router passes `itemParameter`, which asks
+ * n8n once per run for a parameter holding no expression and once per item for one holding an expression.
+ */
 export type ParameterReader = (
 	ctx: IExecuteFunctions,
 	name: string,
@@ -15,7 +18,7 @@ export type ParameterReader = (
 ) => unknown;
 
 /**
- * Validation that applies to every operation's own top-level parameters, read per item: a choice (options,
+ * Validation that applies to every operation's own top-level parameters, for every item: a choice (options,
  * multiOptions) set by an expression must be one of the listed values, and a number must respect its
  * minValue/maxValue (and be whole when `numberPrecision` is 0). n8n enforces neither for expression values,
  * so without this a wrong value would reach the service (or be silently clamped).
