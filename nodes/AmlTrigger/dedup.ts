@@ -6,21 +6,19 @@ import { createHash } from 'crypto';
  * events never have the same body (it carries the event's `createdTime` and ids), so the SHA-256 of the raw body
  * identifies an event.
  *
- * Two places know accepted keys, each shown necessary by test/faults/dedup.test.ts (the same delivery in sequence,
- * 20 copies at once, later again; each event must run the workflow once):
+ * Two places know accepted keys, each necessary (test/faults/dedup.test.ts: the same delivery in sequence, many
+ * copies at once, later again; each event runs the workflow once; figures in docs/internals.md):
  * 1. n8n's deduplication store (nodes/shared/n8n/deduplication.ts): the trigger's `execute` records the key there and
  *    outputs nothing for a key already recorded. In n8n's database, so it covers a redelivery after a restart and a
- *    copy reaching another n8n process (queue mode). It offers no atomic claim: 20 copies at once, the store alone
- *    ran the workflow 4 times (n8n 2.41.1; 2 times on 1.123.81).
+ *    copy reaching another n8n process (queue mode). It offers no atomic claim, so it cannot stop copies arriving
+ *    together on its own.
  * 2. A small in-process map, kept per trigger: keys accepted here whose execution has not recorded them yet ("pending": an identical
  *    delivery is answered 503, so the service retries), and keys an execution in this process has recorded (answered
- *    "duplicate delivery", nothing started). With it the 20 copies ran the workflow once (4 runs of the test, n8n
- *    2.41.1 and 1.123.81: 3 executions started for 45 copies of 3 events).
+ *    "duplicate delivery", nothing started).
  *    An execution claims its key in this map in one synchronous step before it asks n8n's store: a copy accepted again
  *    after PENDING_MS while the first execution waited to start (a loaded n8n) stops at the trigger even when both
- *    executions ask the store together (faults burst of 200: 210 and 262 executions before, 200 after).
- * The workflow's static data is not used as a third place: with the two above the test showed no lost or doubled
- * delivery (the same figures as with it).
+ *    executions ask the store together.
+ * The workflow's static data is not a third place: the two above lose and double no delivery without it.
  */
 
 /** Default window: one day, longer than the service's fast retry steps (2 min … 4 h, about 8 h in total). */
