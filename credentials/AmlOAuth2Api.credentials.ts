@@ -123,7 +123,7 @@ export class AmlOAuth2Api implements ICredentialType {
 		// the credential (None holds on every supported n8n; n8n 1.123's HTTP Request node checks Specific Domains on
 		// redirects only). The AML node itself is not affected.
 		// No default here is an expression: n8n evaluates a credential's expressions each time it reads it (twice per node
-		// run), which cost about 2 ms of CPU per read with n8n 2's default expression engine.
+		// run; the cost is in docs/performance.md).
 		{
 			displayName: 'Allowed HTTP Request Domains',
 			name: 'allowedHttpRequestDomains',

@@ -8,7 +8,7 @@ import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 export class AmlWebhookApi implements ICredentialType {
 	name = 'amlWebhookApi';
 
-	// The issue asks for "AML Webhook"; n8n's lint (cred-class-field-display-name-missing-api) requires the API suffix.
+	// "AML Webhook" with the API suffix n8n's lint requires (cred-class-field-display-name-missing-api).
 	displayName = 'AML Webhook API';
 
 	icon: Icon = { light: 'file:../icons/aml.svg', dark: 'file:../icons/aml.dark.svg' };

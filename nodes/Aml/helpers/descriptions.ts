@@ -117,9 +117,9 @@ function withoutOperations(property: INodeProperties): string {
  * …, one per operation) merged into one property shown for all their operations. Every operation's fields keep their
  * order: the properties are ordered again so that each operation's sequence is kept (a topological order of those
  * sequences, as close to the original as they allow); a merge that no order could satisfy is not made. n8n walks every
- * property of the node each time it builds a workflow (`getNodeParameters`, several times per execution): 205
- * properties took 0.5 ms per node and build against 0.1 ms for the HTTP Request node's 42 (n8n 2.41.1). The panel and
- * what n8n stores are unchanged (test/unit/descriptions.test.ts compares every operation with n8n's own functions).
+ * property of the node each time it builds a workflow (`getNodeParameters`, several times per execution), so fewer
+ * properties cost less (figures in docs/performance.md). The panel and what n8n stores are unchanged
+ * (test/unit/descriptions.test.ts compares every operation with n8n's own functions).
  */
 export function mergeOperationCopies(properties: INodeProperties[]): INodeProperties[] {
 	const n = properties.length;

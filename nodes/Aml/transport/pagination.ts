@@ -10,10 +10,10 @@ export interface Paged<T = IDataObject> {
 	content: T[];
 }
 
-/** The service never reports more than 10,000 results and cannot page past the 10,000th. */
 /** What every page answer must hold (AmlRequest.answer): its `content` list. */
 export const PAGE_ANSWER = { listField: 'content' };
 
+/** The service never reports more than 10,000 results and cannot page past the 10,000th. */
 export const SEARCH_CAP = 10_000;
 export const MAX_PAGE_SIZE = 50;
 

@@ -58,10 +58,6 @@ export const checkBudgetOption = timeBudgetOption(
 	'When it is spent the transaction goes to Block with reason "timeout"',
 );
 
-/**
- * A real-time check of a stored transaction (monitoring or screening) whose items go
- * to Clear (output 0) or Block (output 1). Fail-closed: a check that could not be completed blocks.
- */
 /** Route to Clear/Block Outputs: shared by the check operations and the Gate (actions/outputs.ts reads it). */
 export const routeOutputsProperty: INodeProperties = {
 	displayName: 'Route to Clear/Block Outputs',
@@ -73,6 +69,10 @@ export const routeOutputsProperty: INodeProperties = {
 		'Whether to send transactions to block to the Block output (the first) and clear ones to the Clear output. Off: one output; read the "decision" field. With it on, Settings → Always Output Data is refused.',
 };
 
+/**
+ * A real-time check of a stored transaction (monitoring or screening) whose items go to Block (output 0) or Clear
+ * (output 1; actions/outputs.ts). Fail-closed: a check that could not be completed blocks.
+ */
 export function routedCheckOperation(options: {
 	operation: 'runMonitoringCheck' | 'runScreeningCheck';
 	pathSegment: CheckPath;
