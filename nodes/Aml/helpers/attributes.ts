@@ -20,7 +20,8 @@ export interface AttributeFieldOptions {
 	hint?: string;
 	/**
 	 * A resource mapper named MAPPED_ATTRIBUTES listing the entity's fields (custom-list records): offered first, as
-	 * Map List Fields. The mode a new node starts with stays `defaultMode`, so saved workflows read as before.
+	 * Map List Fields. The mode a new node starts with is `defaultMode` (also what a saved workflow without the
+	 * parameter means), not the mapper.
 	 */
 	mapper?: INodeProperties;
 	defaultMode?: 'fields' | 'input';

@@ -189,8 +189,8 @@ async function readCurrent(
 			},
 		);
 	}
-	// Archived records are not part of the list. (The sandbox leaves them out of the listing; if the
-	// service returns them with a flag, they are treated the same: an ID in the input is created again.)
+	// Archived records are not part of the list: one listed with an archived flag counts as not listed (an ID in
+	// the input is then created again).
 	return [...byId.values()]
 		.filter((record) => !isArchivedRecord(record))
 		.map((record) => ({
