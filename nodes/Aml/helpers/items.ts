@@ -125,8 +125,9 @@ export function parallelRequests(
 
 /**
  * The per-item engine of every operation: validates all items first (`validate`, the router's validation of the
- * operation's parameters, then the operation's `prepare`; bad input fails before any request), then sends them with bounded parallelism — the first alone, so that a credential without
- * a token fetches exactly one — and returns the outputs in input order with `pairedItem`.
+ * operation's parameters, then the operation's `prepare`; bad input fails before any request), then sends them with
+ * bounded parallelism — the first alone, so that a credential without a token fetches exactly one — and returns the
+ * outputs in input order with `pairedItem`.
  */
 export async function runItems<P>(
 	ctx: IExecuteFunctions,
@@ -176,7 +177,7 @@ export async function runItems<P>(
 	}
 	if (next < items.length) await runOne(next++);
 
-	// The rest `parallel` at a time; without Continue On Fail no new item starts after a failure.
+	// The rest `parallel` at a time; unless failed items are output (`keepGoing`), no new item starts after a failure.
 	const rest = Array.from({ length: items.length - next }, (_, k) => next + k);
 	await mapBounded(rest, parallel, runOne, () => firstFailure !== undefined);
 
