@@ -18,7 +18,7 @@ import { createHash } from 'crypto';
  *    An execution claims its key in this map in one synchronous step before it asks n8n's store: a copy accepted again
  *    after PENDING_MS while the first execution waited to start (a loaded n8n) stops at the trigger even when both
  *    executions ask the store together.
- * The workflow's static data is not a third place: the two above lose and double no delivery without it.
+ * The workflow's static data is not a third place: it changes nothing the fault test shows.
  */
 
 /** Default window: one day, longer than the service's fast retry steps (2 min … 4 h, about 8 h in total). */
