@@ -15,15 +15,14 @@ import {
  * Seam nodes/shared/n8n/errors.ts against this n8n's own code: the token endpoint's failures are produced by this
  * n8n's OAuth2 client (its @n8n/client-oauth2, against a scripted token endpoint; the table is test/unit/tokenEndpoint.ts),
  * wrapped with this n8n's error classes the way its n8n-core wraps a first token fetch (read from its compiled source),
- * and classified by the seam running with this n8n's n8n-workflow. Every failure at the token endpoint must read as the
- * token endpoint's (no service request sent), a busy endpoint as busy, a refusal of the client as a refusal.
+ * and classified by the seam running with this n8n's n8n-workflow. A busy endpoint must read as busy, a refusal of the
+ * client as a refusal (where it happened is known to the caller: a token step's failure is the token endpoint's).
  * The service's own failures: serviceErrors.test.ts.
  */
 const seam = withN8n(() => ({
 	errors:
 		require('../../nodes/shared/n8n/errors') as typeof import('../../nodes/shared/n8n/errors'),
-	classify:
-		require('../../nodes/Aml/transport/classify') as typeof import('../../nodes/Aml/transport/classify'),
+	auth: require('../../nodes/Aml/transport/auth') as typeof import('../../nodes/Aml/transport/auth'),
 }));
 const workflow = n8nPackage('n8n-workflow');
 const { ClientOAuth2 } = n8nCoreDependency('@n8n/client-oauth2');
@@ -57,29 +56,16 @@ describe(`n8n's errors on n8n ${N8N_VERSION} (n8n-core ${n8nPackageVersion('n8n-
 			[kind, 'first fetch'],
 			[kind, 'renewal'],
 		]),
-	)(
-		"token endpoint %s on the %s: the token endpoint's, busy or refused as it is",
-		async (kind, when) => {
-			const { error, tokenUrl } = await tokenEndpointError(ClientOAuth2, kind);
-			const thrown = when === 'first fetch' ? firstFetch(error) : error;
-			const outcome = seam.errors.classify(thrown, tokenUrl);
-			if (
-				kind === 'drop' &&
-				when === 'first fetch' &&
-				!wrapsFirstFetch &&
-				!(thrown as { cause?: unknown }).cause
-			) {
-				// this n8n keeps no cause: the seam's placeFailure asks the credential (no token stored → the token fetch failed; oauthToken.test.ts)
-				expect(outcome).toMatchObject({ kind: 'network', code: 'ECONNRESET' });
-				return;
-			}
-			expect(outcome).toMatchObject(TOKEN_ENDPOINT_OUTCOME[kind]);
-			expect(seam.classify.isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
-			expect(seam.classify.isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
-		},
-	);
+	)('token endpoint %s on the %s: busy or refused as it is', async (kind, when) => {
+		const { error } = await tokenEndpointError(ClientOAuth2, kind);
+		const thrown = when === 'first fetch' ? firstFetch(error) : error;
+		const outcome = seam.errors.classify(thrown);
+		expect(outcome).toMatchObject(TOKEN_ENDPOINT_OUTCOME[kind]);
+		expect(seam.auth.isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
+		expect(seam.auth.isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
+	});
 
-	test('whether this n8n keeps the cause of a NodeApiError (1.x and 2.0 do not: measured, and placeFailure relies on the credential then)', () => {
+	test('whether this n8n keeps the cause of a NodeApiError (1.x and 2.0 do not: measured; the seam then reads httpCode and messages)', () => {
 		const kept = new workflow.NodeApiError(node, new Error('inner') as unknown as JsonObject) as {
 			cause?: unknown;
 		};

@@ -713,6 +713,9 @@ const onToken =
 		{ method: 'POST', path: '^/oauth/token$', query: ownTokenQuery(key), ...rule },
 	];
 
+/** The token step's read (nodes/Aml/transport/auth.ts CHECK_REQUEST_PATH under the API prefix). */
+const TOKEN_STEP_READ = '/api/v1/screening-list-groups';
+
 /** A token endpoint that answers after the node's Timeout (OPTIONS.timeout) and the first retry's backoff. */
 const TOKEN_LATE_MS = 4000;
 
@@ -1288,7 +1291,8 @@ export async function runRow(
 
 /**
  * A request n8n would send once a late token arrives must not go out: for a fault with late answers, waits for them
- * after the row's runs ended and returns the API requests that came meanwhile (none expected).
+ * after the row's runs ended and returns the API requests that came meanwhile (none expected), the token step's read
+ * aside (a GET of the credential test's path, safe to arrive late: the token step sends it to have n8n fetch a token).
  */
 async function lateRequests(fault: Fault, mark: number): Promise<Logged[]> {
 	if (!fault.lateMs) return [];
@@ -1298,6 +1302,7 @@ async function lateRequests(fault: Fault, mark: number): Promise<Logged[]> {
 	const issuers = log.filter((r) => r.path === '/oauth/token' && r.token);
 	return log
 		.filter((r) => r.seq > ended && r.path.startsWith('/api/'))
+		.filter((r) => !(r.method === 'GET' && r.path === TOKEN_STEP_READ))
 		.map((r) => {
 			const issuer = issuers.find((t) => t.token === r.token);
 			return {

@@ -84,16 +84,14 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 /**
  * A context whose credential holds an OAuth2 token the way n8n stores it (`oauthTokenData`), with n8n's real
  * `httpRequest` under counted stand-ins for n8n's OAuth2 handling:
- * - `httpRequestWithAuthentication` signs with the stored token (fetching one first when there is none). As an n8n
- *   before 2.11 (`n8n: 'old'`) it knows no `ignoreHttpStatusErrors.except` list and answers a 401; as a newer n8n
- *   (`'new'`) it renews on the 401 itself (taking a token another run stored since it signed, as n8n 2.4x does) and
- *   sends once more, throwing a second 401.
+ * - `httpRequestWithAuthentication` signs with the stored token (fetching one first when there is none) and, under
+ *   the package's options, hands back every status, a 401 too (test/contract/serviceErrors.test.ts on each n8n).
  * - `refreshOAuth2Token` stores `nextToken()`.
  * With `lifetimeS`, the stored token data says the token endpoint's `expires_in`, as n8n keeps it.
  */
 export function tokenContext(
 	baseUrl: string,
-	opts: { stored?: string; nextToken?: () => string; n8n?: 'old' | 'new'; lifetimeS?: number } = {},
+	opts: { stored?: string; nextToken?: () => string; lifetimeS?: number } = {},
 ) {
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
@@ -109,9 +107,7 @@ export function tokenContext(
 	const signed = async (options: Record<string, unknown>, token: string) =>
 		await httpRequest({
 			...options,
-			...(opts.n8n === 'new'
-				? {}
-				: { ignoreHttpStatusErrors: options.ignoreHttpStatusErrors ? true : undefined }),
+			ignoreHttpStatusErrors: options.ignoreHttpStatusErrors ? true : undefined,
 			headers: { ...(options.headers as object), Authorization: `Bearer ${token}` },
 		});
 	const ctx = {
@@ -146,21 +142,7 @@ export function tokenContext(
 					store.fetches++;
 					store.token = nextToken();
 				}
-				const token = store.token;
-				try {
-					return await signed(options, token);
-				} catch (error) {
-					if (
-						opts.n8n !== 'new' ||
-						(error as { response?: { status?: number } }).response?.status !== 401
-					)
-						throw error;
-					if (store.token === token) {
-						store.renewals++;
-						store.token = nextToken();
-					}
-					return await signed(options, store.token);
-				}
+				return await signed(options, store.token);
 			},
 			refreshOAuth2Token: async () => {
 				store.renewals++;

@@ -4,19 +4,15 @@ import * as path from 'node:path';
 /**
  * Outside the seam folder (nodes/shared/n8n/) nothing reads n8n's internals: its error wrappers and message texts,
  * the OAuth2 client's errors, the token data n8n keeps with a credential, its parameter and display internals, its
- * connection-type constants, its deduplication store, the request options its OAuth2 path is read under and what a
- * credential without a token means after a failure. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
+ * connection-type constants, its deduplication store and the request options its OAuth2 path is read under. Each name below is one of those; a hit elsewhere belongs in the seam, with a contract
  * test in test/contract/.
  */
 const INTERNALS = [
 	'oauthTokenData',
 	'n8n_expires_at',
 	'access_token',
-	// the token endpoint's lifetime n8n keeps with the token, and the seam's readers of token data (tokenExpiresWithin,
-	// renewedTokenMayHaveExpired are what the transport calls)
+	// the token endpoint's lifetime n8n keeps with the token (the transport reads token data through storedToken)
 	'expires_in',
-	'tokenExpiresAt',
-	'tokenLifetimeMs',
 	'NodeHelpers',
 	'displayParameter',
 	'EAUTH',
@@ -37,8 +33,6 @@ const INTERNALS = [
 	// the request options under which n8n hands every status back and renews nothing (ANSWER_EVERY_STATUS)
 	'ignoreHttpStatusErrors',
 	'returnFullResponse',
-	// what a credential without a token after a failure means (placeFailure)
-	'tokenStored',
 	// the tool variant's type name (runsAsTool) and the webhook request's bytes (rawBodyOf)
 	"'Tool'",
 	'.rawBody',
@@ -48,8 +42,6 @@ const INTERNALS = [
 	// the resource mapper's stored value (mappedFields, fieldMapperProperty)
 	'mappingMode',
 	'autoMapInputData',
-	// the execution's cancel signal, where the context has one (executionCancelSignal)
-	'getExecutionCancelSignal',
 ];
 
 const repo = path.resolve(__dirname, '..', '..');

@@ -22,13 +22,13 @@ export const TOKEN_ENDPOINT: Record<string, (res: ServerResponse, req: IncomingM
 			.end('{"error":"invalid_client","error_description":"Bad client credentials"}'),
 };
 
-/** How the seam classifies each: always the token endpoint's; busy (wait, ask again) except the refusal. */
+/** How the seam classifies each: busy (wait, ask again) except the refusal. */
 export const TOKEN_ENDPOINT_OUTCOME: Record<string, object> = {
-	drop: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true },
-	'429 OAuth body': { kind: 'http', status: 429, fromTokenEndpoint: true },
-	'429 plain': { kind: 'http', status: 429, fromTokenEndpoint: true },
-	'503': { kind: 'http', status: 503, fromTokenEndpoint: true },
-	invalid_client: { kind: 'http', status: 401, fromTokenEndpoint: true },
+	drop: { kind: 'network', code: 'ECONNRESET' },
+	'429 OAuth body': { kind: 'http', status: 429 },
+	'429 plain': { kind: 'http', status: 429 },
+	'503': { kind: 'http', status: 503 },
+	invalid_client: { kind: 'http', status: 401 },
 };
 
 type OAuth2Client = new (options: {

@@ -383,15 +383,14 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
-	test.each(['old', 'new'] as const)(
-		'n8n %s: 8 requests refused at once (token expired): one renewal, each request sent again once',
-		async (n8n) => {
+	test.each(['1'] as const)(
+		'8 requests refused at once (token expired, run %s): one renewal, each request sent again once',
+		async () => {
 			let valid = 'tok-old';
 			const server = await service(() => valid);
 			const { ctx, store } = tokenContext(server.baseUrl, {
 				stored: 'tok-old',
 				nextToken: () => 'tok-new',
-				n8n,
 			});
 			try {
 				await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
@@ -413,7 +412,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 	test('token endpoint answers 429 (5 a minute per IP): the one renewal waits and asks again for all refused requests; none fails, none asks on its own', async () => {
 		let valid = 'tok-old';
 		const server = await service(() => valid);
-		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old', n8n: 'old' });
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old' });
 		let asks = 0;
 		const helpers = (ctx as unknown as { helpers: Record<string, unknown> }).helpers;
 		helpers.refreshOAuth2Token = async () => {
@@ -460,63 +459,34 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	}, 30_000);
 
-	test("n8n new: its own renewal meets the token endpoint's 429: the request waits (Retry-After) and is sent again, not failed", async () => {
-		let valid = 'tok-old';
-		const server = await service(() => valid);
-		const { ctx, store } = tokenContext(server.baseUrl, {
-			stored: 'tok-old',
-			n8n: 'new',
-			nextToken: () => 'tok-new',
-		});
-		const helpers = (
-			ctx as unknown as { helpers: Record<string, (...a: unknown[]) => Promise<unknown>> }
-		).helpers;
-		const inner = helpers.httpRequestWithAuthentication;
-		let refusedOnce = false;
-		helpers.httpRequestWithAuthentication = async (...args: unknown[]) => {
-			if (valid === 'tok-new' && !refusedOnce) {
-				refusedOnce = true;
-				// n8n 2.41's wrapping of the token endpoint's answer to its renewal
-				throw Object.assign(new Error('Failed to acquire OAuth2 access token: HTTP status 429'), {
-					code: 'ESTATUS',
-				});
-			}
-			return await inner(...args);
-		};
-		try {
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
-			valid = 'tok-new';
-			store.token = 'tok-stale';
-			const started = Date.now();
-			const answer = await amlRequest.call(ctx, { method: 'GET', path: '/v1/x' }, 0, fast);
-			expect(answer.status).toBe(200);
-			expect(Date.now() - started).toBeGreaterThanOrEqual(500);
-		} finally {
-			await server.close();
-		}
-	}, 30_000);
-
-	test('no stored token: n8n fetches one with the first request, the next ones use it', async () => {
+	test("no stored token: the token first, through the credential test's read, before any write; the next ones use it", async () => {
 		const server = await service(() => 'tok-renewed-1');
 		const { ctx, store } = tokenContext(server.baseUrl);
 		try {
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast);
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/b' }, 0, fast);
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/c' }, 0, fast);
-			expect(store).toMatchObject({ fetches: 1, viaN8n: 3, renewals: 0 });
+			await Promise.all(
+				['/v1/a', '/v1/b', '/v1/c'].map(
+					async (path) => await amlRequest.call(ctx, { method: 'POST', path, body: {} }, 0, fast),
+				),
+			);
+			expect(store).toMatchObject({ fetches: 1, viaN8n: 4, renewals: 0 });
+			expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+				'GET /api/v1/screening-list-groups',
+				'POST /api/v1/a',
+				'POST /api/v1/b',
+				'POST /api/v1/c',
+			]);
 		} finally {
 			await server.close();
 		}
 	});
 
-	test.each(['old', 'new'] as const)(
-		'n8n %s: renewed tokens that are still refused: the 401 is the error, and the run stops asking after two in a row',
-		async (n8n) => {
+	test.each(['1'] as const)(
+		'renewed tokens that are still refused (run %s): the 401 is the error, and the run stops asking after two in a row',
+		async () => {
 			const server = await service(() => 'never');
 			// refused at once, far within the tokens' hour: fresh tokens refused
 			const { ctx, store } = tokenContext(server.baseUrl, {
 				stored: 'tok-a',
-				n8n,
 				lifetimeS: 3600,
 			});
 			try {
@@ -593,15 +563,10 @@ describe("classify: n8n's errors read by their whole chain of causes (table; eve
 		Object.keys(wrappers).map((wrapper) => [kind, wrapper] as const),
 	);
 	test.each(rows)(
-		'token endpoint %s, %s: at the token endpoint, never the service',
+		'token endpoint %s, %s: its status or network failure, busy or refused as it is',
 		async (kind, wrapper) => {
-			const { error, tokenUrl } = await tokenEndpointError(ClientOAuth2, kind);
-			const outcome = classify(wrappers[wrapper](error), tokenUrl);
-			if (kind === 'drop' && wrapper.startsWith('1.123.81')) {
-				// nothing in the error says where: auth.ts asks the credential (no token stored → the token fetch failed)
-				expect(outcome).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
-				return;
-			}
+			const { error } = await tokenEndpointError(ClientOAuth2, kind);
+			const outcome = classify(wrappers[wrapper](error));
 			expect(outcome).toMatchObject(TOKEN_ENDPOINT_OUTCOME[kind]);
 			expect(isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
 			expect(isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
@@ -614,16 +579,17 @@ describe("classify: n8n's errors read by their whole chain of causes (table; eve
 			const error = await httpRequest({ url: `${server.baseUrl}/api/v1/x`, method: 'POST' }).catch(
 				(e: Error) => e,
 			);
-			expect(
-				classify(new NodeApiError(node, error as JsonObject), `${server.baseUrl}/oauth/token`),
-			).toEqual({ kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: false });
+			expect(classify(new NodeApiError(node, error as JsonObject))).toEqual({
+				kind: 'network',
+				code: 'ECONNRESET',
+			});
 		} finally {
 			await server.close();
 		}
 	});
 
 	// n8n 1.x's NodeApiError keeps no cause: the mapped message, the original one among `messages`, the code as
-	// `httpCode`. Where it happened is then read from the credential (auth.ts: no token stored → the token fetch failed).
+	// `httpCode`.
 	const wrapped = (httpCode: string, original: string, mapped: string) =>
 		Object.assign(new Error(mapped), { httpCode, messages: [original] });
 	test.each([
@@ -646,19 +612,12 @@ describe("classify: n8n's errors read by their whole chain of causes (table; eve
 			'ECONNREFUSED',
 		],
 	])('n8n 1.x: %s (%s) is a network failure: %s', (httpCode, original, mapped, code) => {
-		expect(classify(wrapped(httpCode, original, mapped), 'http://t/oauth/token')).toEqual({
-			kind: 'network',
-			code,
-			fromTokenEndpoint: false,
-		});
+		expect(classify(wrapped(httpCode, original, mapped))).toEqual({ kind: 'network', code });
 	});
-	test("n8n 1.x: a status without an answer is the token endpoint's (the API's statuses come back as answers)", () => {
+	test("n8n 1.x: a status thrown without the answer (a token step's) reads as that status", () => {
 		expect(
-			classify(
-				wrapped('429', 'too many', 'The service is receiving too many requests from you'),
-				'http://t/oauth/token',
-			),
-		).toMatchObject({ kind: 'http', status: 429, fromTokenEndpoint: true });
+			classify(wrapped('429', 'too many', 'The service is receiving too many requests from you')),
+		).toMatchObject({ kind: 'http', status: 429 });
 	});
 });
 

@@ -10,48 +10,45 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import {
 	backoffDelay,
-	deadlineIn,
 	parseRetryAfter,
+	settledBy,
 	timeLeft,
+	TIMED_OUT,
 	type BackoffPolicy,
 	type Deadline,
 } from './retry';
-import { classify, isTokenEndpointBusy, isTokenRefusal, type Classified } from './classify';
+import { classify, type Classified } from '../../shared/n8n/errors';
 import {
-	executionCancelSignal,
-	GivenUp,
-	requestWithin,
-	settledBy,
-	TIMED_OUT,
-} from '../../shared/n8n/cancel';
-import {
+	ANSWER_EVERY_STATUS,
 	canRenewToken,
-	placeFailure,
-	renewToken as n8nRenewToken,
-	serviceRefusal,
-	fetchesFirstToken,
+	fetchFirstToken,
 	ignoresSslIssues,
-	renewedTokenMayHaveExpired,
-	storedAccessToken,
-	tokenExpiresWithin,
+	renewToken,
+	storedToken,
 } from '../../shared/n8n/oauthToken';
 import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
 /**
- * Authentication: every request goes through n8n's `httpRequestWithAuthentication`, which fetches a token when the
- * credential holds none, signs the request and stores tokens with the credential; the package never sends a token
- * itself. Rules kept here:
- * - A 401 comes back as an answer (`ANSWER_EVERY_STATUS`) and the token is renewed through the seam's `renewToken`:
- *   one renewal per credential per process at a time, however many requests were refused (`Gate.generation`).
- * - A busy token endpoint (429, 5xx, no answer) pauses every run of the process that needs a token (Retry-After, else
- *   backoff), at most TOKEN_WAIT_MS since the process last obtained a token and never past the request's budget.
- * - A refusal of the credential (invalid_client) or MAX_REFUSED_FRESH refused fresh tokens stop the run asking.
- * - A first fetch that outlasts the send's Timeout is given up, and the service request n8n would send after the late
- *   token is stopped (`requestWithin` in the seam), so "nothing was sent" stays true.
+ * Authentication. n8n fetches, stores and signs with the token (`httpRequestWithAuthentication`); the package decides
+ * when a token is obtained. Rules:
+ * - Token first: a request is sent only while the credential holds a token. Without one, the run first has n8n fetch it
+ *   by sending the credential test's read (`fetchFirstToken`), bounded by the attempt's time: a late token sends only
+ *   that read. A token n8n says expires within the attempt is renewed first (best effort: the 401 path follows).
+ *   So every failure of a send is the service's, and every failure of a token step the token endpoint's.
+ * - One token step per credential per process at a time (`Gate.fetch`); who needs a token meanwhile waits for it.
+ * - A 401 renews the token once per credential however many requests it refused: a request refused before the last
+ *   token this process obtained is only sent again (`Gate.generation`).
+ * - A busy token endpoint (429, 5xx, no answer) pauses every run of the process (Retry-After, else backoff), at most
+ *   TOKEN_WAIT_MS per step and never past the request's budget; a token another process stores meanwhile ends the wait.
+ * - A refused credential (invalid_client) or MAX_REFUSED_FRESH refused fresh tokens in a row stop the run asking.
+ * - Tokens that expire while a busy worker holds them: a renewed token refused after half its lifetime is renewed again
+ *   and not counted as refused.
  */
 
 export const CREDENTIAL_TYPE = 'amlOAuth2Api';
+/** The credential test's request, also the token step's read: small, read-only, answered by every account. */
+export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
 
 export type AmlContext =
 	| IExecuteFunctions
@@ -59,54 +56,44 @@ export type AmlContext =
 	| IHookFunctions
 	| IWebhookFunctions;
 
-/** Refused fresh tokens in a row after which a run stops asking for tokens (a revoked client must not cost one per item). */
 const MAX_REFUSED_FRESH = 2;
-
-/**
- * Longest a request waits for a token endpoint that answers 429 or fails (its limit counts per minute), counted from the
- * last token this process obtained.
- */
 const TOKEN_WAIT_MS = 70_000;
-/** How long a renewal before an upload may take (best effort; the 401 path renews otherwise). */
-const RENEW_BEFORE_UPLOAD_MS = 30_000;
+/** While paused, a waiting request looks this often whether another process stored a token. */
+const PROBE_MS = 1_000;
 const TOKEN_BACKOFF: BackoffPolicy = {
 	maxAttempts: Infinity,
 	baseDelayMs: 1_000,
 	maxDelayMs: 20_000,
 	maxRetryAfterMs: 60_000,
 };
-/**
- * While the token endpoint is paused, one request of the process is sent again this often (the probe): a token another
- * process stored meanwhile makes it pass, and then every waiting request is sent again.
- */
-const PROBE_MS = 1_000;
 
-/**
- * One credential's token endpoint as this n8n process sees it: the renewal in flight, how many renewals completed
- * (a request refused with a token older than the last renewal is only sent again), and after a 429 or failure until
- * when every run waits. A courtesy to the endpoint's limit, not a store: tokens live only in the credential.
- */
+/** A token step's failure: at the token endpoint, nothing was sent to the service. */
+interface TokenFailure {
+	error: unknown;
+	outcome: Classified;
+	/** The token endpoint refused the credential: the run asks no more. */
+	refused?: boolean;
+}
+
+/** One credential's token as this n8n process sees it. A courtesy to the endpoint's limit: tokens live in n8n only. */
 interface Gate {
-	/** Counts renewals of this process and probes that passed: a request refused before the last one is sent again. */
+	/** Tokens this process obtained or saw stored by another: a request refused before the last one is sent again. */
 	generation: number;
-	/** Renewals of this process only: a request refused after one was refused a fresh token. */
-	renewals: number;
-	/** When this process's last renewal completed (epoch ms). */
-	renewedAt: number;
-	/** A request is sent again to probe whether a token works (one at a time per gate, while paused). */
-	probing?: boolean;
-	inFlight?: Promise<unknown>;
-	/** When the renewal in flight started. */
-	inFlightSince: number;
+	obtainedAt: number;
+	/** The stored token as last read (a change while paused ends the wait). */
+	token?: string;
+	expiresAt?: number;
+	lifetimeMs?: number;
+	/** The token step in flight, and until when anyone waits for it. */
+	fetch?: { done: Promise<void>; until: number };
 	pausedUntil: number;
 	failures: number;
-	lastError?: { error: unknown; outcome: Classified };
+	lastError?: TokenFailure;
 }
 const gates = new Map<string, Gate>();
 
 interface CredentialInfo {
 	baseUrl: string;
-	tokenUrl: string;
 	ignoreSslIssues: boolean;
 	gate: Gate;
 }
@@ -116,224 +103,62 @@ export interface RunState {
 	info: Promise<CredentialInfo>;
 	/** The node's Timeout option, read once. */
 	timeoutMs?: number;
-	/** Fresh tokens refused in a row (reset by any accepted request); at MAX_REFUSED_FRESH the run stops asking. */
+	/** The credential holds a token (read at the start of the run, or obtained since). */
+	tokenHeld: boolean;
+	/** Fresh tokens refused in a row, and the renewal last counted (once per renewal). */
 	refusedFresh: number;
-	lastRefusedGeneration?: number;
-	/** The refusal the run answers with once it stopped asking (a 401 answer or n8n's 401 error). */
-	lastRefusal?: Sent<never>;
-	/**
-	 * The credential held a token when the run read it, or a request of the run was answered: n8n fetches no first
-	 * token inside a send (the bound on a first fetch is then not needed).
-	 */
-	tokenHeld?: boolean;
+	countedGeneration?: number;
+	/** Once the run stopped asking for tokens: the refusal every further request answers with. */
+	stopped?: Sent<never>;
 }
 
 const runStates = new WeakMap<object, RunState>();
 
-/** The run's state, created on first use (the credential is read once per run, for its URLs). */
+/** The run's state, created on first use: the credential's URLs are checked before n8n may fetch any token. */
 export function runState(ctx: AmlContext): RunState {
-	let state = runStates.get(ctx);
-	if (!state) {
-		state = {
-			refusedFresh: 0,
-			info: ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
-				const baseRaw = String(credentials.baseUrl ?? '');
-				const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
-				const tokenUrl = String(credentials.accessTokenUrl ?? '');
-				const tooLong =
-					urlFieldTooLong(baseRaw, 'API Base URL') ??
-					urlFieldTooLong(prefixRaw, 'API Path Prefix') ??
-					urlFieldTooLong(tokenUrl, 'Token URL');
-				if (tooLong) throw new NodeOperationError(ctx.getNode(), tooLong);
-				const base = trimSlashes(baseRaw, { start: false, end: true });
-				const prefix =
-					prefixRaw === '' || prefixRaw === '/'
-						? ''
-						: `/${trimSlashes(prefixRaw, { start: true, end: true })}`;
-				// Before any request, and so before n8n fetches a token with the client secret.
-				const allowPlainHttp = credentials.allowInsecureHttp === true;
-				const insecure =
-					insecureUrlProblem(base, 'API Base URL', allowPlainHttp) ??
-					insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
-				if (insecure) throw new NodeOperationError(ctx.getNode(), insecure);
-				rememberSecret(credentials.clientSecret);
-				rememberSecret(storedAccessToken(credentials));
-				const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
-				let gate = gates.get(key);
-				if (!gate)
-					gates.set(
-						key,
-						(gate = {
-							generation: 0,
-							renewals: 0,
-							renewedAt: 0,
-							pausedUntil: 0,
-							failures: 0,
-							inFlightSince: 0,
-						}),
-					);
-				if (!fetchesFirstToken(credentials)) created.tokenHeld = true;
-				return {
-					baseUrl: `${base}${prefix}`,
-					tokenUrl,
-					ignoreSslIssues: ignoresSslIssues(credentials),
-					gate,
-				};
-			}),
-		};
-		const created = state;
-		runStates.set(ctx, state);
-	}
-	return state;
-}
-
-/** A wait for the token endpoint that ran out (TOKEN_WAIT_MS) or a renewal the endpoint refused for good. */
-interface RenewalFailure {
-	error: unknown;
-	outcome: Classified;
-	/** It already waited and asked again: the request is not repeated on top. */
-	waited: boolean;
-}
-
-/** A pause whose error was not kept (cannot happen: a pause starts with an error). */
-function busyWithoutError(): { error: unknown; outcome: Classified } {
-	const error = new Error('token endpoint busy');
-	return { error, outcome: { kind: 'network', code: 'ECONNRESET', fromTokenEndpoint: true } };
-}
-
-/** A renewal's failure without an HTTP answer or with one happened at the token endpoint (nothing else is asked). */
-function atTokenEndpoint(outcome: Classified): Classified {
-	return outcome.kind === 'other' ? outcome : { ...outcome, fromTokenEndpoint: true };
-}
-
-/** The token endpoint refused or failed: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(gate: Gate, error: unknown, outcome: Classified): void {
-	const retryAfter =
-		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
-	gate.lastError = { error, outcome };
-	// Requests refused together (n8n's renewal shared by several) are one refusal: the pause is not lengthened for each.
-	if (gate.pausedUntil > Date.now()) return;
-	gate.failures++;
-	gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfter);
-}
-
-/**
- * Waits while the token endpoint is paused. Returns when the request should be sent again: the pause ended, a renewal
- * or a probe passed (`generation` moved on from `seen`), or it is this request's turn to probe. Fails when the wait
- * would exceed TOKEN_WAIT_MS or the execution was cancelled.
- */
-async function waitOutPause(
-	ctx: AmlContext,
-	gate: Gate,
-	seen: number,
-	started: number,
-	deadline: Deadline | undefined,
-): Promise<RenewalFailure | undefined> {
-	for (;;) {
-		const waitMs = gate.pausedUntil - Date.now();
-		if (waitMs <= 0 || gate.generation !== seen) return undefined;
-		const step = Math.min(waitMs, PROBE_MS);
-		if (
-			Date.now() - started + step > TOKEN_WAIT_MS ||
-			step > timeLeft(deadline) ||
-			executionCancelSignal(ctx)?.aborted
-		)
-			return { ...(gate.lastError ?? busyWithoutError()), waited: true };
-		const probe = !gate.probing;
-		if (probe) gate.probing = true;
-		try {
-			await sleep(Math.min(waitMs, PROBE_MS));
-		} finally {
-			if (probe) gate.probing = false;
-		}
-		if (probe) return undefined;
-	}
-}
-
-/** A token endpoint that did not answer within the time given: a failure without an answer at the token endpoint. */
-function tokenEndpointSilent(ms: number): { error: unknown; outcome: Classified } {
-	return {
-		error: new Error(`The token endpoint did not answer within ${ms} ms`),
-		outcome: { kind: 'network', code: 'ETIMEDOUT', fromTokenEndpoint: true },
-	};
-}
-
-/**
- * A request sent at generation `seen` was refused (401, handed back by n8n). Unless a renewal or a passing probe
- * completed since (then the request is only sent again), the seam's `renewToken` has n8n renew and store the token;
- * one renewal at a time per credential in this process. Returns when the request should be sent again. A renewal is
- * waited for until the deadline, at most TOKEN_WAIT_MS; one that n8n has not finished after TOKEN_WAIT_MS is no longer
- * waited for by anyone (n8n 1.x sets its token requests no time limit), so a later 401 starts a new one.
- */
-async function renewToken(
-	ctx: AmlContext,
-	gate: Gate,
-	tokenUrl: string,
-	seen: number,
-	started: number,
-	deadline: Deadline | undefined,
-): Promise<RenewalFailure | undefined> {
-	const waitUntil = Math.min(deadline?.at ?? Infinity, started + TOKEN_WAIT_MS);
-	for (;;) {
-		if (gate.generation !== seen) return undefined;
-		if (gate.inFlight && Date.now() - gate.inFlightSince > TOKEN_WAIT_MS) gate.inFlight = undefined;
-		if (gate.inFlight) {
-			const done = await settledBy(
-				gate.inFlight.catch(() => undefined),
-				waitUntil,
-			);
-			if (done === TIMED_OUT) return { ...tokenEndpointSilent(Date.now() - started), waited: true };
-			continue;
-		}
-		if (gate.pausedUntil > Date.now())
-			return await waitOutPause(ctx, gate, seen, started, deadline);
-		const renewal: Promise<unknown> = n8nRenewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE)
-			.then(() => {
-				gate.generation++;
-				gate.renewals++;
-				gate.renewedAt = Date.now();
-				gate.failures = 0;
-				gate.pausedUntil = 0;
-			})
-			.finally(() => {
-				if (gate.inFlight === renewal) gate.inFlight = undefined;
-			});
-		renewal.catch(() => undefined);
-		gate.inFlight = renewal;
-		gate.inFlightSince = Date.now();
-		try {
-			const done = await settledBy(renewal, waitUntil);
-			if (done === TIMED_OUT) return { ...tokenEndpointSilent(Date.now() - started), waited: true };
-			return undefined;
-		} catch (error) {
-			const outcome = atTokenEndpoint(classify(error, tokenUrl));
-			if (!isTokenEndpointBusy(outcome))
-				return { error, outcome, waited: Date.now() - started > PROBE_MS };
-			pause(gate, error, outcome);
-		}
-	}
-}
-
-/**
- * Renews a token that n8n knows to be expired or about to be (within `marginMs`; the seam's `tokenExpiresWithin`),
- * before a request that must not be refused halfway (an upload). Best effort: a failure here leaves the
- * renewal to the 401 path.
- */
-export async function renewIfExpiring(ctx: IExecuteFunctions, marginMs = 15_000): Promise<void> {
-	try {
-		if (!(await tokenExpiresWithin(credentialsOf(ctx), marginMs))) return;
-		const { gate, tokenUrl } = await runState(ctx).info;
-		await renewToken(
-			ctx,
+	const state = runStates.get(ctx);
+	if (state) return state;
+	const created: RunState = { tokenHeld: false, refusedFresh: 0, info: Promise.resolve() as never };
+	created.info = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
+		const baseRaw = String(credentials.baseUrl ?? '');
+		const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
+		const tokenUrl = String(credentials.accessTokenUrl ?? '');
+		const allowPlainHttp = credentials.allowInsecureHttp === true;
+		const problem =
+			urlFieldTooLong(baseRaw, 'API Base URL') ??
+			urlFieldTooLong(prefixRaw, 'API Path Prefix') ??
+			urlFieldTooLong(tokenUrl, 'Token URL') ??
+			insecureUrlProblem(baseRaw, 'API Base URL', allowPlainHttp) ??
+			insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
+		if (problem) throw new NodeOperationError(ctx.getNode(), problem);
+		const prefix = trimSlashes(prefixRaw, { start: true, end: true });
+		rememberSecret(credentials.clientSecret);
+		const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
+		const gate = gates.get(key) ?? { generation: 0, obtainedAt: 0, pausedUntil: 0, failures: 0 };
+		gates.set(key, gate);
+		noteToken(gate, credentials);
+		created.tokenHeld = gate.token !== undefined;
+		return {
+			baseUrl: `${trimSlashes(baseRaw, { start: false, end: true })}${prefix ? `/${prefix}` : ''}`,
+			ignoreSslIssues: ignoresSslIssues(credentials),
 			gate,
-			tokenUrl,
-			gate.generation,
-			Date.now(),
-			deadlineIn(RENEW_BEFORE_UPLOAD_MS),
-		);
-	} catch {
-		// The 401 path still renews the token.
-	}
+		};
+	});
+	runStates.set(ctx, created);
+	return created;
+}
+
+/** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
+function noteToken(gate: Gate, credentials: IDataObject | undefined): void {
+	Object.assign(gate, storedToken(credentials));
+	rememberSecret(gate.token);
+}
+
+/** The execution's cancel signal, where the context has one (execute contexts). */
+export function executionCancelSignal(ctx: object): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx
+		? (ctx as IExecuteFunctions).getExecutionCancelSignal()
+		: undefined;
 }
 
 export interface FullResponse<T> {
@@ -342,21 +167,19 @@ export interface FullResponse<T> {
 	headers: IDataObject;
 }
 
-/**
- * What one send gave: an answer (a 401 only when renewing did not help), or the error and what it was. `final`: the
- * token endpoint was already waited for or refused the credential, so the request is not repeated on top.
- */
+/** What one send gave: an answer (a 401 only when renewing did not help), or the failure and where it happened. */
 export type Sent<T> =
 	| { response: FullResponse<T>; error?: undefined }
-	| { response?: undefined; error: unknown; outcome: Classified; final?: boolean };
+	| {
+			response?: undefined;
+			error: unknown;
+			outcome: Classified;
+			atTokenEndpoint: boolean;
+	  };
 
 /**
- * Sends one request through n8n's `httpRequestWithAuthentication`, renewing the token on a 401 where n8n does not
- * (see the top of this file) and waiting for a busy token endpoint, never past the item's time budget.
- * A renewed token that is refused too comes back as the 401 (amlRequest repeats once); after MAX_REFUSED_FRESH such
- * refusals in a row the run stops sending and answers each request with the last refusal. A renewed token refused only
- * after half its lifetime may have expired before the request went out: it is renewed again (within TOKEN_WAIT_MS and
- * the deadline) and not counted.
+ * Sends one request (see the rules at the top): the token first, then the request through n8n; on a 401 the token is
+ * renewed and the request sent again, never past the budget.
  */
 export async function send<T>(
 	ctx: AmlContext,
@@ -364,116 +187,185 @@ export async function send<T>(
 	options: IHttpRequestOptions,
 	deadline?: Deadline,
 ): Promise<Sent<T>> {
-	const { gate, tokenUrl, ignoreSslIssues } = await state.info;
-	if (state.refusedFresh >= MAX_REFUSED_FRESH && state.lastRefusal) return state.lastRefusal;
-	// The token wait counts from the last token this process obtained: a request released by a renewal or a probe that
-	// passed, and refused again (its token expired meanwhile), waits anew; a token endpoint that only refuses does not.
-	let started = Date.now();
-	let progress = gate.generation;
-	const canRenew = canRenewToken(ctx);
-	let renewedSinceSent = false;
-	for (let pass = 0; ; pass++) {
-		// A send again after a renewal or a pause starts only within the budget (else: spent, this send never went out).
-		if (pass > 0 && timeLeft(deadline) <= 0) return { ...tokenEndpointSilent(0), final: true };
-		const seen = gate.generation;
-		if (seen !== progress) {
-			progress = seen;
-			started = Date.now();
+	const info = await state.info;
+	const { gate } = info;
+	const started = Date.now();
+	let renewal: number | undefined;
+	for (;;) {
+		if (state.stopped) return state.stopped;
+		const attemptMs = () =>
+			Math.ceil(Math.min(options.timeout ?? TOKEN_WAIT_MS, timeLeft(deadline)));
+		const expiring = gate.expiresAt !== undefined && gate.expiresAt <= Date.now() + attemptMs();
+		if (!state.tokenHeld || (expiring && canRenewToken(ctx))) {
+			const failure = await obtainToken(ctx, state, info, gate.generation, deadline, attemptMs());
+			if (failure && (!state.tokenHeld || failure.refused)) return stopOn(state, failure);
 		}
-		const renewalsSeen = gate.renewals;
-		// Each send (after a renewal or a pause too) waits at most its Timeout and what is left of the budget.
-		const timeout = Math.max(
-			1,
-			Math.min(options.timeout ?? TOKEN_WAIT_MS, Math.ceil(timeLeft(deadline))),
-		);
-		const limitAt = Date.now() + timeout;
+		const timeout = attemptMs();
+		// the budget went to the token step: the request is not sent
+		if (timeout <= 0) return { ...silent(), atTokenEndpoint: true };
+		const seen = gate.generation;
 		let response: FullResponse<T>;
 		try {
-			response = await requestWithin<FullResponse<T>>(
-				ctx as IExecuteFunctions,
-				CREDENTIAL_TYPE,
-				{
-					...options,
-					timeout,
-					headers: { ...(options.headers as IDataObject) },
-					skipSslCertificateValidation: ignoreSslIssues,
-				},
-				state.tokenHeld ? Infinity : limitAt,
-				deadline?.at,
-			);
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
+				...options,
+				...ANSWER_EVERY_STATUS,
+				timeout,
+				skipSslCertificateValidation: info.ignoreSslIssues,
+			})) as FullResponse<T>;
 		} catch (error) {
-			const outcome =
-				error instanceof GivenUp
-					? error.placed
-					: await placeFailure(classify(error, tokenUrl), credentialsOf(ctx));
-			if (outcome.kind === 'other' || !outcome.fromTokenEndpoint) {
-				if (serviceRefusal(outcome) === 'refusedAfterRenewal')
-					refusedFresh(state, { error, outcome });
-				return { error, outcome };
-			}
-			// n8n's own token fetch (a credential without a token) or renewal failed at the token endpoint.
-			if (isTokenRefusal(outcome)) return refusedByTokenEndpoint(state, error, outcome);
-			if (!isTokenEndpointBusy(outcome)) return { error, outcome };
-			// Busy, failing or unreachable: wait with every run of the process, send again.
-			pause(gate, error, outcome);
-			const failure = await waitOutPause(ctx, gate, seen, started, deadline);
-			if (failure) return { ...failure, final: true };
-			continue;
+			return { error, outcome: classify(error), atTokenEndpoint: false };
 		}
-		state.tokenHeld = true;
-		if (serviceRefusal(response) !== 'renew') {
-			if (response.statusCode < 300) {
-				state.refusedFresh = 0;
-				// A request refused during a pause passed (another process stored a token): the waiting ones go now.
-				if (gate.pausedUntil > Date.now() && seen === gate.generation) gate.generation++;
-			}
+		if (response.statusCode !== 401 || !canRenewToken(ctx)) {
+			if (response.statusCode < 300) state.refusedFresh = 0;
 			return { response };
 		}
-		if (!canRenew) return { response };
-		if (renewedSinceSent) {
-			// Refused soon after the renewal: a fresh token refused (counted). Refused after half its lifetime (the
-			// seam's renewedTokenMayHaveExpired), when it may have expired before the request went out (short-lived
-			// tokens, a busy process): renewed again, within the token wait, and not counted.
-			if (!(await renewedTokenMayHaveExpired(credentialsOf(ctx), gate.renewedAt))) {
-				refusedFresh(state, { response }, gate.renewals);
-				return { response };
-			}
+		if (renewal !== undefined) {
+			const halfLifePassed =
+				gate.lifetimeMs !== undefined && Date.now() - gate.obtainedAt >= gate.lifetimeMs / 2;
+			if (!halfLifePassed) return refusedFresh(state, renewal, { response }) as Sent<T>;
 			if (Date.now() - started > TOKEN_WAIT_MS || timeLeft(deadline) <= 0) return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
-		const failure = await renewToken(ctx, gate, tokenUrl, seen, started, deadline);
-		if (failure) {
-			if (isTokenRefusal(failure.outcome))
-				return refusedByTokenEndpoint(state, failure.error, failure.outcome);
-			return { error: failure.error, outcome: failure.outcome, final: failure.waited };
-		}
-		renewedSinceSent = gate.renewals !== renewalsSeen;
+		const failure = await obtainToken(ctx, state, info, seen, deadline, TOKEN_WAIT_MS);
+		if (failure) return stopOn(state, failure);
+		renewal = gate.generation;
 	}
 }
 
-/** Reads the credential as n8n hands it to the node (for the seam's readings of its token data). */
-function credentialsOf(ctx: AmlContext): () => Promise<IDataObject> {
-	return async () => await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE);
-}
-
-/**
- * The token endpoint refused the credential (invalid_client: a rotated secret, a revoked client): counted like refused
- * fresh tokens, at once up to the limit, so the rest of the run asks for no token and sends nothing.
- */
-function refusedByTokenEndpoint(state: RunState, error: unknown, outcome: Classified): Sent<never> {
-	const refusal: Sent<never> = { error, outcome, final: true };
-	state.lastRefusal = refusal;
-	state.refusedFresh = MAX_REFUSED_FRESH;
+/** A renewed token was refused too: counted once per renewal; at MAX_REFUSED_FRESH the run stops asking. */
+function refusedFresh(state: RunState, renewal: number, refusal: Sent<unknown>): Sent<unknown> {
+	if (state.countedGeneration !== renewal) state.refusedFresh++;
+	state.countedGeneration = renewal;
+	if (state.refusedFresh >= MAX_REFUSED_FRESH) state.stopped = refusal as Sent<never>;
 	return refusal;
 }
 
+/** A token step failed: the request fails at the token endpoint; a refused credential stops the run asking. */
+function stopOn(state: RunState, failure: TokenFailure): Sent<never> {
+	const sent: Sent<never> = { ...failure, atTokenEndpoint: true };
+	if (failure.refused) state.stopped = sent;
+	return sent;
+}
+
 /**
- * A renewed token was refused too. Counted once per renewal of this process however many requests it was refused
- * for (`generation`); a refusal after n8n's own renewal counts each time.
+ * Has a token obtained for a request that saw token generation `seen`: a first fetch when the credential holds none
+ * (bounded by `attemptMs`), else a renewal. Returns undefined when a token is there to send with (obtained here, or by
+ * another request meanwhile), else the token endpoint's failure.
  */
-function refusedFresh(state: RunState, refusal: Sent<unknown>, generation?: number): void {
-	state.lastRefusal = refusal as Sent<never>;
-	if (generation !== undefined && state.lastRefusedGeneration === generation) return;
-	state.lastRefusedGeneration = generation;
-	state.refusedFresh++;
+async function obtainToken(
+	ctx: AmlContext,
+	state: RunState,
+	info: CredentialInfo,
+	seen: number,
+	deadline: Deadline | undefined,
+	attemptMs: number,
+): Promise<TokenFailure | undefined> {
+	const { gate } = info;
+	const started = Date.now();
+	const until = Math.min(deadline?.at ?? Infinity, started + TOKEN_WAIT_MS);
+	const spent = (): TokenFailure => gate.lastError ?? silent();
+	for (;;) {
+		if (gate.generation !== seen) {
+			state.tokenHeld = true;
+			return undefined;
+		}
+		if (gate.fetch && Date.now() >= gate.fetch.until) gate.fetch = undefined;
+		if (gate.fetch) {
+			const done = gate.fetch.done.catch(() => undefined);
+			if ((await settledBy(done, Math.min(until, gate.fetch.until))) === TIMED_OUT)
+				if (Date.now() >= until) return spent();
+			continue;
+		}
+		if (gate.pausedUntil > Date.now()) {
+			const step = Math.min(gate.pausedUntil - Date.now(), PROBE_MS);
+			if (Date.now() + step > until || executionCancelSignal(ctx)?.aborted) return spent();
+			await sleep(step);
+			const stored = await readCredentials(ctx);
+			const { token } = storedToken(stored);
+			if (token !== undefined && token !== gate.token) obtained(gate, stored);
+			continue;
+		}
+		const first = !state.tokenHeld;
+		const fetchUntil = first ? Math.min(until, Date.now() + attemptMs) : until;
+		const done = (
+			first
+				? fetchFirstToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE, {
+						url: `${info.baseUrl}${CHECK_REQUEST_PATH}`,
+						headers: { Accept: 'application/json' },
+						json: true,
+						disableFollowRedirect: true,
+						timeout: attemptMs,
+						skipSslCertificateValidation: info.ignoreSslIssues,
+					})
+				: renewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE)
+		).then(async () => obtained(gate, await readCredentials(ctx)));
+		gate.fetch = { done, until: fetchUntil };
+		void done
+			.catch(() => undefined)
+			.finally(() => {
+				if (gate.fetch?.done === done) gate.fetch = undefined;
+			});
+		try {
+			if ((await settledBy(done, fetchUntil)) !== TIMED_OUT) continue;
+			if (gate.fetch?.done === done) gate.fetch = undefined;
+			if (Date.now() >= until) return spent();
+			pause(gate, silent());
+		} catch (error) {
+			const failure: TokenFailure = { error, outcome: classify(error) };
+			if (isTokenRefusal(failure.outcome)) return { ...failure, refused: true };
+			if (!isTokenEndpointBusy(failure.outcome)) return failure;
+			pause(gate, failure);
+		}
+	}
+}
+
+/** A token was obtained or found stored: every request waiting for one goes. */
+function obtained(gate: Gate, credentials: IDataObject | undefined): void {
+	noteToken(gate, credentials);
+	gate.generation++;
+	gate.obtainedAt = Date.now();
+	gate.failures = 0;
+	gate.pausedUntil = 0;
+	gate.lastError = undefined;
+}
+
+async function readCredentials(ctx: AmlContext): Promise<IDataObject | undefined> {
+	return await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE).catch(() => undefined);
+}
+
+/** A token endpoint that did not answer within the time given. */
+function silent(): TokenFailure {
+	return {
+		error: new Error('The token endpoint did not answer in time'),
+		outcome: { kind: 'network', code: 'ETIMEDOUT' },
+	};
+}
+
+/** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
+function pause(gate: Gate, failure: TokenFailure): void {
+	gate.lastError = failure;
+	// failures seen together are one: the pause is not lengthened for each
+	if (gate.pausedUntil > Date.now()) return;
+	const { outcome } = failure;
+	const retryAfter =
+		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
+	gate.failures++;
+	gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfter);
+}
+
+/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
+export function isTokenEndpointBusy(outcome: Classified): boolean {
+	if (outcome.kind === 'network') return true;
+	return outcome.kind === 'http' && (outcome.status === 429 || outcome.status >= 500);
+}
+
+/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
+export function isTokenRefusal(outcome: Classified): boolean {
+	return (
+		outcome.kind === 'http' &&
+		outcome.status >= 400 &&
+		outcome.status < 500 &&
+		outcome.status !== 429 &&
+		outcome.status !== 408
+	);
 }

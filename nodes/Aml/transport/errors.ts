@@ -1,7 +1,7 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { NEVER_SENT } from './classify';
+import { NEVER_SENT } from '../../shared/n8n/errors';
 import { quoteServiceText } from './quote';
 
 /** How the user can see whether a request that reached the service without an answer was applied. */
@@ -37,6 +37,15 @@ export type Failure =
 export type TokenEndpointFailure =
 	| { kind: 'network'; code: string }
 	| { kind: 'http'; status: number; body?: unknown };
+
+/** Token endpoint bodies may echo request data: only the OAuth2 error fields are kept. */
+export function tokenBody(body: unknown): unknown {
+	if (body && typeof body === 'object') {
+		const { error, error_description } = body as IDataObject;
+		return { error, error_description };
+	}
+	return typeof body === 'string' ? body.slice(0, 200) : undefined;
+}
 
 const FAILURE = Symbol('aml failure');
 

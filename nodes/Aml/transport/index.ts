@@ -1,7 +1,13 @@
 export * from './retry';
-export * from './classify';
 export * from './errors';
 export * from './pagination';
 export * from './quote';
 export * from './request';
-export type { AmlContext } from './auth';
+export { classify, NEVER_SENT, type Classified } from '../../shared/n8n/errors';
+export {
+	CHECK_REQUEST_PATH,
+	executionCancelSignal,
+	isTokenEndpointBusy,
+	isTokenRefusal,
+	type AmlContext,
+} from './auth';

@@ -18,11 +18,16 @@ import {
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { NEVER_SENT, tokenBody, type Classified } from './classify';
-import { toNodeError, type Failure, type MayHaveApplied } from './errors';
-import { renewIfExpiring, runState, send, type AmlContext, type FullResponse } from './auth';
-import { executionCancelSignal } from '../../shared/n8n/cancel';
-import { ANSWER_EVERY_STATUS } from '../../shared/n8n/oauthToken';
+import { NEVER_SENT, type Classified } from '../../shared/n8n/errors';
+import { tokenBody, toNodeError, type Failure, type MayHaveApplied } from './errors';
+import {
+	CHECK_REQUEST_PATH,
+	executionCancelSignal,
+	runState,
+	send,
+	type AmlContext,
+	type FullResponse,
+} from './auth';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -91,8 +96,6 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects, and n8n would repeat the Authorization header to whatever origin a redirect
 		// names: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		// Every status comes back here, a 401 too: auth.ts has the token renewed (see there).
-		...ANSWER_EVERY_STATUS,
 		timeout,
 		abortSignal: signal,
 	};
@@ -106,14 +109,15 @@ export async function amlRequest<T = unknown>(
 			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt - 1, sent);
 		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
 		const result = await send<T>(this, state, options, deadline);
+		const atTokenEndpoint = result.response === undefined && result.atTokenEndpoint;
 		const outcome: FullResponse<T> | Classified =
 			result.response ??
 			(signal?.aborted
 				? { kind: 'other', error: new Error('The execution was cancelled') }
 				: result.outcome);
 		if (!('statusCode' in outcome) && outcome.kind === 'other')
-			throw fail(this, request, itemIndex, seenFailure(outcome, 0), attempt, sent);
-		const attempted = attemptedOf(outcome);
+			throw fail(this, request, itemIndex, seenFailure(outcome, false, 0), attempt, sent);
+		const attempted = attemptedOf(outcome, atTokenEndpoint);
 		if (attempted.kind === 'answer' && attempted.status === 401) refused++;
 		const retryAfter =
 			attempted.kind === 'answer' && attempted.status === 429
@@ -151,7 +155,14 @@ export async function amlRequest<T = unknown>(
 		}
 		if (step.as === 'budget')
 			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt, sent);
-		throw fail(this, request, itemIndex, seenFailure(outcome, Date.now() - started), attempt, sent);
+		throw fail(
+			this,
+			request,
+			itemIndex,
+			seenFailure(outcome, atTokenEndpoint, Date.now() - started),
+			attempt,
+			sent,
+		);
 	}
 }
 
@@ -163,9 +174,10 @@ function retryMode(request: AmlRequest): RetryMode {
 /** How the decision reads what one send gave. */
 function attemptedOf(
 	outcome: FullResponse<unknown> | Exclude<Classified, { kind: 'other' }>,
+	atTokenEndpoint: boolean,
 ): Attempted {
 	if ('statusCode' in outcome) return { kind: 'answer', status: outcome.statusCode };
-	if (outcome.fromTokenEndpoint) return { kind: 'tokenEndpoint' };
+	if (atTokenEndpoint) return { kind: 'tokenEndpoint' };
 	if (outcome.kind === 'http') return { kind: 'answer', status: outcome.status };
 	return { kind: 'noAnswer', neverSent: NEVER_SENT.has(outcome.code) };
 }
@@ -183,13 +195,17 @@ type Seen =
 			waitedMs: number;
 	  };
 
-function seenFailure(outcome: FullResponse<unknown> | Classified, waitedMs: number): Seen {
+function seenFailure(
+	outcome: FullResponse<unknown> | Classified,
+	atTokenEndpoint: boolean,
+	waitedMs: number,
+): Seen {
 	if ('statusCode' in outcome)
 		return { kind: 'service', status: outcome.statusCode, body: outcome.body };
 	// Only the message: the raw error may carry the request configuration and its headers.
 	if (outcome.kind === 'other')
 		return { kind: 'other', message: outcome.error?.message ?? 'Request failed' };
-	if (outcome.fromTokenEndpoint)
+	if (atTokenEndpoint)
 		return {
 			kind: 'tokenEndpoint',
 			answer:
@@ -276,22 +292,14 @@ export async function amlApiRequest<T = unknown>(
 	return response.body;
 }
 
-/** The credential test's request: small, read-only, answered by every account. */
-export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
-
 /**
- * Makes sure a large request goes out with a token the service accepts, so that the body is not sent to be refused.
- * n8n renews an OAuth2 token only when a request answers 401, and a server that refuses the token of a large
- * request may answer 401 and close the connection while the body is still being written: n8n then sees a dropped
- * connection (EPIPE), not the 401, and keeps the refused token for the next run too.
- * 1. A token n8n knows to be expired (or about to be) is renewed.
- * 2. One small authenticated GET (the credential test's): a token the service revoked early answers 401 there,
- *    and n8n renews it on that answer.
- * Best effort: the request reports its own error if this fails for any other reason; a 401 that survives n8n's
- * renewal fails the item here, before any byte of the body is sent.
+ * Makes sure a large request goes out with a token the service accepts, so that the body is not sent to be refused (a
+ * server that refuses the token of a large request may close the connection while the body is still being written:
+ * n8n then sees a dropped connection, not the 401). One small authenticated read first: a token the service revoked
+ * early answers 401 there and is renewed; a 401 that survives the renewal fails the item before any byte of the body.
+ * Any other failure is left to the request itself.
  */
 export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	await renewIfExpiring(ctx);
 	const refused = await amlApiRequest
 		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
 		.then(

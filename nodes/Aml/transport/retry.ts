@@ -1,3 +1,5 @@
+import { sleep } from 'n8n-workflow';
+
 /** Retry timing shared by every request: Retry-After when sent, else exponential backoff with equal jitter. */
 export interface BackoffPolicy {
 	/** Attempts in total, the first included. */
@@ -156,4 +158,18 @@ export function decide(input: DecisionInput): Decision {
 	// a repeat needs some time to be answered in, not only to start
 	if (input.waitMs >= input.remainingMs) return { sent, action: 'fail', as: 'budget' };
 	return { sent, action: 'retry', waitMs: input.waitMs };
+}
+
+export const TIMED_OUT = Symbol('timed out');
+
+/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
+export async function settledBy<T>(
+	promise: Promise<T>,
+	limitAt: number,
+): Promise<T | typeof TIMED_OUT> {
+	if (limitAt === Infinity) return await promise;
+	return await Promise.race<T | typeof TIMED_OUT>([
+		promise,
+		sleep(Math.max(0, limitAt - Date.now())).then((): typeof TIMED_OUT => TIMED_OUT),
+	]);
 }

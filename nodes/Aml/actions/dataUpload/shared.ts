@@ -1,8 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { executionCancelSignal } from '../../../shared/n8n/cancel';
-import { amlApiRequest, isTransientFailure, idSegment, quoteServiceText } from '../../transport';
+import {
+	amlApiRequest,
+	executionCancelSignal,
+	isTransientFailure,
+	idSegment,
+	quoteServiceText,
+} from '../../transport';
 import { parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
