@@ -197,7 +197,10 @@ export async function send<T>(
 			Math.ceil(Math.min(options.timeout ?? TOKEN_WAIT_MS, timeLeft(deadline)));
 		const expiring = gate.expiresAt !== undefined && gate.expiresAt <= Date.now() + attemptMs();
 		if (!state.tokenHeld || (expiring && canRenewToken(ctx))) {
-			const failure = await obtainToken(ctx, state, info, gate.generation, deadline, attemptMs());
+			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
+			const ms = attemptMs();
+			const waitMs = state.tokenHeld ? ms : TOKEN_WAIT_MS;
+			const failure = await obtainToken(ctx, state, info, gate.generation, deadline, ms, waitMs);
 			if (failure && (!state.tokenHeld || failure.refused)) return stopOn(state, failure);
 		}
 		const timeout = attemptMs();
@@ -226,7 +229,15 @@ export async function send<T>(
 			if (Date.now() - started > TOKEN_WAIT_MS || timeLeft(deadline) <= 0) return { response };
 		}
 		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
-		const failure = await obtainToken(ctx, state, info, seen, deadline, TOKEN_WAIT_MS);
+		const failure = await obtainToken(
+			ctx,
+			state,
+			info,
+			seen,
+			deadline,
+			TOKEN_WAIT_MS,
+			TOKEN_WAIT_MS,
+		);
 		if (failure) return stopOn(state, failure);
 		renewal = gate.generation;
 	}
@@ -248,9 +259,10 @@ function stopOn(state: RunState, failure: TokenFailure): Sent<never> {
 }
 
 /**
- * Has a token obtained for a request that saw token generation `seen`: a first fetch when the credential holds none
- * (bounded by `attemptMs`), else a renewal. Returns undefined when a token is there to send with (obtained here, or by
- * another request meanwhile), else the token endpoint's failure.
+ * Has a token obtained for a request that saw token generation `seen`: a first fetch when the credential holds none,
+ * else a renewal; each fetch is given up after `fetchMs` (then taken for a busy endpoint), the whole step after `waitMs`
+ * and at the deadline. Returns undefined when a token is there to send with (obtained here, or by another request
+ * meanwhile), else the token endpoint's failure.
  */
 async function obtainToken(
 	ctx: AmlContext,
@@ -258,11 +270,11 @@ async function obtainToken(
 	info: CredentialInfo,
 	seen: number,
 	deadline: Deadline | undefined,
-	attemptMs: number,
+	fetchMs: number,
+	waitMs: number,
 ): Promise<TokenFailure | undefined> {
 	const { gate } = info;
-	const started = Date.now();
-	const until = Math.min(deadline?.at ?? Infinity, started + TOKEN_WAIT_MS);
+	const until = Math.min(deadline?.at ?? Infinity, Date.now() + waitMs);
 	const spent = (): TokenFailure => gate.lastError ?? silent();
 	for (;;) {
 		if (gate.generation !== seen) {
@@ -286,7 +298,7 @@ async function obtainToken(
 			continue;
 		}
 		const first = !state.tokenHeld;
-		const fetchUntil = first ? Math.min(until, Date.now() + attemptMs) : until;
+		const fetchUntil = Math.min(until, Date.now() + fetchMs);
 		const done = (
 			first
 				? fetchFirstToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE, {
@@ -294,7 +306,7 @@ async function obtainToken(
 						headers: { Accept: 'application/json' },
 						json: true,
 						disableFollowRedirect: true,
-						timeout: attemptMs,
+						timeout: fetchMs,
 						skipSslCertificateValidation: info.ignoreSslIssues,
 					})
 				: renewToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE)
