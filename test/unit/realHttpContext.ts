@@ -87,11 +87,18 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
  * - `httpRequestWithAuthentication` signs with the stored token (fetching one first when there is none) and, under
  *   the package's options, hands back every status, a 401 too (test/contract/serviceErrors.test.ts on each n8n).
  * - `refreshOAuth2Token` stores `nextToken()`.
- * With `lifetimeS`, the stored token data says the token endpoint's `expires_in`, as n8n keeps it.
+ * With `lifetimeS`, the stored token data says the token endpoint's `expires_in`, with `expiresAt` n8n's expiry, as n8n
+ * keeps them.
  */
 export function tokenContext(
 	baseUrl: string,
-	opts: { stored?: string; nextToken?: () => string; lifetimeS?: number } = {},
+	opts: {
+		stored?: string;
+		nextToken?: () => string;
+		lifetimeS?: number;
+		/** n8n's expiry of the stored token (epoch ms), as 2.41.1 keeps it. */
+		expiresAt?: () => number;
+	} = {},
 ) {
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
@@ -126,6 +133,7 @@ export function tokenContext(
 								access_token: store.token,
 								token_type: 'Bearer',
 								...(opts.lifetimeS ? { expires_in: opts.lifetimeS } : {}),
+								...(opts.expiresAt ? { n8n_expires_at: opts.expiresAt() } : {}),
 							},
 						}
 					: {}),

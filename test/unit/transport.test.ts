@@ -511,6 +511,41 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		},
 	);
 
+	test('a token n8n says expires within the attempt is renewed before the request (no 401), unless a new one would not outlast the attempt either', async () => {
+		const server = await service(() => 'tok-renewed-1');
+		let expiresAt = Date.now() + 1_000;
+		const { ctx, store } = tokenContext(server.baseUrl, {
+			stored: 'tok-old',
+			lifetimeS: 3600,
+			expiresAt: () => (store.token === 'tok-old' ? expiresAt : Date.now() + 3_600_000),
+		});
+		try {
+			expect((await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, fast)).status).toBe(
+				200,
+			);
+			expect(store.renewals).toBe(1);
+			expect(server.requests.map((r) => String(r.headers.authorization))).toEqual([
+				'Bearer tok-renewed-1',
+			]);
+		} finally {
+			await server.close();
+		}
+		// 1 s tokens and a 30 s attempt: renewing first cannot help, the token is sent (and renewed on a 401)
+		const short = await service(() => 'tok-short');
+		expiresAt = Date.now() + 500;
+		const run = tokenContext(short.baseUrl, {
+			stored: 'tok-short',
+			lifetimeS: 1,
+			expiresAt: () => expiresAt,
+		});
+		try {
+			await amlRequest.call(run.ctx, { method: 'GET', path: '/v1/a' }, 0, fast);
+			expect(run.store.renewals).toBe(0);
+		} finally {
+			await short.close();
+		}
+	});
+
 	test('a renewed token refused only after half its lifetime (it expired before the request went out: short tokens, a busy process) is renewed again, not taken for a refusal', async () => {
 		// 200 ms tokens; the first two renewed ones reach the service too late (answered 401 after 150 ms)
 		const late = new Set(['tok-renewed-1', 'tok-renewed-2']);

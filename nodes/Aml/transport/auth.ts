@@ -34,7 +34,8 @@ import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
  * when a token is obtained. Rules:
  * - Token first: a request is sent only while the credential holds a token. Without one, the run first has n8n fetch it
  *   by sending the credential test's read (`fetchFirstToken`), bounded by the attempt's time: a late token sends only
- *   that read. A token n8n says expires within the attempt is renewed first (best effort: the 401 path follows).
+ *   that read. A token n8n says expires within the attempt is renewed first when a new one would outlast the attempt
+ *   (best effort: the 401 path follows).
  *   So every failure of a send is the service's, and every failure of a token step the token endpoint's.
  * - One token step per credential per process at a time (`Gate.fetch`); who needs a token meanwhile waits for it.
  * - A 401 renews the token once per credential however many requests it refused: a request refused before the last
@@ -195,7 +196,11 @@ export async function send<T>(
 		if (state.stopped) return state.stopped;
 		const attemptMs = () =>
 			Math.ceil(Math.min(options.timeout ?? TOKEN_WAIT_MS, timeLeft(deadline)));
-		const expiring = gate.expiresAt !== undefined && gate.expiresAt <= Date.now() + attemptMs();
+		// renewed first only when a new token would outlast the attempt (short-lived ones are left to the 401 path)
+		const expiring =
+			gate.expiresAt !== undefined &&
+			(gate.lifetimeMs ?? 0) > attemptMs() &&
+			gate.expiresAt <= Date.now() + attemptMs();
 		if (!state.tokenHeld || (expiring && canRenewToken(ctx))) {
 			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
 			const ms = attemptMs();
