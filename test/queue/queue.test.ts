@@ -325,7 +325,7 @@ test(`token economy across processes: ${EXECUTIONS} executions of ${ITEMS_PER_EX
 	expect(tokenRequests).toBeLessThanOrEqual(lifetimes + cluster.workers.length);
 }, 600_000);
 
-type Answer = { status: number; data?: Json };
+type Answer = { status: number; data?: Json; retryAfterSeconds?: number };
 
 /** One signed POST of `body`; a connection failure answers status 0. */
 async function post(url: string, body: string, secret: string): Promise<Answer> {
@@ -337,6 +337,11 @@ async function post(url: string, body: string, secret: string): Promise<Answer> 
 			timeout: 30_000,
 			transformRequest: (d) => d,
 		})
+		.then((r) => ({
+			status: r.status,
+			data: r.data as Json,
+			retryAfterSeconds: Number(r.headers['retry-after']) || undefined,
+		}))
 		.catch(() => ({ status: 0, data: undefined }));
 }
 
@@ -367,8 +372,8 @@ class Slots {
 }
 
 /**
- * Posts like the service: the same bytes again after a non-2xx answer or a connection failure, until accepted.
- * `first`: the first attempt, when the caller sent it (two copies at once); `slots`: where every other attempt waits
+ * Posts like the service: the same bytes again after a non-2xx answer or a connection failure, until accepted, no
+ * sooner than the answer's Retry-After. `first`: the first attempt, when the caller sent it (two copies at once); `slots`: where every other attempt waits
  * for a place.
  */
 async function deliver(
@@ -385,7 +390,8 @@ async function deliver(
 				: await (opts.slots ? opts.slots.run(send) : send());
 		if ((answer.status >= 200 && answer.status < 300) || attempt >= 50)
 			return { status: answer.status, attempts: attempt, data: answer.data };
-		await sleep(200 * Math.min(attempt, 10));
+		// the trigger's Retry-After when it sent one (5 s while the same event is pending): sooner only loads the process
+		await sleep(Math.max(200 * Math.min(attempt, 10), (answer.retryAfterSeconds ?? 0) * 1000));
 	}
 }
 
