@@ -284,14 +284,29 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 	const userFolder = path.join(dir, 'n8n');
 	fs.mkdirSync(userFolder);
 	const started: Proc[] = [];
+	const t0 = Date.now();
+	const phase = (what: string) =>
+		console.log(`[queue] ${what} at ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	// Stops what started, the later first; the workers and webhook processes together. A webhook process runs no
+	// execution but, told to stop, waits for executions it enqueued and never heard finish ("Waiting for 54 active
+	// executions to finish..." after the suite): 5 s of grace for it, not the 15 s a worker may need.
 	const stopAll = async () => {
-		for (const p of [...started].reverse()) await p.stop(15_000).catch(() => undefined);
+		const stopOne = async (p: Proc) => {
+			const at = Date.now();
+			await p.stop(p.name.startsWith('webhook-') ? 5_000 : 15_000).catch(() => undefined);
+			console.log(`[queue] ${p.name} stopped in ${((Date.now() - at) / 1000).toFixed(1)} s`);
+		};
+		const base = ['postgres', 'redis', 'main'];
+		await Promise.all(started.filter((p) => !base.includes(p.name)).map(stopOne));
+		for (const name of [...base].reverse())
+			for (const p of started.filter((q) => q.name === name)) await stopOne(p);
 	};
 	try {
 		const pg = await startPostgres(pgBin, path.join(dir, 'pg'));
 		started.push(pg.proc);
 		const redis = await startRedis(redisBin, dir);
 		started.push(redis.proc);
+		phase('PostgreSQL and Redis ready');
 		const env: Record<string, string> = {
 			EXECUTIONS_MODE: 'queue',
 			DB_TYPE: 'postgresdb',
@@ -319,6 +334,7 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 			stop: () => main.stop(),
 			kill: () => main.stop(),
 		});
+		phase('main ready');
 		let workerCount = 0;
 		const startProcess = async (kind: 'worker' | 'webhook', index: number): Promise<N8nProc> => {
 			const port = await freePort();
@@ -356,6 +372,7 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 				180_000,
 				`n8n ${kind} ${index} at ${url} (log ${logFile})`,
 			);
+			phase(`${kind} ${index} healthz`);
 			if (kind === 'worker') {
 				// the worker's health server answers before it has loaded the community nodes: wait for "ready"
 				await waitFor(
@@ -365,6 +382,7 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 					`worker ${index} ready (log ${logFile})`,
 				);
 			}
+			phase(`${kind} ${index} ready`);
 			return { ...proc, url };
 		};
 		const workers: N8nProc[] = [];
@@ -389,7 +407,9 @@ export async function startQueueCluster(options: QueueOptions = {}): Promise<Que
 				return worker;
 			},
 			async stop() {
+				const stopping = Date.now();
 				await stopAll();
+				console.log(`[queue] stopped in ${((Date.now() - stopping) / 1000).toFixed(1)} s`);
 				if (process.env.AML_KEEP_N8N !== '1') fs.rmSync(dir, { recursive: true, force: true });
 				else console.log(`[queue] kept ${dir}`);
 			},
