@@ -200,8 +200,12 @@ describe('foundation in real n8n', () => {
 				{ credentials: { amlOAuth2Api: cred } },
 			);
 			expect(run.outputs[0][0].error).toMatch(/^Redirect \(HTTP 302\).*base URL/);
-			expect(seen.map((r) => r.url)).toEqual(['/api/v1/persons/cust-1001']);
-			expect(seen[0].authorization).toMatch(/^Bearer /);
+			// the new credential's token step (the credential test's read), then the item's request: neither followed
+			expect(seen.map((r) => r.url)).toEqual([
+				'/api/v1/screening-list-groups',
+				'/api/v1/persons/cust-1001',
+			]);
+			for (const request of seen) expect(request.authorization).toMatch(/^Bearer /);
 			// The other origin got the token request of the credential's token URL, and no API request at all.
 			const after = await control.requestsSince(before);
 			expect(after.filter((r) => r.path.startsWith('/api/'))).toEqual([]);
