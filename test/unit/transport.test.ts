@@ -511,6 +511,33 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		},
 	);
 
+	test('a renewal that outlasts the budget of the request that started it stays the one renewal the others wait for', async () => {
+		let valid = 'tok-old';
+		const server = await service(() => valid);
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old' });
+		const helpers = (ctx as unknown as { helpers: Record<string, unknown> }).helpers;
+		helpers.refreshOAuth2Token = async () => {
+			store.renewals++;
+			await new Promise((resolve) => setTimeout(resolve, 600));
+			store.token = 'tok-new';
+			return { access_token: store.token };
+		};
+		try {
+			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+			valid = 'tok-new';
+			const short = amlRequest
+				.call(ctx, { method: 'GET', path: '/v1/a', deadline: deadlineIn(200) }, 0, fast)
+				.catch((error: unknown) => error);
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			const long = amlRequest.call(ctx, { method: 'GET', path: '/v1/b' }, 0, fast);
+			expect(isBudgetSpent(await short)).toBe(true);
+			expect((await long).status).toBe(200);
+			expect(store.renewals).toBe(1);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('a token n8n says expires within the attempt is renewed before the request (no 401), unless a new one would not outlast the attempt either', async () => {
 		const server = await service(() => 'tok-renewed-1');
 		let expiresAt = Date.now() + 1_000;

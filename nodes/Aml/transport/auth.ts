@@ -303,7 +303,8 @@ async function obtainToken(
 			continue;
 		}
 		const first = !state.tokenHeld;
-		const fetchUntil = Math.min(until, Date.now() + fetchMs);
+		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
+		const fetchUntil = Date.now() + fetchMs;
 		const done = (
 			first
 				? fetchFirstToken(ctx as IExecuteFunctions, CREDENTIAL_TYPE, {
@@ -323,7 +324,8 @@ async function obtainToken(
 				if (gate.fetch?.done === done) gate.fetch = undefined;
 			});
 		try {
-			if ((await settledBy(done, fetchUntil)) !== TIMED_OUT) continue;
+			if ((await settledBy(done, Math.min(until, fetchUntil))) !== TIMED_OUT) continue;
+			if (Date.now() < fetchUntil) return spent();
 			if (gate.fetch?.done === done) gate.fetch = undefined;
 			if (Date.now() >= until) return spent();
 			pause(gate, silent());
