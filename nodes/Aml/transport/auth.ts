@@ -325,9 +325,10 @@ async function obtainToken(
 			});
 		try {
 			if ((await settledBy(done, Math.min(until, fetchUntil))) !== TIMED_OUT) continue;
-			if (Date.now() < fetchUntil) return spent();
+			// this request's own end came first: the fetch goes on for the others
+			if (until < fetchUntil) return spent();
 			if (gate.fetch?.done === done) gate.fetch = undefined;
-			if (Date.now() >= until) return spent();
+			if (until === fetchUntil) return spent();
 			pause(gate, silent());
 		} catch (error) {
 			const failure: TokenFailure = { error, outcome: classify(error) };
