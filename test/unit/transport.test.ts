@@ -598,6 +598,66 @@ describe('transport: authentication through n8n (every request signed by httpReq
 	});
 });
 
+describe('a token endpoint down for 70 s (5xx, no answer): the node stops waiting for it', () => {
+	afterEach(() => jest.useRealTimers());
+
+	test('items wait for it until 70 s after its first failure, then fail at once with one try after each pause; a token obtained ends it', async () => {
+		jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+		const { ctx, store } = tokenContext('http://127.0.0.1:1/down-window');
+		let up = false;
+		let tries = 0;
+		const helpers = (ctx as unknown as { helpers: Record<string, unknown> }).helpers;
+		// n8n's first fetch (no stored token): the token endpoint's 500 as n8n's OAuth2 client throws it, or a token
+		helpers.httpRequestWithAuthentication = async () => {
+			if (!store.token) {
+				tries++;
+				if (!up)
+					throw Object.assign(new Error('HTTP status 500'), {
+						status: 500,
+						body: 'down',
+						code: 'ESTATUS',
+					});
+				store.token = 'tok-up';
+			}
+			return { statusCode: 200, body: { ok: true }, headers: {} };
+		};
+		const settled = (promise: Promise<unknown>) => {
+			const state = { done: false, error: undefined as unknown };
+			void promise.then(
+				() => (state.done = true),
+				(error: unknown) => Object.assign(state, { done: true, error }),
+			);
+			return state;
+		};
+		const get = (path: string) => amlRequest.call(ctx, { method: 'GET', path }, 0, fast);
+		const first = settled(get('/v1/first'));
+		await jest.advanceTimersByTimeAsync(30_000);
+		// started 30 s into the outage: waits 40 s, not 70
+		const second = settled(get('/v1/second'));
+		await jest.advanceTimersByTimeAsync(40_500);
+		expect([first.done, second.done]).toEqual([true, true]);
+		expect((first.error as Error).message).toMatch(
+			/token endpoint failed \(HTTP 500\) after waiting (69|70) s/,
+		);
+		expect((second.error as Error).message).toMatch(/after waiting (39|40) s/);
+		const triesBefore = tries;
+		for (let i = 0; i < 10; i++) {
+			const item = settled(get(`/v1/item${i}`));
+			await jest.advanceTimersByTimeAsync(10);
+			expect(item.done).toBe(true);
+			expect((item.error as Error).message).toMatch(/token endpoint failed \(HTTP 500\)/);
+		}
+		expect(tries - triesBefore).toBeLessThanOrEqual(1);
+		// after the pause, one try: the endpoint is back, the item is sent with the token
+		up = true;
+		await jest.advanceTimersByTimeAsync(21_000);
+		const back = settled(get('/v1/back'));
+		await jest.advanceTimersByTimeAsync(10);
+		expect(back).toEqual({ done: true, error: undefined });
+		expect(store.token).toBe('tok-up');
+	});
+});
+
 describe("classify: n8n's errors read by their whole chain of causes (table; every row a real error of n8n's OAuth2 client)", () => {
 	const node = {
 		id: 'n1',

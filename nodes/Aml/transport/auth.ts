@@ -42,6 +42,8 @@ import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
  *   token this process obtained is only sent again (`Gate.generation`).
  * - A busy token endpoint (429, 5xx, no answer) pauses every run of the process (Retry-After, else backoff), at most
  *   TOKEN_WAIT_MS per step and never past the request's budget; a token another process stores meanwhile ends the wait.
+ * - A token endpoint down (5xx, no answer) for TOKEN_WAIT_MS: no request waits for it any more; until a token is
+ *   obtained, one request tries after each pause and the others fail at once (a throttling one, 429, is waited out).
  * - A refused credential (invalid_client) or MAX_REFUSED_FRESH refused fresh tokens in a row stop the run asking.
  * - Tokens that expire while a busy worker holds them: a renewed token refused after half its lifetime is renewed again
  *   and not counted as refused.
@@ -89,6 +91,8 @@ interface Gate {
 	fetch?: { done: Promise<void>; until: number };
 	pausedUntil: number;
 	failures: number;
+	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
+	downSince?: number;
 	lastError?: TokenFailure;
 }
 const gates = new Map<string, Gate>();
@@ -280,6 +284,8 @@ async function obtainToken(
 ): Promise<TokenFailure | undefined> {
 	const { gate } = info;
 	const until = Math.min(deadline?.at ?? Infinity, Date.now() + waitMs);
+	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
+	const waitUntil = () => Math.min(until, (gate.downSince ?? Infinity) + TOKEN_WAIT_MS);
 	const spent = (): TokenFailure => gate.lastError ?? silent();
 	for (;;) {
 		if (gate.generation !== seen) {
@@ -289,13 +295,14 @@ async function obtainToken(
 		if (gate.fetch && Date.now() >= gate.fetch.until) gate.fetch = undefined;
 		if (gate.fetch) {
 			const done = gate.fetch.done.catch(() => undefined);
-			if ((await settledBy(done, Math.min(until, gate.fetch.until))) === TIMED_OUT)
-				if (Date.now() >= until) return spent();
+			const limit = waitUntil();
+			if ((await settledBy(done, Math.min(limit, gate.fetch.until))) === TIMED_OUT)
+				if (Date.now() >= limit) return spent();
 			continue;
 		}
 		if (gate.pausedUntil > Date.now()) {
 			const step = Math.min(gate.pausedUntil - Date.now(), PROBE_MS);
-			if (Date.now() + step > until || executionCancelSignal(ctx)?.aborted) return spent();
+			if (Date.now() + step > waitUntil() || executionCancelSignal(ctx)?.aborted) return spent();
 			await sleep(step);
 			const stored = await readCredentials(ctx);
 			const { token } = storedToken(stored);
@@ -347,6 +354,7 @@ function obtained(gate: Gate, credentials: IDataObject | undefined): void {
 	gate.failures = 0;
 	gate.pausedUntil = 0;
 	gate.lastError = undefined;
+	gate.downSince = undefined;
 }
 
 async function readCredentials(ctx: AmlContext): Promise<IDataObject | undefined> {
@@ -367,6 +375,10 @@ function pause(gate: Gate, failure: TokenFailure): void {
 	// failures seen together are one: the pause is not lengthened for each
 	if (gate.pausedUntil > Date.now()) return;
 	const { outcome } = failure;
+	// down since the first failure of a streak; a pause nobody tried after for TOKEN_WAIT_MS ends the streak
+	if (outcome.kind === 'http' && outcome.status === 429) gate.downSince = undefined;
+	else if (gate.downSince === undefined || Date.now() - gate.pausedUntil > TOKEN_WAIT_MS)
+		gate.downSince = Date.now();
 	const retryAfter =
 		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
 	gate.failures++;
