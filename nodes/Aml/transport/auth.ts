@@ -26,6 +26,7 @@ import {
 	renewToken,
 	storedToken,
 } from '../../shared/n8n/oauthToken';
+import { tokenBody, type Finding } from './errors';
 import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
@@ -72,7 +73,6 @@ const TOKEN_BACKOFF: BackoffPolicy = {
 
 /** A token step's failure: at the token endpoint, nothing was sent to the service. */
 interface TokenFailure {
-	error: unknown;
 	outcome: Classified;
 	/** The token endpoint refused the credential: the run asks no more. */
 	refused?: boolean;
@@ -172,15 +172,40 @@ export interface FullResponse<T> {
 	headers: IDataObject;
 }
 
-/** What one send gave: an answer (a 401 only when renewing did not help), or the failure and where it happened. */
+/**
+ * What one send gave, named where it happened: the service's answer (a 401 only when renewing did not help), no answer
+ * from the service, the token endpoint's failure (nothing was sent), or another error.
+ */
 export type Sent<T> =
-	| { response: FullResponse<T>; error?: undefined }
-	| {
-			response?: undefined;
-			error: unknown;
-			outcome: Classified;
-			atTokenEndpoint: boolean;
-	  };
+	| { kind: 'answer'; response: FullResponse<T> }
+	| Extract<Finding, { kind: 'network' }>
+	| Omit<Extract<Finding, { kind: 'tokenEndpoint' }>, 'waitedMs'>
+	| { kind: 'other'; message: string };
+
+/** A send's failure, thrown by n8n while a token was held: the service's. */
+function fromService<T>(outcome: Classified): Sent<T> {
+	if (outcome.kind === 'http')
+		return {
+			kind: 'answer',
+			response: { statusCode: outcome.status, body: outcome.body as T, headers: outcome.headers },
+		};
+	if (outcome.kind === 'network') return outcome;
+	// only the message: the raw error may carry the request configuration and its headers
+	return { kind: 'other', message: outcome.error?.message ?? 'Request failed' };
+}
+
+/** A token step's failure: the token endpoint's (only the OAuth2 error fields of its body are kept). */
+function fromTokenEndpoint(failure: TokenFailure): Sent<never> {
+	const { outcome } = failure;
+	if (outcome.kind === 'other') return fromService(outcome);
+	return {
+		kind: 'tokenEndpoint',
+		answer:
+			outcome.kind === 'network'
+				? outcome
+				: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
+	};
+}
 
 /**
  * Sends one request (see the rules at the top): the token first, then the request through n8n; on a 401 the token is
@@ -214,7 +239,7 @@ export async function send<T>(
 		}
 		const timeout = attemptMs();
 		// the budget went to the token step: the request is not sent
-		if (timeout <= 0) return { ...silent(), atTokenEndpoint: true };
+		if (timeout <= 0) return fromTokenEndpoint(silent());
 		const seen = gate.generation;
 		let response: FullResponse<T>;
 		try {
@@ -225,19 +250,21 @@ export async function send<T>(
 				skipSslCertificateValidation: info.ignoreSslIssues,
 			})) as FullResponse<T>;
 		} catch (error) {
-			return { error, outcome: classify(error), atTokenEndpoint: false };
+			return fromService(classify(error));
 		}
 		if (response.statusCode !== 401 || !canRenewToken(ctx)) {
 			if (response.statusCode < 300) state.refusedFresh = 0;
-			return { response };
+			return { kind: 'answer', response };
 		}
 		if (renewal !== undefined) {
 			const halfLifePassed =
 				gate.lifetimeMs !== undefined && Date.now() - gate.obtainedAt >= gate.lifetimeMs / 2;
-			if (!halfLifePassed) return refusedFresh(state, renewal, { response }) as Sent<T>;
-			if (Date.now() - started > TOKEN_WAIT_MS || timeLeft(deadline) <= 0) return { response };
+			if (!halfLifePassed)
+				return refusedFresh(state, renewal, { kind: 'answer', response }) as Sent<T>;
+			if (Date.now() - started > TOKEN_WAIT_MS || timeLeft(deadline) <= 0)
+				return { kind: 'answer', response };
 		}
-		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { response };
+		if (state.refusedFresh >= MAX_REFUSED_FRESH) return { kind: 'answer', response };
 		const failure = await obtainToken(
 			ctx,
 			state,
@@ -262,7 +289,7 @@ function refusedFresh(state: RunState, renewal: number, refusal: Sent<unknown>):
 
 /** A token step failed: the request fails at the token endpoint; a refused credential stops the run asking. */
 function stopOn(state: RunState, failure: TokenFailure): Sent<never> {
-	const sent: Sent<never> = { ...failure, atTokenEndpoint: true };
+	const sent = fromTokenEndpoint(failure);
 	if (failure.refused) state.stopped = sent;
 	return sent;
 }
@@ -338,7 +365,7 @@ async function obtainToken(
 			if (until === fetchUntil) return spent();
 			pause(gate, silent());
 		} catch (error) {
-			const failure: TokenFailure = { error, outcome: classify(error) };
+			const failure: TokenFailure = { outcome: classify(error) };
 			if (isTokenRefusal(failure.outcome)) return { ...failure, refused: true };
 			if (!isTokenEndpointBusy(failure.outcome)) return failure;
 			pause(gate, failure);
@@ -363,10 +390,7 @@ async function readCredentials(ctx: AmlContext): Promise<IDataObject | undefined
 
 /** A token endpoint that did not answer within the time given. */
 function silent(): TokenFailure {
-	return {
-		error: new Error('The token endpoint did not answer in time'),
-		outcome: { kind: 'network', code: 'ETIMEDOUT' },
-	};
+	return { outcome: { kind: 'network', code: 'ETIMEDOUT' } };
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */

@@ -25,13 +25,15 @@ interface Facts {
  * The one failure value of a request, made where the failure is seen (request.ts) and turned into n8n's error by
  * `toNodeError` only. It travels on that error (`failureOf`), so callers ask it, never the message text.
  */
-export type Failure =
-	| (Facts & { kind: 'service'; status: number; body?: unknown })
-	| (Facts & { kind: 'network'; code: string })
-	| (Facts & { kind: 'budget'; budgetMs: number })
-	| (Facts & { kind: 'unreadable'; problem: string })
-	| (Facts & { kind: 'tokenEndpoint'; answer: TokenEndpointFailure; waitedMs: number })
-	| { kind: 'other'; message: string };
+export type Failure = (Facts & Finding) | { kind: 'other'; message: string };
+
+/** A failure's kind and what was seen of it, without the request's facts. */
+export type Finding =
+	| { kind: 'service'; status: number; body?: unknown }
+	| { kind: 'network'; code: string }
+	| { kind: 'budget'; budgetMs: number }
+	| { kind: 'unreadable'; problem: string }
+	| { kind: 'tokenEndpoint'; answer: TokenEndpointFailure; waitedMs: number };
 
 /** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
 export type TokenEndpointFailure =

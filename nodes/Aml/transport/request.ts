@@ -11,22 +11,21 @@ import {
 	decide,
 	DEFAULT_BACKOFF,
 	parseRetryAfter,
-	type Attempted,
 	timeLeft,
 	type BackoffPolicy,
 	type Deadline,
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { NEVER_SENT, type Classified } from '../../shared/n8n/errors';
-import { tokenBody, toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { NEVER_SENT } from '../../shared/n8n/errors';
+import { toNodeError, type Failure, type Finding, type MayHaveApplied } from './errors';
 import {
 	CHECK_REQUEST_PATH,
 	executionCancelSignal,
 	runState,
 	send,
 	type AmlContext,
-	type FullResponse,
+	type Sent,
 } from './auth';
 
 export interface AmlRequest extends EndpointPolicy {
@@ -108,30 +107,30 @@ export async function amlRequest<T = unknown>(
 		if (timeLeft(deadline) <= 0)
 			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt - 1, sent);
 		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
-		const result = await send<T>(this, state, options, deadline);
-		const atTokenEndpoint = result.response === undefined && result.atTokenEndpoint;
-		const outcome: FullResponse<T> | Classified =
-			result.response ??
-			(signal?.aborted
-				? { kind: 'other', error: new Error('The execution was cancelled') }
-				: result.outcome);
-		if (!('statusCode' in outcome) && outcome.kind === 'other')
-			throw fail(this, request, itemIndex, seenFailure(outcome, false, 0), attempt, sent);
-		const attempted = attemptedOf(outcome, atTokenEndpoint);
-		if (attempted.kind === 'answer' && attempted.status === 401) refused++;
-		const retryAfter =
-			attempted.kind === 'answer' && attempted.status === 429
-				? parseRetryAfter((outcome as FullResponse<T>).headers?.['retry-after'])
-				: undefined;
+		const sentNow = await send<T>(this, state, options, deadline);
+		const result: Sent<T> = signal?.aborted
+			? { kind: 'other', message: 'The execution was cancelled' }
+			: sentNow;
+		if (result.kind === 'other') throw toNodeError(this.getNode(), result, itemIndex);
+		const answer = result.kind === 'answer' ? result.response : undefined;
+		if (answer?.statusCode === 401) refused++;
 		const step = decide({
-			attempted,
+			attempted: answer
+				? { kind: 'answer', status: answer.statusCode }
+				: result.kind === 'network'
+					? { kind: 'noAnswer', neverSent: NEVER_SENT.has(result.code) }
+					: { kind: 'tokenEndpoint' },
 			retry,
 			policy: request,
 			attempt,
 			maxAttempts: policy.maxAttempts,
 			sent,
 			refused,
-			waitMs: backoffDelay(attempt, policy, retryAfter),
+			waitMs: backoffDelay(
+				attempt,
+				policy,
+				answer?.statusCode === 429 ? parseRetryAfter(answer.headers?.['retry-after']) : undefined,
+			),
 			remainingMs: timeLeft(deadline),
 		});
 		sent = step.sent;
@@ -139,30 +138,28 @@ export async function amlRequest<T = unknown>(
 			await sleep(step.waitMs);
 			continue;
 		}
-		if (step.action === 'done') {
-			const response = outcome as FullResponse<T>;
-			const problem = response.statusCode < 300 ? unreadable(request, response.body) : undefined;
+		if (step.action === 'done' && answer) {
+			const problem = answer.statusCode < 300 ? unreadable(request, answer.body) : undefined;
 			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
 			if (problem)
 				throw fail(this, request, itemIndex, { kind: 'unreadable', problem }, attempt, false);
 			return {
-				status: response.statusCode,
-				body: response.body,
-				headers: response.headers,
+				status: answer.statusCode,
+				body: answer.body,
+				headers: answer.headers,
 				attempts: attempt,
 				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		}
-		if (step.as === 'budget')
-			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt, sent);
-		throw fail(
-			this,
-			request,
-			itemIndex,
-			seenFailure(outcome, atTokenEndpoint, Date.now() - started),
-			attempt,
-			sent,
-		);
+		const seen: Seen =
+			step.action !== 'fail' || step.as === 'budget'
+				? { kind: 'budget' }
+				: result.kind === 'answer'
+					? { kind: 'service', status: result.response.statusCode, body: result.response.body }
+					: result.kind === 'tokenEndpoint'
+						? { ...result, waitedMs: Date.now() - started }
+						: result;
+		throw fail(this, request, itemIndex, seen, attempt, sent);
 	}
 }
 
@@ -171,53 +168,8 @@ function retryMode(request: AmlRequest): RetryMode {
 	return request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 }
 
-/** How the decision reads what one send gave. */
-function attemptedOf(
-	outcome: FullResponse<unknown> | Exclude<Classified, { kind: 'other' }>,
-	atTokenEndpoint: boolean,
-): Attempted {
-	if ('statusCode' in outcome) return { kind: 'answer', status: outcome.statusCode };
-	if (atTokenEndpoint) return { kind: 'tokenEndpoint' };
-	if (outcome.kind === 'http') return { kind: 'answer', status: outcome.status };
-	return { kind: 'noAnswer', neverSent: NEVER_SENT.has(outcome.code) };
-}
-
-/** The kind and facts of a send's failure, as seen where it happened. */
-type Seen =
-	| { kind: 'budget' }
-	| { kind: 'unreadable'; problem: string }
-	| { kind: 'other'; message: string }
-	| { kind: 'service'; status: number; body: unknown }
-	| { kind: 'network'; code: string }
-	| {
-			kind: 'tokenEndpoint';
-			answer: Extract<Failure, { kind: 'tokenEndpoint' }>['answer'];
-			waitedMs: number;
-	  };
-
-function seenFailure(
-	outcome: FullResponse<unknown> | Classified,
-	atTokenEndpoint: boolean,
-	waitedMs: number,
-): Seen {
-	if ('statusCode' in outcome)
-		return { kind: 'service', status: outcome.statusCode, body: outcome.body };
-	// Only the message: the raw error may carry the request configuration and its headers.
-	if (outcome.kind === 'other')
-		return { kind: 'other', message: outcome.error?.message ?? 'Request failed' };
-	if (atTokenEndpoint)
-		return {
-			kind: 'tokenEndpoint',
-			answer:
-				outcome.kind === 'network'
-					? outcome
-					: { kind: 'http', status: outcome.status, body: tokenBody(outcome.body) },
-			waitedMs,
-		};
-	if (outcome.kind === 'http')
-		return { kind: 'service', status: outcome.status, body: outcome.body };
-	return { kind: 'network', code: outcome.code };
-}
+/** What was seen of a failure (the budget's length is the request's). */
+type Seen = Exclude<Finding, { kind: 'budget' }> | { kind: 'budget' };
 
 /**
  * The request's failure value with its facts, as n8n's error. A write or check an attempt of which reached the service
@@ -231,7 +183,6 @@ function fail(
 	attempts: number,
 	sent: boolean,
 ): Error {
-	if (seen.kind === 'other') return toNodeError(ctx.getNode(), seen, itemIndex);
 	const retry = retryMode(request);
 	const mayHaveApplied: MayHaveApplied | undefined =
 		sent && request.method !== 'GET'
