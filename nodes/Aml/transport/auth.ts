@@ -26,7 +26,7 @@ import {
 	renewToken,
 	storedToken,
 } from '../../shared/n8n/oauthToken';
-import { tokenBody, type Finding } from './errors';
+import { isTokenEndpointBusy, isTokenRefusal, tokenBody, type Finding } from './errors';
 import { rememberSecret } from './quote';
 import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
 
@@ -407,21 +407,4 @@ function pause(gate: Gate, failure: TokenFailure): void {
 		outcome.kind === 'http' ? parseRetryAfter(outcome.headers['retry-after']) : undefined;
 	gate.failures++;
 	gate.pausedUntil = Date.now() + backoffDelay(gate.failures, TOKEN_BACKOFF, retryAfter);
-}
-
-/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
-export function isTokenEndpointBusy(outcome: Classified): boolean {
-	if (outcome.kind === 'network') return true;
-	return outcome.kind === 'http' && (outcome.status === 429 || outcome.status >= 500);
-}
-
-/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
-export function isTokenRefusal(outcome: Classified): boolean {
-	return (
-		outcome.kind === 'http' &&
-		outcome.status >= 400 &&
-		outcome.status < 500 &&
-		outcome.status !== 429 &&
-		outcome.status !== 408
-	);
 }

@@ -70,16 +70,38 @@ export function isTransientFailure(error: unknown): boolean {
 		case 'budget':
 			return true;
 		case 'service':
-			return failure.status >= 500 || failure.status === 429;
+			return isBusyStatus(failure.status);
 		case 'tokenEndpoint':
-			return (
-				failure.answer.kind === 'network' ||
-				failure.answer.status === 429 ||
-				failure.answer.status >= 500
-			);
+			return isTokenEndpointBusy(failure.answer);
 		default:
 			return false;
 	}
+}
+
+/** A status that says only "not now" (throttled or failing): asking again later may help. */
+export function isBusyStatus(status: number): boolean {
+	return status === 429 || status >= 500;
+}
+
+/** What the token endpoint gave, as the token step reads it. */
+type TokenEndpointAnswer =
+	| { kind: 'network' }
+	| { kind: 'http'; status: number }
+	| { kind: 'other' };
+
+/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
+export function isTokenEndpointBusy(answer: TokenEndpointAnswer): boolean {
+	return answer.kind === 'network' || (answer.kind === 'http' && isBusyStatus(answer.status));
+}
+
+/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
+export function isTokenRefusal(answer: TokenEndpointAnswer): boolean {
+	return (
+		answer.kind === 'http' &&
+		answer.status >= 400 &&
+		!isBusyStatus(answer.status) &&
+		answer.status !== 408
+	);
 }
 
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
