@@ -28,7 +28,7 @@ import {
 } from '../../shared/n8n/oauthToken';
 import { isTokenEndpointBusy, isTokenRefusal, tokenBody, type Finding } from './errors';
 import { rememberSecret } from './quote';
-import { insecureUrlProblem, trimSlashes, urlFieldTooLong } from './secureUrl';
+import { credentialUrls } from './secureUrl';
 
 /**
  * Authentication. n8n fetches, stores and signs with the token (`httpRequestWithAuthentication`); the package decides
@@ -101,6 +101,8 @@ interface CredentialInfo {
 	baseUrl: string;
 	ignoreSslIssues: boolean;
 	gate: Gate;
+	/** The credential held a token when the run read it. */
+	tokenAtStart: boolean;
 }
 
 /** What one node run (one context object) knows of its credential, read once per run. */
@@ -108,8 +110,8 @@ export interface RunState {
 	info: Promise<CredentialInfo>;
 	/** The node's Timeout option, read once. */
 	timeoutMs?: number;
-	/** The credential holds a token (read at the start of the run, or obtained since). */
-	tokenHeld: boolean;
+	/** The credential holds a token (as read at the start of the run, or obtained since): set by the first send. */
+	tokenHeld?: boolean;
 	/** Fresh tokens refused in a row, and the renewal last counted (once per renewal). */
 	refusedFresh: number;
 	countedGeneration?: number;
@@ -121,36 +123,26 @@ const runStates = new WeakMap<object, RunState>();
 
 /** The run's state, created on first use: the credential's URLs are checked before n8n may fetch any token. */
 export function runState(ctx: AmlContext): RunState {
-	const state = runStates.get(ctx);
-	if (state) return state;
-	const created: RunState = { tokenHeld: false, refusedFresh: 0, info: Promise.resolve() as never };
-	created.info = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
-		const baseRaw = String(credentials.baseUrl ?? '');
-		const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
-		const tokenUrl = String(credentials.accessTokenUrl ?? '');
-		const allowPlainHttp = credentials.allowInsecureHttp === true;
-		const problem =
-			urlFieldTooLong(baseRaw, 'API Base URL') ??
-			urlFieldTooLong(prefixRaw, 'API Path Prefix') ??
-			urlFieldTooLong(tokenUrl, 'Token URL') ??
-			insecureUrlProblem(baseRaw, 'API Base URL', allowPlainHttp) ??
-			insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
-		if (problem) throw new NodeOperationError(ctx.getNode(), problem);
-		const prefix = trimSlashes(prefixRaw, { start: true, end: true });
-		rememberSecret(credentials.clientSecret);
-		const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${tokenUrl}`;
-		const gate = gates.get(key) ?? { generation: 0, obtainedAt: 0, pausedUntil: 0, failures: 0 };
-		gates.set(key, gate);
-		noteToken(gate, credentials);
-		created.tokenHeld = gate.token !== undefined;
-		return {
-			baseUrl: `${trimSlashes(baseRaw, { start: false, end: true })}${prefix ? `/${prefix}` : ''}`,
-			ignoreSslIssues: ignoresSslIssues(credentials),
-			gate,
-		};
-	});
-	runStates.set(ctx, created);
-	return created;
+	let state = runStates.get(ctx);
+	if (!state) runStates.set(ctx, (state = { refusedFresh: 0, info: credentialInfo(ctx) }));
+	return state;
+}
+
+async function credentialInfo(ctx: AmlContext): Promise<CredentialInfo> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const urls = credentialUrls(credentials);
+	if ('problem' in urls) throw new NodeOperationError(ctx.getNode(), urls.problem);
+	rememberSecret(credentials.clientSecret);
+	const key = `${ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? ''} ${urls.tokenUrl}`;
+	const gate = gates.get(key) ?? { generation: 0, obtainedAt: 0, pausedUntil: 0, failures: 0 };
+	gates.set(key, gate);
+	noteToken(gate, credentials);
+	return {
+		baseUrl: urls.baseUrl,
+		ignoreSslIssues: ignoresSslIssues(credentials),
+		gate,
+		tokenAtStart: gate.token !== undefined,
+	};
 }
 
 /** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
@@ -219,6 +211,7 @@ export async function send<T>(
 ): Promise<Sent<T>> {
 	const info = await state.info;
 	const { gate } = info;
+	state.tokenHeld ??= info.tokenAtStart;
 	const started = Date.now();
 	let renewal: number | undefined;
 	for (;;) {

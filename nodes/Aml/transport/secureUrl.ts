@@ -4,6 +4,31 @@
  * the credential's "Allow Plain HTTP (Insecure)" is on.
  */
 
+/**
+ * The credential's URL fields checked before anything is sent (length, https or loopback) and the API's base URL built
+ * from the base URL and the path prefix; or why they may not be used.
+ */
+export function credentialUrls(
+	credentials: Record<string, unknown>,
+): { baseUrl: string; tokenUrl: string } | { problem: string } {
+	const baseRaw = String(credentials.baseUrl ?? '');
+	const prefixRaw = String(credentials.apiPathPrefix ?? '/api').trim();
+	const tokenUrl = String(credentials.accessTokenUrl ?? '');
+	const allowPlainHttp = credentials.allowInsecureHttp === true;
+	const problem =
+		urlFieldTooLong(baseRaw, 'API Base URL') ??
+		urlFieldTooLong(prefixRaw, 'API Path Prefix') ??
+		urlFieldTooLong(tokenUrl, 'Token URL') ??
+		insecureUrlProblem(baseRaw, 'API Base URL', allowPlainHttp) ??
+		insecureUrlProblem(tokenUrl, 'Token URL', allowPlainHttp);
+	if (problem) return { problem };
+	const prefix = trimSlashes(prefixRaw, { start: true, end: true });
+	return {
+		baseUrl: `${trimSlashes(baseRaw, { start: false, end: true })}${prefix ? `/${prefix}` : ''}`,
+		tokenUrl,
+	};
+}
+
 /** The longest API Base URL, API Path Prefix or Token URL accepted: longer ones are refused before anything is read. */
 export const MAX_URL_FIELD_LENGTH = 2048;
 
