@@ -161,6 +161,8 @@ export function decide(input: DecisionInput): Decision {
 }
 
 export const TIMED_OUT = Symbol('timed out');
+/** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
+const WAIT_STEP_MS = 1_000;
 
 /** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
 export async function settledBy<T>(
@@ -168,8 +170,12 @@ export async function settledBy<T>(
 	limitAt: number,
 ): Promise<T | typeof TIMED_OUT> {
 	if (limitAt === Infinity) return await promise;
-	return await Promise.race<T | typeof TIMED_OUT>([
-		promise,
-		sleep(Math.max(0, limitAt - Date.now())).then((): typeof TIMED_OUT => TIMED_OUT),
-	]);
+	for (;;) {
+		const left = limitAt - Date.now();
+		const result = await Promise.race<T | typeof TIMED_OUT>([
+			promise,
+			sleep(Math.max(0, Math.min(left, WAIT_STEP_MS))).then((): typeof TIMED_OUT => TIMED_OUT),
+		]);
+		if (result !== TIMED_OUT || left <= WAIT_STEP_MS) return result;
+	}
 }
