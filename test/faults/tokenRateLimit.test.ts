@@ -1,5 +1,13 @@
 import type { Json } from '../harness/client';
-import { amlCredentialData, control, n8n, ownTag, ownTokenUrl } from '../harness/context';
+import {
+	amlCredentialData,
+	control,
+	n8n,
+	ownTag,
+	ownTokenQuery,
+	ownTokenUrl,
+	runAml,
+} from '../harness/context';
 import { publishAnswering, report, sleep, type AnsweringWorkflow } from './helpers';
 
 /**
@@ -175,4 +183,53 @@ test(
 		}
 	},
 	10 * 60_000,
+);
+
+test(
+	'a token endpoint down (500) for a run of items one at a time: the first item waits it out (70 s), the others fail at once instead of each waiting again',
+	async () => {
+		await control.post('/reset');
+		await control.post('/faults', {
+			rules: [
+				{ path: '^/oauth/token$', query: ownTokenQuery('down'), errorRate: 1, errorStatus: 500 },
+			],
+		});
+		const mark = await control.mark();
+		const fresh = await n8n().createCredential(
+			`faults token down ${Date.now()}`,
+			'amlOAuth2Api',
+			amlCredentialData({ accessTokenUrl: ownTokenUrl('down') }),
+		);
+		try {
+			const credentials = { amlOAuth2Api: fresh };
+			const run = await runAml(
+				{
+					resource: 'person',
+					operation: 'get',
+					personId: '={{ $json.id }}',
+					options: { parallelRequests: 1 },
+				},
+				Array.from({ length: 6 }, (_, i) => ({ id: `cust-100${i + 1}` })),
+				{ continueOnFail: true, credentials },
+				{ credentials },
+			);
+			const errors = (run.outputs[0] ?? []).map((item) => String(item.error));
+			const stats = await sent(mark, 'down');
+			report('token-endpoint-down', { seconds: run.ms / 1000, errors, ...stats });
+
+			expect(errors).toHaveLength(6);
+			for (const error of errors) expect(error).toMatch(/token endpoint failed \(HTTP 500\)/);
+			expect(errors[0]).toMatch(/after waiting (69|70) s/);
+			for (const error of errors.slice(1)) expect(error).not.toMatch(/after waiting/);
+			// nothing reached the service; after the first item's wait, at most one token request per pause
+			expect(stats.apiRequests).toBe(0);
+			expect(stats.tokenRequests as number).toBeLessThanOrEqual(13);
+		} finally {
+			await control.del('/faults');
+			await n8n()
+				.deleteCredential(fresh.id)
+				.catch(() => undefined);
+		}
+	},
+	5 * 60_000,
 );
