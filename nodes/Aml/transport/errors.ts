@@ -79,7 +79,7 @@ export function isTransientFailure(error: unknown): boolean {
 }
 
 /** A status that says only "not now" (throttled or failing): asking again later may help. */
-export function isBusyStatus(status: number): boolean {
+function isBusyStatus(status: number): boolean {
 	return status === 429 || status >= 500;
 }
 
