@@ -71,13 +71,6 @@ const TOKEN_BACKOFF: BackoffPolicy = {
 	maxRetryAfterMs: 60_000,
 };
 
-/** A token step's failure: at the token endpoint, nothing was sent to the service. */
-interface TokenFailure {
-	outcome: Classified;
-	/** The token endpoint refused the credential: the run asks no more. */
-	refused?: boolean;
-}
-
 /** One credential's token as this n8n process sees it. A courtesy to the endpoint's limit: tokens live in n8n only. */
 interface Gate {
 	/** Tokens this process obtained or saw stored by another: a request refused before the last one is sent again. */
@@ -93,7 +86,8 @@ interface Gate {
 	failures: number;
 	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
 	downSince?: number;
-	lastError?: TokenFailure;
+	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
+	lastError?: Classified;
 }
 const gates = new Map<string, Gate>();
 
@@ -187,8 +181,7 @@ function fromService<T>(outcome: Classified): Sent<T> {
 }
 
 /** A token step's failure: the token endpoint's (only the OAuth2 error fields of its body are kept). */
-function fromTokenEndpoint(failure: TokenFailure): Sent<never> {
-	const { outcome } = failure;
+function fromTokenEndpoint(outcome: Classified): Sent<never> {
 	if (outcome.kind === 'other') return fromService(outcome);
 	return {
 		kind: 'tokenEndpoint',
@@ -228,7 +221,7 @@ export async function send<T>(
 			const ms = attemptMs();
 			const waitMs = state.tokenHeld ? ms : TOKEN_WAIT_MS;
 			const failure = await obtainToken(ctx, state, info, gate.generation, deadline, ms, waitMs);
-			if (failure && (!state.tokenHeld || failure.refused)) return stopOn(state, failure);
+			if (failure && (!state.tokenHeld || isTokenRefusal(failure))) return stopOn(state, failure);
 		}
 		const timeout = attemptMs();
 		// the budget went to the token step: the request is not sent
@@ -281,9 +274,9 @@ function refusedFresh(state: RunState, renewal: number, refusal: Sent<unknown>):
 }
 
 /** A token step failed: the request fails at the token endpoint; a refused credential stops the run asking. */
-function stopOn(state: RunState, failure: TokenFailure): Sent<never> {
+function stopOn(state: RunState, failure: Classified): Sent<never> {
 	const sent = fromTokenEndpoint(failure);
-	if (failure.refused) state.stopped = sent;
+	if (isTokenRefusal(failure)) state.stopped = sent;
 	return sent;
 }
 
@@ -301,12 +294,12 @@ async function obtainToken(
 	deadline: Deadline | undefined,
 	fetchMs: number,
 	waitMs: number,
-): Promise<TokenFailure | undefined> {
+): Promise<Classified | undefined> {
 	const { gate } = info;
 	const until = Math.min(deadline?.at ?? Infinity, Date.now() + waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitUntil = () => Math.min(until, (gate.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const spent = (): TokenFailure => gate.lastError ?? silent();
+	const spent = (): Classified => gate.lastError ?? silent();
 	for (;;) {
 		if (gate.generation !== seen) {
 			state.tokenHeld = true;
@@ -358,9 +351,8 @@ async function obtainToken(
 			if (until === fetchUntil) return spent();
 			pause(gate, silent());
 		} catch (error) {
-			const failure: TokenFailure = { outcome: classify(error) };
-			if (isTokenRefusal(failure.outcome)) return { ...failure, refused: true };
-			if (!isTokenEndpointBusy(failure.outcome)) return failure;
+			const failure = classify(error);
+			if (!isTokenEndpointBusy(failure)) return failure;
 			pause(gate, failure);
 		}
 	}
@@ -382,16 +374,15 @@ async function readCredentials(ctx: AmlContext): Promise<IDataObject | undefined
 }
 
 /** A token endpoint that did not answer within the time given. */
-function silent(): TokenFailure {
-	return { outcome: { kind: 'network', code: 'ETIMEDOUT' } };
+function silent(): Classified {
+	return { kind: 'network', code: 'ETIMEDOUT' };
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(gate: Gate, failure: TokenFailure): void {
-	gate.lastError = failure;
+function pause(gate: Gate, outcome: Classified): void {
+	gate.lastError = outcome;
 	// failures seen together are one: the pause is not lengthened for each
 	if (gate.pausedUntil > Date.now()) return;
-	const { outcome } = failure;
 	// down since the first failure of a streak; a pause nobody tried after for TOKEN_WAIT_MS ends the streak
 	if (outcome.kind === 'http' && outcome.status === 429) gate.downSince = undefined;
 	else if (gate.downSince === undefined || Date.now() - gate.pausedUntil > TOKEN_WAIT_MS)

@@ -99,13 +99,13 @@ export async function amlRequest<T = unknown>(
 		abortSignal: signal,
 	};
 	const { deadline } = request;
+	const spent: Finding = { kind: 'budget', budgetMs: deadline?.ms ?? 0 };
 	const started = Date.now();
 	let sent = false;
 	let refused = 0;
 	for (let attempt = 1; ; attempt++) {
 		// No send starts after the deadline; none waits past it.
-		if (timeLeft(deadline) <= 0)
-			throw fail(this, request, itemIndex, { kind: 'budget' }, attempt - 1, sent);
+		if (timeLeft(deadline) <= 0) throw fail(this, request, itemIndex, spent, attempt - 1, sent);
 		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
 		const sentNow = await send<T>(this, state, options, deadline);
 		const result: Sent<T> = signal?.aborted
@@ -151,9 +151,9 @@ export async function amlRequest<T = unknown>(
 				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		}
-		const seen: Seen =
+		const seen: Finding =
 			step.action !== 'fail' || step.as === 'budget'
-				? { kind: 'budget' }
+				? spent
 				: result.kind === 'answer'
 					? { kind: 'service', status: result.response.statusCode, body: result.response.body }
 					: result.kind === 'tokenEndpoint'
@@ -168,9 +168,6 @@ function retryMode(request: AmlRequest): RetryMode {
 	return request.retry ?? (request.method === 'POST' ? 'none' : 'safe');
 }
 
-/** What was seen of a failure (the budget's length is the request's). */
-type Seen = Exclude<Finding, { kind: 'budget' }> | { kind: 'budget' };
-
 /**
  * The request's failure value with its facts, as n8n's error. A write or check an attempt of which reached the service
  * without an answer may have been applied, whatever came after it; a read applies nothing, however far it got.
@@ -179,7 +176,7 @@ function fail(
 	ctx: AmlContext,
 	request: AmlRequest,
 	itemIndex: number | undefined,
-	seen: Seen,
+	seen: Finding,
 	attempts: number,
 	sent: boolean,
 ): Error {
@@ -188,11 +185,13 @@ function fail(
 		sent && request.method !== 'GET'
 			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
 			: undefined;
-	const facts = { method: request.method, path: request.path, attempts, mayHaveApplied };
-	const failure: Failure =
-		seen.kind === 'budget'
-			? { ...facts, kind: 'budget', budgetMs: request.deadline?.ms ?? 0 }
-			: { ...facts, ...seen };
+	const failure: Failure = {
+		method: request.method,
+		path: request.path,
+		attempts,
+		mayHaveApplied,
+		...seen,
+	};
 	return toNodeError(ctx.getNode(), failure, itemIndex);
 }
 
