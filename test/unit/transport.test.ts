@@ -1,6 +1,6 @@
 import { ClientOAuth2 } from '@n8n/client-oauth2';
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError, OperationalError } from 'n8n-workflow';
+import { NodeApiError, OperationalError, sleep } from 'n8n-workflow';
 
 import {
 	amlRequest,
@@ -409,17 +409,25 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		},
 	);
 
-	test('token endpoint answers 429 (5 a minute per IP): the one renewal waits and asks again for all refused requests; none fails, none asks on its own', async () => {
-		let valid = 'tok-old';
-		const server = await service(() => valid);
+	/**
+	 * A service that accepts `scene.valid`, a stored `tok-old` it accepts until `scene.valid` changes, and n8n's renewal
+	 * replaced by `renew` (its calls counted in `scene.asks`), after a first request that takes the stored token.
+	 */
+	async function renewalScene(renew: (ask: number, store: { token?: string }) => unknown) {
+		const scene = { valid: 'tok-old', asks: 0 };
+		const server = await service(() => scene.valid);
 		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-old' });
-		let asks = 0;
 		const helpers = (ctx as unknown as { helpers: Record<string, unknown> }).helpers;
-		helpers.refreshOAuth2Token = async () => {
-			asks++;
+		helpers.refreshOAuth2Token = async () => renew(++scene.asks, store);
+		await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
+		return { scene, server, ctx, store };
+	}
+
+	test('token endpoint answers 429 (5 a minute per IP): the one renewal waits and asks again for all refused requests; none fails, none asks on its own', async () => {
+		const { scene, server, ctx } = await renewalScene((ask, store) => {
 			// What n8n's OAuth2 client throws for the token endpoint's 429: an AuthError when the body is an OAuth error
 			// (the status is dropped), a ResponseError otherwise.
-			if (asks === 1)
+			if (ask === 1)
 				throw Object.assign(new Error('token endpoint rate limit: 5 requests per 60 s'), {
 					code: 'EAUTH',
 					body: {
@@ -427,7 +435,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 						error_description: 'token endpoint rate limit: 5 requests per 60 s',
 					},
 				});
-			if (asks === 2)
+			if (ask === 2)
 				throw Object.assign(new Error('HTTP status 429'), {
 					status: 429,
 					body: 'slow down',
@@ -435,10 +443,9 @@ describe('transport: authentication through n8n (every request signed by httpReq
 				});
 			store.token = 'tok-new';
 			return { access_token: store.token };
-		};
+		});
 		try {
-			await amlRequest.call(ctx, { method: 'GET', path: '/v1/warm' }, 0, fast);
-			valid = 'tok-new';
+			scene.valid = 'tok-new';
 			const started = Date.now();
 			const answers = await Promise.all(
 				Array.from({ length: 8 }, (_, i) =>
@@ -446,7 +453,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 				),
 			);
 			expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
-			expect(asks).toBe(3);
+			expect(scene.asks).toBe(3);
 			// Backoff before the 2nd and 3rd ask: at least 0.5 s + 1 s.
 			expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
 			// Each request: refused, then sent again after each pause (another process may have stored a token), then
@@ -458,6 +465,29 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			await server.close();
 		}
 	}, 30_000);
+
+	test('while the token endpoint is paused (Retry-After 30 s), a token another process stores ends the wait within about a second', async () => {
+		const { scene, server, ctx, store } = await renewalScene(() => {
+			// the token endpoint's 429 as n8n's HTTP client throws it, with its Retry-After
+			throw Object.assign(new Error('Request failed with status code 429'), {
+				response: { status: 429, data: {}, headers: { 'retry-after': '30' } },
+			});
+		});
+		try {
+			scene.valid = 'tok-other';
+			const started = Date.now();
+			const answer = amlRequest.call(ctx, { method: 'GET', path: '/v1/persons/p1' }, 0, fast);
+			// another process obtains a token and n8n stores it while this one waits out the pause
+			await sleep(300);
+			store.token = 'tok-other';
+			expect((await answer).status).toBe(200);
+			expect(Date.now() - started).toBeLessThan(3_000);
+			expect(scene.asks).toBe(1);
+			expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer tok-other');
+		} finally {
+			await server.close();
+		}
+	});
 
 	test("no stored token: the token first, through the credential test's read, before any write; the next ones use it", async () => {
 		const server = await service(() => 'tok-renewed-1');
