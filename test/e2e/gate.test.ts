@@ -264,6 +264,39 @@ describe('Transaction → Gate', () => {
 		expect(sentFor(await since(mark), id)).toEqual(['unresolved-alerts']);
 	});
 
+	test('the same payment twice in one run, items side by side: the copy waits for the first and blocks "earlier alerts unresolved"', async () => {
+		const other = tx('beside');
+		const dup = tx('twice');
+		const sent = payment(dup, true, false);
+		const mark = await control.mark();
+		// default Parallel Requests (8): after the first item, the others are sent side by side
+		const run = await runAml(gate(), [payment(other, false, false), sent, sent]);
+		expect(run.outputs[1]).toEqual([
+			expect.objectContaining({ transactionId: other, decision: 'clear' }),
+		]);
+		expect(run.outputs[0]).toEqual([
+			expect.objectContaining({
+				transactionId: dup,
+				decision: 'block',
+				reasons: expect.objectContaining({ store: { status: 'created' } }),
+			}),
+			expect.objectContaining({
+				transactionId: dup,
+				decision: 'block',
+				reason: 'earlier alerts unresolved',
+			}),
+		]);
+		expect(run.outputs[0][0].alertIds.length).toBeGreaterThan(0);
+		// the copy asked for open alerts only after the first copy's checks had answered
+		const sentForDup = sentFor(await since(mark), dup);
+		expect(sentForDup.at(-1)).toBe('unresolved-alerts');
+		expect([...sentForDup].sort()).toEqual([
+			'monitoring-checks',
+			'screening-checks',
+			'unresolved-alerts',
+		]);
+	});
+
 	test('a Gate with both checks off is refused before any request, also when only one item turns both off', async () => {
 		const id = tx('no-check');
 		const mark = await control.mark();

@@ -95,6 +95,53 @@ describe('runItems', () => {
 		expect(started.length).toBeLessThan(8);
 	});
 
+	test('items with the same key run one after another in input order; other keys still side by side', async () => {
+		const log: string[] = [];
+		const running = new Map<string, number>();
+		let most = 0;
+		let together = 0;
+		const keys = ['a', 'x', 'x', 'y', 'x', 'z'];
+		await runItems(ctx({ parallel: 4 }), items(keys.length), () => undefined, {
+			prepare: (i) => keys[i],
+			key: (key) => key,
+			send: async (key, i) => {
+				log.push(`start ${i}`);
+				running.set(key, (running.get(key) ?? 0) + 1);
+				most = Math.max(most, running.get(key) ?? 0);
+				together = Math.max(
+					together,
+					[...running.values()].reduce((a, b) => a + b, 0),
+				);
+				await tick();
+				await tick();
+				running.set(key, (running.get(key) ?? 0) - 1);
+				log.push(`end ${i}`);
+				return {};
+			},
+		});
+		expect(most).toBe(1);
+		expect(together).toBeGreaterThan(1);
+		// the three "x" items in input order, each after the one before it ended
+		const order = log.filter((entry) => / (1|2|4)$/.test(entry));
+		expect(order).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 4', 'end 4']);
+	});
+
+	test('an item waiting for its turn does not start after a failure (without Continue On Fail)', async () => {
+		const started: number[] = [];
+		const run = runItems(ctx({ parallel: 4 }), items(4), () => undefined, {
+			prepare: (i) => (i === 0 ? 'first' : 'same'),
+			key: (key) => key,
+			send: async (_key, i) => {
+				started.push(i);
+				await tick();
+				if (i === 1) throw new Error('refused');
+				return {};
+			},
+		});
+		await expect(run).rejects.toThrow('refused');
+		expect(started).toEqual([0, 1]);
+	});
+
 	test('with Continue On Fail every item is sent and a failure becomes its error item', async () => {
 		const outputs = await runItems(ctx({ continueOnFail: true }), items(3), () => undefined, {
 			prepare: (i) => i,

@@ -26,6 +26,12 @@ export interface ItemOperation<P> {
 	answerFailures?: boolean;
 	/** Parallel Requests when the option is not set (default 8; uploads of large files use 1). */
 	defaultParallel?: number;
+	/**
+	 * The entity the item writes or checks (its ID): items of one run with the same key are sent one after another, in
+	 * input order, never side by side (a payment sent twice in one run is gated twice in turn: the copy sees what the
+	 * first did).
+	 */
+	key?: (prepared: P) => string;
 }
 
 type Prepared<P> = { ok: true; value: P } | { ok: false; error: Error };
@@ -170,16 +176,29 @@ export async function runItems<P>(
 		}
 	};
 
+	// Items with the same key in turn: each waits for the one before it (which started earlier, so none waits for a slot).
+	const turns = new Map<string, Promise<void>>();
+	const runInTurn = async (i: number) => {
+		const entry = prepared[i];
+		const key = entry.ok ? operation.key?.(entry.value) : undefined;
+		if (key === undefined) return await runOne(i);
+		const turn = (turns.get(key) ?? Promise.resolve()).then(async () => {
+			if (firstFailure === undefined) await runOne(i);
+		});
+		turns.set(key, turn);
+		await turn;
+	};
+
 	// Warm-up: the first sendable item alone, so that the token is fetched once and stored.
 	let next = 0;
 	while (next < items.length && !prepared[next].ok) {
 		await runOne(next++);
 	}
-	if (next < items.length) await runOne(next++);
+	if (next < items.length) await runInTurn(next++);
 
 	// The rest `parallel` at a time; unless failed items are output (`keepGoing`), no new item starts after a failure.
 	const rest = Array.from({ length: items.length - next }, (_, k) => next + k);
-	await mapBounded(rest, parallel, runOne, () => firstFailure !== undefined);
+	await mapBounded(rest, parallel, runInTurn, () => firstFailure !== undefined);
 
 	if (firstFailure !== undefined) {
 		const error = results[firstFailure].error as NodeApiError;

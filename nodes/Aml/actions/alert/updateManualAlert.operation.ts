@@ -105,6 +105,7 @@ export async function execute(
 			if (note !== undefined) body.note = note;
 			return { alertId, body };
 		},
+		key: ({ alertId }) => String(alertId),
 		send: async ({ alertId, body }, i) => {
 			try {
 				// Not repeated after a lost answer: a status change makes a status entry, a note and a webhook event.
@@ -115,7 +116,7 @@ export async function execute(
 						path: `/v1/manual-alerts/${idSegment(alertId)}`,
 						body,
 						retry: 'none',
-						checkHint: `Alert → Get Manual Alert for ${alertId}`,
+						checkHint: `manual alert ${alertId} in the AML web UI`,
 					},
 					i,
 				);

@@ -99,6 +99,7 @@ export async function execute(
 			if (note !== undefined) body.note = note;
 			return body;
 		},
+		key: (body) => `${String(body.alertType)} ${String(body.alertId)}`,
 		send: async (body, i) => {
 			try {
 				// Not repeated after a lost answer: every status change is a new status entry, note and webhook event.

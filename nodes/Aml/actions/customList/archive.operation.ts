@@ -9,6 +9,7 @@ import {
 	readListId,
 	readRecordId,
 	recordIdProperty,
+	recordKey,
 	recordsPath,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -45,6 +46,7 @@ export async function execute(
 			id: readRecordId(this, i),
 			ignoreArchived: itemParameter(this, 'options.ignoreArchived', i, false) as boolean,
 		}),
+		key: recordKey,
 		send: async ({ customListId, id, ignoreArchived }, i) => {
 			const response = await amlRequest.call(
 				this,

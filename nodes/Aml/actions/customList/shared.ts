@@ -153,6 +153,11 @@ export function recordWriteProperties(): INodeProperties[] {
 }
 
 /** List ID, record ID and attributes of a record write, each checked against the interface's rules. */
+/** A record's key among the items of one run: its list and its ID. */
+export function recordKey({ customListId, id }: { customListId: string; id: string }): string {
+	return `${customListId}/${id}`;
+}
+
 export function readRecordWrite(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -193,7 +198,7 @@ export function archivedRecordError(
 	const message = `Record "${recordId}" is archived and cannot be updated`;
 	const description =
 		`The custom list ${customListId} keeps record "${recordId}" only as archived, and the service refuses changes to archived records (HTTP 409${serviceText ? `: ${serviceText}` : ''}). ` +
-		'To put it back on the list, add it again with Create Record (or use Create or Update / Sync Records).';
+		'To put it back on the list, add it again with Create (or use Create or Update / Sync Records).';
 	return new NodeApiError(
 		node,
 		{ message, description, httpCode: '409' },

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { readRecordWrite, recordWriteProperties, updateRecord } from './shared';
+import { readRecordWrite, recordKey, recordWriteProperties, updateRecord } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties();
@@ -19,6 +19,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
+		key: recordKey,
 		send: async ({ customListId, id, attributes }, i) => {
 			const body = await updateRecord(this, customListId, id, attributes, i);
 			return { customListId, ...(body ?? { id, attributes }) };

@@ -8,7 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
-import { readRecordWrite, recordWriteProperties, upsertRecord } from './shared';
+import { readRecordWrite, recordKey, recordWriteProperties, upsertRecord } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties();
@@ -25,6 +25,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
+		key: recordKey,
 		send: async ({ customListId, id, attributes }, i) => {
 			const upserted = await upsertRecord(this, customListId, id, attributes, i);
 			return {

@@ -86,6 +86,7 @@ export async function execute(
 			}
 			return { personId, body };
 		},
+		key: ({ personId }) => personId,
 		send: async ({ personId, body }, i) => {
 			// Without an ID a repeated POST would store a second note: not repeated. With an ID a repeat
 			// answered "already exists" means the first attempt stored it.

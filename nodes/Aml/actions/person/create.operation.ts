@@ -64,6 +64,7 @@ export async function execute(
 				onExisting: itemParameter(this, 'onExisting', i, 'error') as string,
 			};
 		},
+		key: ({ id }) => id,
 		send: async ({ id, type, attributes, onExisting }, i) => {
 			const created = await amlRequest.call(
 				this,

@@ -32,6 +32,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
+		key: (id) => id,
 		send: async (id, i) => {
 			// A repeat after a lost answer that finds the person gone (404): the lost attempt deleted it.
 			const response = await amlRequest.call(

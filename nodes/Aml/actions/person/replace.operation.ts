@@ -38,6 +38,7 @@ export async function execute(
 			type: itemParameter(this, 'personType', i) as string,
 			attributes: readAttributes(this, i),
 		}),
+		key: ({ id }) => id,
 		send: async ({ id, type, attributes }, i) => {
 			// PUT replaces: repeating it after a lost answer stores the same result.
 			await amlRequest.call(

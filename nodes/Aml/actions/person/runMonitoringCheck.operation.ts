@@ -38,6 +38,7 @@ export async function execute(
 			personId: readPersonId(this, i),
 			allResults: itemParameter(this, 'allResults', i, false) as boolean,
 		}),
+		key: ({ personId }) => personId,
 		send: async ({ personId, allResults }, i) => {
 			const response = await amlRequest.call(
 				this,

@@ -23,6 +23,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readPersonId(this, i),
+		key: (personId) => personId,
 		send: async (personId, i) => {
 			const response = await amlRequest.call(
 				this,

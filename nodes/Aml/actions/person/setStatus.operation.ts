@@ -152,6 +152,7 @@ export async function execute(
 			}
 			return { id, body };
 		},
+		key: ({ id }) => id,
 		send: async ({ id, body }, i) => {
 			const person = await amlApiRequest.call(
 				this,

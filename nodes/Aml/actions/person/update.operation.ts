@@ -59,6 +59,7 @@ export async function execute(
 			if (type) body.type = type;
 			return { id, body };
 		},
+		key: ({ id }) => id,
 		send: async ({ id, body }, i) => {
 			// Setting the same attributes again gives the same stored person: safe to repeat.
 			await amlRequest.call(

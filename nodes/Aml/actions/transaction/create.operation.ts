@@ -30,6 +30,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readTransactionToStore(this, i),
+		key: (transaction) => transaction.id,
 		send: async (transaction, i) =>
 			await storeTransaction(
 				this,

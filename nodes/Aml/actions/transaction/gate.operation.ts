@@ -146,6 +146,7 @@ export async function execute(
 			checks: enabledChecks(this, i),
 			budgetMs: timeBudgetMs(this, i, CHECK_BUDGET_MS),
 		}),
+		key: ({ transaction }) => transaction.id,
 		send: async ({ transaction, checks, budgetMs }, i) => {
 			const deadline = deadlineIn(budgetMs);
 			const transactionId = transaction.id;

@@ -106,6 +106,7 @@ export function routedCheckOperation(options: {
 			const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
 			return await runItems(this, items, validate, {
 				prepare: (i) => readTransactionId(this, i),
+				key: (transactionId) => transactionId,
 				send: async (transactionId, i) => {
 					try {
 						const deadline = deadlineIn(timeBudgetMs(this, i, CHECK_BUDGET_MS));

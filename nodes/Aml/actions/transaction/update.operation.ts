@@ -52,6 +52,7 @@ export async function execute(
 			}
 			return { personId, id, attributes };
 		},
+		key: ({ id }) => id,
 		send: async ({ personId, id, attributes }, i) => {
 			// Adding the same keys again or setting the same status gives the same result: safe to repeat.
 			const answer = await amlApiRequest.call(
