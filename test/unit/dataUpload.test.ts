@@ -100,6 +100,19 @@ describe('status reason', () => {
 		});
 	});
 
+	test('the status and the reason are service text: one line, bounded, secrets redacted; a line number is read only near the start', () => {
+		const hostile = `line 7 bad\nAuthorization: Bearer eyJhbGciOi.secret\u202e ${'x'.repeat(5000)} line 9`;
+		const json = statusJson(4, { status: 'FAILED\nINJECTED', reason: hostile });
+		expect(json.status).toBe('FAILED INJECTED');
+		expect(json.reason).not.toMatch(/[\n\u202e]|eyJhbGciOi/);
+		expect(json.reason).toContain('Bearer [redacted]');
+		expect(String(json.reason).length).toBeLessThanOrEqual(1001);
+		expect(statusJson(4, { status: 'FAILED', reason: `${'x'.repeat(5000)} line 9` }).line).toBe(
+			undefined,
+		);
+		expect(statusJson(4, { status: 'FAILED', reason: hostile }).line).toBe(7);
+	});
+
 	test('other wordings: what is recognised is picked, the text is always kept', () => {
 		expect(
 			parseReason('Offending id "tx:9.1"; last saved id was none; first id not saved is tx:9.0'),

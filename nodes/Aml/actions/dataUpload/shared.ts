@@ -8,24 +8,29 @@ import {
 	idSegment,
 	quoteServiceText,
 } from '../../transport';
-import { parseReason } from './csv';
+import { MAX_REASON_PARSED, parseReason } from './csv';
 
 export const FINAL_STATES = ['COMPLETED', 'FAILED', 'PARTIALLY_COMPLETED'];
 
 /**
  * The output of a status answer: `success` only for COMPLETED. The ids a PARTIALLY_COMPLETED reason
  * names (offending id, last saved id, first id not saved) become fields when the wording is
- * recognised; the reason text is always kept as it is.
+ * recognised, and a FAILED reason's line number; both read only the reason's first MAX_REASON_PARSED
+ * characters. The status and the reason are service text: quoted (bounded, redacted, one line).
  */
 export function statusJson(uploadId: number, answer: IDataObject): IDataObject {
-	const status = typeof answer?.status === 'string' ? answer.status : 'UNKNOWN';
-	const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? answer.reason : null;
-	const json: IDataObject = { uploadId, status, reason, success: status === 'COMPLETED' };
-	if (status === 'PARTIALLY_COMPLETED') Object.assign(json, parseReason(reason));
-	if (status === 'FAILED' && reason) {
-		const line = /\bline\s+(\d+)/i.exec(reason);
-		if (line) json.line = Number(line[1]);
-	}
+	const status =
+		typeof answer?.status === 'string' ? quoteServiceText(answer.status, 100) : 'UNKNOWN';
+	const said = typeof answer?.reason === 'string' && answer.reason !== '' ? answer.reason : '';
+	const json: IDataObject = {
+		uploadId,
+		status,
+		reason: said ? quoteServiceText(said) : null,
+		success: status === 'COMPLETED',
+	};
+	if (status === 'PARTIALLY_COMPLETED') Object.assign(json, parseReason(said));
+	const line = status === 'FAILED' && /\bline\s+(\d+)/i.exec(said.slice(0, MAX_REASON_PARSED));
+	if (line) json.line = Number(line[1]);
 	return json;
 }
 
@@ -140,11 +145,12 @@ export function unsuccessfulUpload(
 			},
 		);
 	}
-	const message = `${label} ended with status ${json.status}: ${json.reason ? quoteServiceText(json.reason) : 'the service gave no reason'}`;
-	let description: string;
+	const reason = typeof json.reason === 'string' ? json.reason : '';
+	const short = quoteServiceText(reason, 300);
+	const message = `${label} ended with status ${json.status}: ${short || 'the service gave no reason'}`;
+	let description = short !== reason ? `Reason: ${reason}. ` : '';
 	if (json.status === 'FAILED') {
-		const first = json.firstIdNotSaved ? ` (first id not saved: ${json.firstIdNotSaved})` : '';
-		description = `The file failed the service's validation, so none of its rows were stored${first}. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
+		description += `The file failed the service's validation, so none of its rows were stored. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
 	} else {
 		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
 			.filter((key) => json[key] !== undefined)
@@ -157,7 +163,7 @@ export function unsuccessfulUpload(
 		const notSaved = json.firstIdNotSaved
 			? `rows from id ${json.firstIdNotSaved} on were not`
 			: 'rows from the failing batch of 1000 on were not';
-		description =
+		description +=
 			`${saved}; ${notSaved}${ids.length ? ` (${ids.join(', ')})` : ''}. ` +
 			`Fix ${json.offendingId ? `the row with id ${json.offendingId}` : 'the row named in the reason'} (for example a duplicate id, or a transaction whose person does not exist), ` +
 			'then upload only the rows that were not stored: the stored rows would now fail as duplicates.';
