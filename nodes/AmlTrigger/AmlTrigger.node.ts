@@ -169,7 +169,7 @@ export class AmlTrigger implements INodeType {
 						typeOptions: { minValue: 0 },
 						default: DEFAULT_DEDUP_WINDOW_MINUTES,
 						description:
-							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and does not run the workflow again. 0 turns this off.',
+							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and does not run the workflow again (while the execution of the first has not recorded it yet, the copy is answered 503 with Retry-After 5, so the service sends it again). 0 turns this off.',
 					},
 					{
 						displayName: 'Entity Type',

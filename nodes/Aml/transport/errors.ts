@@ -290,7 +290,7 @@ function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>)
 		const words = NETWORK_WORDS[answer.code] ?? 'no answer';
 		return {
 			message: `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`,
-			description: `POST token endpoint got no HTTP answer (${answer.code.toLowerCase()}). Check the Access Token URL of the credential and that the token endpoint is reachable.`,
+			description: `POST token endpoint got no HTTP answer (${answer.code.toLowerCase()}). Check the Token URL of the credential and that the token endpoint is reachable.`,
 		};
 	}
 	const httpCode = String(answer.status);
@@ -313,12 +313,12 @@ function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>)
 		return {
 			message: `The AML token endpoint refused the credential (HTTP ${answer.status}${quoted}). ${whatWasSent}, and this run asks for no further token`,
 			description:
-				'Check the Client ID, Client Secret and Access Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused).',
+				'Check the Client ID, Client Secret and Token URL of the AML credential (a rotated secret or a client revoked in the AML web UI is refused).',
 			httpCode,
 		};
 	return {
 		message: `The AML token endpoint answered HTTP ${answer.status}${quoted}. ${whatWasSent}`,
-		description: 'Check the Access Token URL of the AML credential.',
+		description: 'Check the Token URL of the AML credential.',
 		httpCode,
 	};
 }

@@ -30,7 +30,13 @@ import {
 	type DesiredRecord,
 	type PlannedChange,
 } from './syncPlan';
-import { applyChanges, changeJson, syncSummary, type ChangeResult } from './syncApply';
+import {
+	applyChanges,
+	changeJson,
+	MAX_CONSECUTIVE_FAILURES,
+	syncSummary,
+	type ChangeResult,
+} from './syncApply';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
@@ -264,7 +270,7 @@ export async function execute(
 				this.getNode(),
 				`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
 				{
-					description: `All other changes were applied. Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
+					description: `Every change not counted as failed was applied (after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row the sync starts no further change and counts the rest as failed, not attempted). Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
 				},
 			);
 		}

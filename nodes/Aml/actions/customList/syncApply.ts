@@ -6,7 +6,7 @@ import { recordsPath, updateRecord, upsertRecord } from './shared';
 import type { ChangeKind, PlannedChange, SyncPlan } from './syncPlan';
 
 /** After this many failed writes in a row (and none succeeding in between), no further write is started. */
-const MAX_CONSECUTIVE_FAILURES = 20;
+export const MAX_CONSECUTIVE_FAILURES = 20;
 
 /** What became of one planned change of Custom List → Sync Records. */
 export interface ChangeResult {

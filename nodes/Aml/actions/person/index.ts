@@ -49,7 +49,7 @@ export const description: INodeProperties[] = [
 				name: 'Check for Unresolved Alerts',
 				value: 'hasUnresolvedAlerts',
 				description:
-					'Whether a person has open alerts (Block when it has). The service marks this endpoint deprecated in favour of decision rules.',
+					'Whether a person has open alerts (decision block when it has). The service marks this endpoint deprecated in favour of decision rules.',
 				action: 'Check person for unresolved alerts',
 			},
 			{

@@ -114,7 +114,7 @@ const properties: INodeProperties[] = [
 						default: '',
 						placeholder: 'e.g. 9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718',
 						description:
-							'UUID of the custom list field to compare the name with (Custom List → Get Usable Fields lists them). Leave empty to not send it.',
+							'UUID of the custom list field to compare the name with (Custom List Record → Get Usable Fields lists them). Leave empty to not send it.',
 					},
 				],
 			},

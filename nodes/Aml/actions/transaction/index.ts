@@ -33,7 +33,7 @@ export const description: INodeProperties[] = [
 				name: 'Check for Unresolved Alerts',
 				value: 'hasUnresolvedAlerts',
 				description:
-					'Whether a transaction has open alerts (Block when it has). The service marks this endpoint deprecated in favour of decision rules.',
+					'Whether a transaction has open alerts (decision block when it has). The service marks this endpoint deprecated in favour of decision rules.',
 				action: 'Check transaction for unresolved alerts',
 			},
 			{
