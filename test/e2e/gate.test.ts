@@ -264,37 +264,55 @@ describe('Transaction → Gate', () => {
 		expect(sentFor(await since(mark), id)).toEqual(['unresolved-alerts']);
 	});
 
-	test('the same payment twice in one run, items side by side: the copy waits for the first and blocks "earlier alerts unresolved"', async () => {
+	test('the same payment twice in one run, items side by side: the copy waits for the first and blocks "earlier alerts unresolved" (side by side, one of them cleared)', async () => {
 		const other = tx('beside');
 		const dup = tx('twice');
 		const sent = payment(dup, true, false);
-		const mark = await control.mark();
-		// default Parallel Requests (8): after the first item, the others are sent side by side
-		const run = await runAml(gate(), [payment(other, false, false), sent, sent]);
-		expect(run.outputs[1]).toEqual([
-			expect.objectContaining({ transactionId: other, decision: 'clear' }),
-		]);
-		expect(run.outputs[0]).toEqual([
-			expect.objectContaining({
-				transactionId: dup,
-				decision: 'block',
-				reasons: expect.objectContaining({ store: { status: 'created' } }),
-			}),
-			expect.objectContaining({
-				transactionId: dup,
-				decision: 'block',
-				reason: 'earlier alerts unresolved',
-			}),
-		]);
-		expect(run.outputs[0][0].alertIds.length).toBeGreaterThan(0);
-		// the copy asked for open alerts only after the first copy's checks had answered
-		const sentForDup = sentFor(await since(mark), dup);
-		expect(sentForDup.at(-1)).toBe('unresolved-alerts');
-		expect([...sentForDup].sort()).toEqual([
-			'monitoring-checks',
-			'screening-checks',
-			'unresolved-alerts',
-		]);
+		// a repeated check answers only the alerts it creates itself (as the interface allows), and the first monitoring
+		// check of the payment reaches the service 400 ms late: side by side, the copy would ask for open alerts and run
+		// its own checks meanwhile, and whichever check came second would clear
+		await control.post('/config', { checksReportCreatedAlertsOnly: true });
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${dup}/monitoring-checks$`,
+					latencyMs: 400,
+					times: 1,
+				},
+			],
+		});
+		try {
+			const mark = await control.mark();
+			// default Parallel Requests (8): after the first item, the others are sent side by side
+			const run = await runAml(gate(), [payment(other, false, false), sent, sent]);
+			expect(run.outputs[1]).toEqual([
+				expect.objectContaining({ transactionId: other, decision: 'clear' }),
+			]);
+			expect(run.outputs[0]).toEqual([
+				expect.objectContaining({
+					transactionId: dup,
+					decision: 'block',
+					reasons: expect.objectContaining({ store: { status: 'created' } }),
+				}),
+				expect.objectContaining({
+					transactionId: dup,
+					decision: 'block',
+					reason: 'earlier alerts unresolved',
+				}),
+			]);
+			expect(run.outputs[0][0].alertIds.length).toBeGreaterThan(0);
+			// the copy asked for open alerts only after the first copy's checks had answered
+			const sentForDup = sentFor(await since(mark), dup);
+			expect(sentForDup.at(-1)).toBe('unresolved-alerts');
+			expect([...sentForDup].sort()).toEqual([
+				'monitoring-checks',
+				'screening-checks',
+				'unresolved-alerts',
+			]);
+		} finally {
+			await control.post('/config', { checksReportCreatedAlertsOnly: false });
+		}
 	});
 
 	test('a Gate with both checks off is refused before any request, also when only one item turns both off', async () => {
