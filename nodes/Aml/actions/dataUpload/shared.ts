@@ -150,7 +150,9 @@ export function unsuccessfulUpload(
 	const message = `${label} ended with status ${json.status}: ${short || 'the service gave no reason'}`;
 	let description = short !== reason ? `Reason: ${reason}. ` : '';
 	if (json.status === 'FAILED') {
-		description += `The file failed the service's validation, so none of its rows were stored. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
+		// Upload CSV knows the file's first id; Get Status does not
+		const first = json.firstIdNotSaved ? ` (first id not saved: ${json.firstIdNotSaved})` : '';
+		description += `The file failed the service's validation, so none of its rows were stored${first}. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
 	} else {
 		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
 			.filter((key) => json[key] !== undefined)
