@@ -152,12 +152,12 @@ export function recordWriteProperties(): INodeProperties[] {
 	];
 }
 
-/** List ID, record ID and attributes of a record write, each checked against the interface's rules. */
 /** A record's key among the items of one run: its list and its ID. */
 export function recordKey({ customListId, id }: { customListId: string; id: string }): string {
 	return `${customListId}/${id}`;
 }
 
+/** List ID, record ID and attributes of a record write, each checked against the interface's rules. */
 export function readRecordWrite(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
