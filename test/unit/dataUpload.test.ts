@@ -14,8 +14,12 @@ import {
 	type HeadFacts,
 } from '../../nodes/Aml/actions/dataUpload/csv';
 import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
-import { CHECK_REQUEST_PATH, confirmToken } from '../../nodes/Aml/transport';
-import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
+import { CHECK_REQUEST_PATH } from '../../nodes/Aml/transport';
+import {
+	BinaryDataFile,
+	confirmToken,
+	uploadForm,
+} from '../../nodes/Aml/actions/dataUpload/uploadForm';
 import { context, scriptedServer } from './realHttpContext';
 
 describe('CSV header row', () => {

@@ -11,7 +11,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems, withItemFacts } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { amlRequest, confirmToken } from '../../transport';
+import { amlRequest } from '../../transport';
 import {
 	valid,
 	enumRule,
@@ -29,7 +29,7 @@ import {
 	type UploadType,
 } from './csv';
 import { pollFailedAfterAccepted, unsuccessfulUpload, waitForFinalState } from './shared';
-import { uploadForm } from './uploadForm';
+import { confirmToken, uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
