@@ -438,6 +438,82 @@ describe('Custom List → Sync in real n8n', () => {
 		expect((await active(listId)).size).toBe(5);
 	});
 
+	test('a nightly source as databases and Google Sheets give it (null and empty cells, row_number): the list ends equal to the source in Use Input Item Fields and in Map Automatically; a second run writes nothing', async () => {
+		const fields = ['name', 'country', 'note'];
+		for (const mode of ['input', 'mapper'] as const) {
+			const { id: list } = await control.post<{ id: string }>('/custom-lists', {
+				name: `sync real data ${mode} ${Date.now()}`,
+				fields: [
+					{ id: '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', name: 'name' },
+					{ id: '7b2c3d4e-5f6a-4b7c-9d8e-0f1a2b3c4d5e', name: 'country' },
+					{ id: '8c3d4e5f-6a7b-4c8d-8e9f-1a2b3c4d5e6f', name: 'note' },
+				],
+			});
+			await prefill(list, 4);
+			// Google Sheets adds row_number to every row; a database export gives NULL for an empty column
+			const rows: Json[] = [
+				{ row_number: 2, id: id(0), name: 'Person 0', country: 'DE', note: null },
+				{ row_number: 3, id: id(1), name: 'Person 1', country: null, note: '' },
+				{ row_number: 4, id: id(2), name: 'Person 2', country: 'AT', note: 'watch' },
+				{ row_number: 5, id: 'gs-new', name: 'New Row', country: '', note: null },
+			];
+			const parameters: Json =
+				mode === 'input'
+					? {
+							resource: 'customList',
+							operation: 'sync',
+							customListId: list,
+							recordId: '={{ $json.id }}',
+							attributesMode: 'input',
+							onMissing: 'archive',
+							options: { maxArchivePercent: 100 },
+						}
+					: {
+							resource: 'customList',
+							operation: 'sync',
+							customListId: list,
+							recordId: '={{ $json.id }}',
+							attributesMode: 'mapper',
+							listFields: {
+								mappingMode: 'autoMapInputData',
+								value: null,
+								matchingColumns: [],
+								schema: fields.map(recordField),
+							},
+							onMissing: 'archive',
+							options: { maxArchivePercent: 100 },
+						};
+			const mark = await control.mark();
+			const run = await runAml(parameters, rows);
+			expect(run.error).toBeUndefined();
+			expect(run.status).toBe('success');
+			expect(run.outputs[0][0]).toMatchObject({
+				created: 1,
+				updated: 2,
+				archived: 1,
+				unchanged: 1,
+				failed: 0,
+			});
+			// what the source says, no more: no row_number, no empty or null attribute
+			const wanted = new Map(
+				rows.map((row) => [
+					String(row.id),
+					Object.fromEntries(
+						fields.filter((f) => row[f] !== null && row[f] !== '').map((f) => [f, String(row[f])]),
+					),
+				]),
+			);
+			expect(await active(list)).toEqual(wanted);
+			const writes = (await listRequests(mark, list)).filter((r) => r.method !== 'GET');
+			expect(countBy(writes)).toEqual({ POST: 1, PUT: 2, DELETE: 1 });
+
+			const again = await control.mark();
+			const second = await runAml(parameters, rows);
+			expect(second.outputs[0][0]).toMatchObject({ created: 0, updated: 0, unchanged: 4 });
+			expect((await listRequests(again, list)).filter((r) => r.method !== 'GET')).toHaveLength(0);
+		}
+	});
+
 	test("Map List Fields with Map Automatically: each item's fields named like the list's fields are its record; other columns are not stored", async () => {
 		const { id: mappedList } = await control.post<{ id: string }>('/custom-lists', {
 			name: `sync mapped ${Date.now()}`,

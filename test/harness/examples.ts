@@ -152,8 +152,13 @@ export function demoChoices(
 ): ExampleChoices {
 	const settings: Record<string, Json> = {};
 	const name = path.basename(file);
-	if (name.startsWith('02-'))
+	if (name.startsWith('02-')) {
 		settings['Download blocklist CSV'] = { url: `${sandboxUrl}/files/blocklist.csv` };
+		// the demo sandbox's list (the file ships the Custom List ID empty)
+		settings['Sync blocklist'] = {
+			customListId: { __rl: true, mode: 'id', value: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10' },
+		};
+	}
 	if (name.startsWith('04-'))
 		settings['Download persons export'] = { url: `${sandboxUrl}/files/persons-nightly.csv` };
 	return { credentials, settings };

@@ -27,6 +27,9 @@ export interface AttributeFieldOptions {
 	defaultMode?: 'fields' | 'input';
 }
 
+/** Fields a source adds for its own bookkeeping (Google Sheets' row counter): left out by default in Use Input Item Fields. */
+export const SOURCE_BOOKKEEPING_FIELDS = ['row_number'];
+
 /** The resource mapper parameter read in Map List Fields mode (`attributesMode: 'mapper'`). */
 export const MAPPED_ATTRIBUTES = 'listFields';
 
@@ -69,7 +72,7 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			default: 'fields',
 			hint:
 				options.hint ??
-				'Values: text, arrays or objects (numbers are sent as text), at most 2 levels deep; no "." in keys',
+				'Values: text, arrays or objects (numbers sent as text), at most 2 levels deep; empty or null values are not sent',
 		},
 		...(options.mapper
 			? [{ ...options.mapper, displayOptions: { show: { attributesMode: ['mapper'] } } }]
@@ -135,9 +138,11 @@ export function attributeProperties(options: AttributeFieldOptions): INodeProper
 			displayName: 'Fields to Leave Out',
 			name: 'excludeInputFields',
 			type: 'string',
-			default: options.reservedInputFields.join(', '),
+			default: [...options.reservedInputFields, ...SOURCE_BOOKKEEPING_FIELDS].join(', '),
+			requiresDataPath: 'multiple',
 			displayOptions: { show: { attributesMode: ['input'] } },
-			description: 'Comma-separated input fields that are not attributes',
+			description:
+				"Comma-separated names of input fields that are not attributes (drag them from the input panel). row_number is Google Sheets' row counter.",
 		},
 	];
 	return options.defaultMode === undefined
@@ -234,7 +239,33 @@ export function readAttributes(
 		}
 		attributes = Object.fromEntries(entries);
 	}
-	return validAttributes(ctx, itemIndex, field, scalarsAsText(attributes)) as IDataObject;
+	return validAttributes(
+		ctx,
+		itemIndex,
+		field,
+		scalarsAsText(withoutEmpty(attributes)),
+	) as IDataObject;
+}
+
+/** An empty value: null, undefined, or text that is empty or only whitespace. */
+export function isEmptyValue(value: unknown): boolean {
+	return (
+		value === null || value === undefined || (typeof value === 'string' && value.trim() === '')
+	);
+}
+
+/**
+ * One rule for every input mode: a top-level attribute whose value is empty (null, empty text: an empty cell of a
+ * sheet or a NULL column of a database) is not sent. A write that replaces all attributes then leaves it absent; an
+ * update leaves the stored value as it is.
+ */
+function withoutEmpty(attributes: unknown): unknown {
+	if (attributes === null || typeof attributes !== 'object' || Array.isArray(attributes))
+		return attributes;
+	const entries = Object.entries(attributes).filter(([, value]) => !isEmptyValue(value));
+	return entries.length === Object.keys(attributes).length
+		? attributes
+		: Object.fromEntries(entries);
 }
 
 /**
@@ -256,11 +287,11 @@ function mappedAttributes(ctx: IExecuteFunctions, itemIndex: number): IDataObjec
 	if (mapped.automatic) {
 		const json = ctx.getInputData()[itemIndex]?.json ?? {};
 		for (const field of mapped.fields)
-			if (Object.prototype.hasOwnProperty.call(json, field) && json[field] !== undefined)
-				entries.set(field, json[field]);
+			// Present with an empty value still counts as mapped (an empty cell); readAttributes leaves the value out.
+			if (Object.prototype.hasOwnProperty.call(json, field)) entries.set(field, json[field]);
 	} else {
 		for (const [key, value] of Object.entries(mapped.values))
-			if (value !== '' && value !== undefined && value !== null)
+			if (!isEmptyValue(value))
 				entries.set(key, typeof value === 'string' ? parseMaybeJson(value) : value);
 	}
 	if (entries.size === 0)

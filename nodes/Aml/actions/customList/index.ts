@@ -66,17 +66,18 @@ export const description: INodeProperties[] = [
 				action: 'Get usable fields of custom list',
 			},
 			{
+				name: 'Replace',
+				value: 'update',
+				description:
+					'Replace all attributes of an active record: attributes not given are removed (the service stores the record as sent)',
+				action: 'Replace custom list record',
+			},
+			{
 				name: 'Sync Records',
 				value: 'sync',
 				description:
 					'Make the list equal to the incoming items: create new records, update changed ones, archive the ones missing',
 				action: 'Sync custom list records with input items',
-			},
-			{
-				name: 'Update',
-				value: 'update',
-				description: 'Replace all attributes of an active record',
-				action: 'Update custom list record',
 			},
 		],
 		default: 'create',

@@ -87,7 +87,7 @@ export function recordAttributeProperties(
 		known: RECORD_ATTRIBUTES,
 		reservedInputFields: ['id'],
 		defaultMode,
-		hint: "A record's attributes are the list's fields (Map List Fields shows them). Values: text, arrays or objects, at most 2 levels deep",
+		hint: "Attributes are the list's fields (Map List Fields shows them): text, arrays or objects; empty values are not sent",
 		mapper: fieldMapperProperty({
 			displayName: 'List Fields',
 			name: MAPPED_ATTRIBUTES,
@@ -142,7 +142,7 @@ export function readRecordAttributes(ctx: IExecuteFunctions, itemIndex: number):
 		: attributes;
 }
 
-/** The fields of a record write (Create Record, Update Record, Create or Update): list, record ID, attributes, what the write does, options. */
+/** The fields of a record write (Create, Replace, Create or Update): list, record ID, attributes, what the write does, options. */
 export function recordWriteProperties(): INodeProperties[] {
 	return [
 		...customListIdProperties,
@@ -151,6 +151,15 @@ export function recordWriteProperties(): INodeProperties[] {
 		recordOptions,
 	];
 }
+
+/** Replace and Create or Update: the service stores a record whole (PUT), so what is not sent is gone. */
+export const replaceNotice: INodeProperties = {
+	displayName:
+		'The record is stored as sent: attributes not given here are removed from it. To change one field, read the record with Get first and send all its attributes.',
+	name: 'replaceNotice',
+	type: 'notice',
+	default: '',
+};
 
 /** A record's key among the items of one run: its list and its ID. */
 export function recordKey({ customListId, id }: { customListId: string; id: string }): string {

@@ -2,10 +2,16 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
-import { readRecordWrite, recordKey, recordWriteProperties, updateRecord } from './shared';
+import {
+	readRecordWrite,
+	recordKey,
+	recordWriteProperties,
+	replaceNotice,
+	updateRecord,
+} from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = recordWriteProperties();
+const properties: INodeProperties[] = [replaceNotice, ...recordWriteProperties()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['update'] } },

@@ -8,10 +8,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
-import { readRecordWrite, recordKey, recordWriteProperties, upsertRecord } from './shared';
+import {
+	readRecordWrite,
+	recordKey,
+	recordWriteProperties,
+	replaceNotice,
+	upsertRecord,
+} from './shared';
 import type { ItemValidator } from '../../validation';
 
-const properties: INodeProperties[] = recordWriteProperties();
+const properties: INodeProperties[] = [replaceNotice, ...recordWriteProperties()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['customList'], operation: ['upsert'] } },
