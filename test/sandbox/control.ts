@@ -33,10 +33,9 @@ function configError(b: Json): string | undefined {
 		(b.personDeletionEnabled !== undefined && typeof b.personDeletionEnabled !== 'boolean'
 			? 'personDeletionEnabled must be a boolean'
 			: undefined) ??
-		(b.checksReportCreatedAlertsOnly !== undefined &&
-		typeof b.checksReportCreatedAlertsOnly !== 'boolean'
-			? 'checksReportCreatedAlertsOnly must be a boolean'
-			: undefined) ??
+		(['checksReportCreatedAlertsOnly', 'alertsOnStore'] as const)
+			.filter((k) => b[k] !== undefined && typeof b[k] !== 'boolean')
+			.map((k) => `${k} must be a boolean`)[0] ??
 		(b.alertStatuses !== undefined &&
 		(!Array.isArray(b.alertStatuses) ||
 			!b.alertStatuses.length ||

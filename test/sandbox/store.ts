@@ -162,6 +162,11 @@ export interface Config {
 	 * repeat. Off (default): a repeat answers its results again.
 	 */
 	checksReportCreatedAlertsOnly: boolean;
+	/**
+	 * Storing a transaction runs the OFFLINE transaction scenarios (alerts raised when it is stored). Off: only the
+	 * real-time checks raise a transaction's alerts, the stricter case for a gate.
+	 */
+	alertsOnStore: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -181,6 +186,7 @@ export const DEFAULT_CONFIG: Config = {
 	webhookRetryScale: 1,
 	monitoringScoreThreshold: 50,
 	checksReportCreatedAlertsOnly: false,
+	alertsOnStore: true,
 	decisionRules: [
 		{ name: 'PERSON_CLEARED', entity: 'PERSON', condition: 'allAlertsClosed' },
 		{ name: 'TRANSACTION_CLEARED', entity: 'TRANSACTION', condition: 'allAlertsClosed' },

@@ -74,7 +74,7 @@ export function transactionRoutes(ctx: () => Ctx): RouteDef[] {
 					createdTime: now(),
 				};
 				store().addTransaction(tx);
-				ctx().monitoring.run('OFFLINE', p, tx, false);
+				if (store().config.alertsOnStore) ctx().monitoring.run('OFFLINE', p, tx, false);
 				ctx().risk.rescore(p);
 				return ok({ id: tx.id, personId: tx.personId, attributes: tx.attributes });
 			},
