@@ -165,12 +165,16 @@ describe('Transaction → Gate', () => {
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a transaction already stored (a retried payment): Skip stores nothing new, reads it back, asks for open alerts, and the checks still run; Error blocks', async () => {
+	test('a payment sent again (same data): Skip stores nothing new, reads it back and answers the decision written to it, no check sent; Error blocks', async () => {
 		const id = tx('again');
 		const sent = payment(id, false, false);
 		const first = await runAml(gate(), [sent]);
 		expect(first.outputs[1]).toEqual([
-			expect.objectContaining({ transactionId: id, decision: 'clear' }),
+			expect.objectContaining({
+				transactionId: id,
+				decision: 'clear',
+				reasons: expect.objectContaining({ record: { status: 'after answer' } }),
+			}),
 		]);
 		expect(first.outputs[0]).toEqual([]);
 		const mark = await control.mark();
@@ -181,25 +185,26 @@ describe('Transaction → Gate', () => {
 			expect.objectContaining({
 				transactionId: id,
 				decision: 'clear',
-				reasons: expect.objectContaining({ store: { status: 'skipped' } }),
+				reasons: expect.objectContaining({
+					store: { status: 'skipped', decidedBefore: { decision: 'clear' } },
+					monitoring: { status: 'not sent' },
+				}),
 			}),
 		]);
 		const log = await since(mark);
-		// the stored transaction read back to compare, then its open alerts asked for, then both checks
+		// the stored transaction read back (compared, and its decision read); no check, no lookup
 		expect(
 			log.filter(
 				(r) => r.method === 'GET' && r.path === `/api/v1/persons/${personId}/transactions/${id}`,
-			),
-		).toHaveLength(1);
-		expect(sentFor(log, id).sort()).toEqual([
-			'monitoring-checks',
-			'screening-checks',
-			'unresolved-alerts',
-		]);
+			).length,
+		).toBeGreaterThanOrEqual(1);
+		expect(sentFor(log, id)).toEqual([]);
 		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
 			(t) => t.id === id,
 		);
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
+		expect(stored[0].attributes.n8n_gate_decision).toMatchObject({ decision: 'clear' });
+		expect(stored[0].attributes.n8n_gate_claim).toMatchObject({ run: expect.any(String) });
 
 		const refused = await runAml(gate({ onExisting: 'error' }), [sent]);
 		expect(refused.outputs[1]).toEqual([]);
@@ -238,33 +243,48 @@ describe('Transaction → Gate', () => {
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
 	});
 
-	test('a payment stored before whose earlier alerts are open: Block "earlier alerts unresolved", no check sent', async () => {
+	test('a payment stored before without a recorded decision, whose earlier alerts are open: its own checks (answering nothing new), then Block "earlier alerts unresolved"', async () => {
 		const id = tx('open-alerts');
 		const sent = payment(id, true, false);
-		const first = await runAml(gate(), [sent]);
-		expect(first.outputs[0]).toEqual([
-			expect.objectContaining({ transactionId: id, decision: 'block' }),
-		]);
-		expect(first.outputs[0][0].alertIds.length).toBeGreaterThan(0);
-		const mark = await control.mark();
-		const again = await runAml(gate(), [sent]);
-		expect(again.outputs[1]).toEqual([]);
-		expect(again.outputs[0]).toEqual([
-			expect.objectContaining({
-				transactionId: id,
-				decision: 'block',
-				reason: 'earlier alerts unresolved',
-				reasons: {
-					store: { status: 'skipped', unresolvedAlerts: true },
-					monitoring: { status: 'not sent' },
-					screening: { status: 'not sent' },
-				},
-			}),
-		]);
-		expect(sentFor(await since(mark), id)).toEqual(['unresolved-alerts']);
+		await control.post('/config', { checksReportCreatedAlertsOnly: true });
+		try {
+			const first = await runAml(gate({ options: { recordDecision: false } }), [sent]);
+			expect(first.outputs[0]).toEqual([
+				expect.objectContaining({ transactionId: id, decision: 'block' }),
+			]);
+			expect(first.outputs[0][0].alertIds.length).toBeGreaterThan(0);
+			// decisions not recorded: a payment found stored blocks
+			const unrecorded = await runAml(gate({ options: { recordDecision: false } }), [sent]);
+			expect(unrecorded.outputs[0]).toEqual([
+				expect.objectContaining({
+					decision: 'block',
+					reason: 'payment stored before; its decision is not recorded',
+				}),
+			]);
+			const mark = await control.mark();
+			const again = await runAml(gate(), [sent]);
+			expect(again.outputs[1]).toEqual([]);
+			expect(again.outputs[0]).toEqual([
+				expect.objectContaining({
+					transactionId: id,
+					decision: 'block',
+					reason: 'earlier alerts unresolved',
+					reasons: expect.objectContaining({
+						store: { status: 'skipped' },
+						monitoring: { status: 'clear' },
+						screening: { status: 'clear' },
+						unresolvedAlerts: { status: 'open' },
+						record: { status: 'written' },
+					}),
+				}),
+			]);
+			expect(sentFor(await since(mark), id).at(-1)).toBe('unresolved-alerts');
+		} finally {
+			await control.post('/config', { checksReportCreatedAlertsOnly: false });
+		}
 	});
 
-	test('the same payment twice in one run, items side by side: the copy waits for the first and blocks "earlier alerts unresolved" (side by side, one of them cleared)', async () => {
+	test('the same payment twice in one run, items side by side: the copy waits for the first and is answered with its decision (side by side, one of them cleared)', async () => {
 		const other = tx('beside');
 		const dup = tx('twice');
 		const sent = payment(dup, true, false);
@@ -298,17 +318,21 @@ describe('Transaction → Gate', () => {
 				expect.objectContaining({
 					transactionId: dup,
 					decision: 'block',
-					reason: 'earlier alerts unresolved',
+					reasons: expect.objectContaining({
+						store: {
+							status: 'skipped',
+							decidedBefore: expect.objectContaining({ decision: 'block' }),
+						},
+					}),
 				}),
 			]);
 			expect(run.outputs[0][0].alertIds.length).toBeGreaterThan(0);
-			// the copy asked for open alerts only after the first copy's checks had answered
-			const sentForDup = sentFor(await since(mark), dup);
-			expect(sentForDup.at(-1)).toBe('unresolved-alerts');
-			expect([...sentForDup].sort()).toEqual([
+			// the copy is answered with the first copy's decision, with its reason and alerts, and checks nothing
+			expect(run.outputs[0][1].reason).toBe(run.outputs[0][0].reason);
+			expect(run.outputs[0][1].alertIds).toEqual(run.outputs[0][0].alertIds);
+			expect([...sentFor(await since(mark), dup)].sort()).toEqual([
 				'monitoring-checks',
 				'screening-checks',
-				'unresolved-alerts',
 			]);
 		} finally {
 			await control.post('/config', { checksReportCreatedAlertsOnly: false });
@@ -604,5 +628,278 @@ describe('Transaction → Gate as an AI tool (MCP Server Trigger)', () => {
 		} finally {
 			await mcp.close();
 		}
+	});
+});
+
+/**
+ * A payment's decision across executions (issue 50), under the stricter reading of the interface: a repeated check
+ * answers only the alerts it creates, and only the checks raise a transaction's alerts (not its store). Two runs "at
+ * once" are two executions of the same workflow, the second started while the first's check is held on its way in.
+ */
+describe('Transaction → Gate across executions', () => {
+	const stored = async (id: string): Promise<Json> =>
+		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
+	const alertsOf = async (id: string): Promise<Json[]> =>
+		(await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === id);
+	const holdCheck = async (id: string, ms: number, check = 'monitoring') =>
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/${check}-checks$`,
+					latencyMs: ms,
+					times: 1,
+				},
+			],
+		});
+	const later = async <T>(ms: number, run: () => Promise<T>): Promise<T> => {
+		await new Promise((resolve) => setTimeout(resolve, ms));
+		return await run();
+	};
+	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+
+	beforeAll(async () => {
+		await control.post('/config', { checksReportCreatedAlertsOnly: true, alertsOnStore: false });
+	});
+
+	afterAll(async () => {
+		await control.post('/config', { checksReportCreatedAlertsOnly: false, alertsOnStore: true });
+	});
+
+	test("the same large payment twice at once (the resend 400 ms after the first, whose check is held 1.5 s): both block, the resend with the first run's decision, one check of each kind", async () => {
+		const id = tx('at-once');
+		const sent = payment(id, true, false);
+		await holdCheck(id, 1500);
+		const mark = await control.mark();
+		const [first, resend] = await Promise.all([
+			runAml(gate(), [sent]),
+			later(400, async () => await runAml(gate(), [sent])),
+		]);
+		expect(decisionOf(first)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: { status: 'created' },
+				record: { status: 'written' },
+			}),
+		});
+		expect(decisionOf(resend)).toMatchObject({
+			decision: 'block',
+			reason: decisionOf(first).reason,
+			alertIds: decisionOf(first).alertIds,
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					status: 'skipped',
+					waitedFor: 'another run',
+					decidedBefore: expect.objectContaining({ decision: 'block' }),
+				}),
+				monitoring: { status: 'not sent' },
+			}),
+		});
+		expect(decisionOf(first).alertIds.length).toBeGreaterThan(0);
+		expect(sentFor(await since(mark), id).sort()).toEqual([
+			'monitoring-checks',
+			'screening-checks',
+		]);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+	});
+
+	test("the same clean payment twice at once: both clear, the resend with the first run's decision and no check of its own", async () => {
+		const id = tx('at-once-clean');
+		const sent = payment(id, false, false);
+		await holdCheck(id, 1000);
+		const mark = await control.mark();
+		const [first, resend] = await Promise.all([
+			runAml(gate(), [sent]),
+			later(400, async () => await runAml(gate(), [sent])),
+		]);
+		expect(first.outputs[1]).toEqual([expect.objectContaining({ decision: 'clear' })]);
+		expect(resend.outputs[1]).toEqual([
+			expect.objectContaining({
+				decision: 'clear',
+				reasons: expect.objectContaining({
+					store: expect.objectContaining({ decidedBefore: { decision: 'clear' } }),
+				}),
+			}),
+		]);
+		expect(sentFor(await since(mark), id).sort()).toEqual([
+			'monitoring-checks',
+			'screening-checks',
+		]);
+	});
+
+	test('resent after a lost answer: a check the node gave up on (time budget) while the service went on: the resend blocks as the first did', async () => {
+		const id = tx('lost');
+		const sent = payment(id, true, false);
+		await holdCheck(id, 2500);
+		const first = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		expect(decisionOf(first)).toMatchObject({ decision: 'block', reason: 'timeout' });
+		// the held check has reached the service meanwhile and raised its alert
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+		expect((await alertsOf(id)).length).toBeGreaterThan(0);
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[1]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({ decision: 'block', reason: 'timeout' });
+	});
+
+	test('resent after the analyst closed its alert: still blocked; released by the transaction status RELEASED, it clears once no alert is open', async () => {
+		const id = tx('analyst');
+		const sent = payment(id, true, false);
+		const first = await runAml(gate(), [sent]);
+		expect(decisionOf(first).decision).toBe('block');
+		const [alertId] = decisionOf(first).alertIds as number[];
+		const closed = await runAml({
+			resource: 'alert',
+			operation: 'updateStatus',
+			alertType: 'MONITORING',
+			alertId: String(alertId),
+			status: 'CLOSED AS TRUE POSITIVE',
+		});
+		expect(closed.status).toBe('success');
+		const again = await runAml(gate(), [sent]);
+		expect(again.outputs[1]).toEqual([]);
+		expect(decisionOf(again)).toMatchObject({ decision: 'block', alertIds: [alertId] });
+
+		const released = await runAml({
+			resource: 'transaction',
+			operation: 'update',
+			personId,
+			transactionId: id,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({ status: 'released' }),
+		});
+		expect(released.status).toBe('success');
+		const afterRelease = await runAml(gate(), [sent]);
+		expect(afterRelease.outputs[1]).toEqual([
+			expect.objectContaining({
+				decision: 'clear',
+				reasons: expect.objectContaining({
+					store: expect.objectContaining({ released: 'released' }),
+					unresolvedAlerts: { status: 'none' },
+				}),
+			}),
+		]);
+	});
+
+	test("a payment stored by something else (Transaction → Create) is checked by the Gate, then the open-alerts lookup; its failure blocks as its own step, never the store's", async () => {
+		const id = tx('stored-elsewhere');
+		const sent = payment(id, false, false);
+		const created = await runAml(transactionCreateFromInput(), [sent]);
+		expect(created.status).toBe('success');
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'GET',
+					path: `^/api/v1/transactions/${id}/unresolved-alerts$`,
+					answer: { status: 410, body: 'Gone', contentType: 'text/plain' },
+				},
+			],
+		});
+		const mark = await control.mark();
+		const run = await runAml(gate(), [sent]);
+		expect(run.status).toBe('success');
+		expect(decisionOf(run)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: { status: 'skipped' },
+				monitoring: { status: 'clear' },
+				unresolvedAlerts: expect.objectContaining({ status: 'failed', httpCode: '410' }),
+			}),
+		});
+		expect(decisionOf(run).reason).toMatch(/^earlier alerts unknown: /);
+		// checks first, then the lookup
+		expect(sentFor(await since(mark), id).at(-1)).toBe('unresolved-alerts');
+	});
+
+	test('the same payment sent again with its timestamp in another ISO-8601 form is the same payment', async () => {
+		const id = tx('iso');
+		const sent = payment(id, false, false, { timestamp: '2026-03-01T10:00:00Z' });
+		expect((await runAml(gate(), [sent])).outputs[1]).toHaveLength(1);
+		for (const timestamp of ['2026-03-01T10:00:00.000Z', '2026-03-01T11:00:00+01:00']) {
+			const again = await runAml(gate(), [{ ...sent, timestamp }]);
+			expect(decisionOf(again)).toMatchObject({ decision: 'clear' });
+		}
+	});
+
+	test('Transaction → Run Monitoring Check of a transaction checked before: an empty repeat blocks "earlier alerts unresolved" while its alert is open', async () => {
+		const id = tx('standalone');
+		expect(decisionOf(await runAml(gate(), [payment(id, true, false)])).decision).toBe('block');
+		const run = await runAml({
+			resource: 'transaction',
+			operation: 'runMonitoringCheck',
+			transactionId: id,
+		});
+		expect(run.outputs[1]).toEqual([]);
+		expect(run.outputs[0]).toEqual([
+			expect.objectContaining({
+				decision: 'block',
+				reason: 'earlier alerts unresolved',
+				results: [],
+				unresolvedAlerts: { status: 'open' },
+			}),
+		]);
+	});
+
+	test('Time Budget from an expression: numeric text is its number; other text or a negative number is refused before any request', async () => {
+		for (const bad of ['={{ "soon" }}', '={{ -5 }}']) {
+			const mark = await control.mark();
+			const refused = await runAml(gate({ options: { timeBudget: bad } }), [
+				payment(tx(`budget-bad${bad.length}`), false, false),
+			]);
+			expect(refused.status).toBe('error');
+			expect(refused.error?.message).toMatch(/"Time Budget"/);
+			expect(await since(mark)).toEqual([]);
+		}
+		const id = tx('budget-text');
+		await holdCheck(id, 1500);
+		const run = await runAml(gate({ options: { timeBudget: '={{ "500" }}' } }), [
+			payment(id, false, false),
+		]);
+		expect(decisionOf(run)).toMatchObject({ decision: 'block', reason: 'timeout' });
+	});
+
+	test("each item's Time Budget counts from the node's start: three copies of one payment with 1,000 ms take about 1 s, not 3", async () => {
+		const id = tx('copies');
+		const sent = payment(id, false, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/(monitoring|screening)-checks$`,
+					latencyMs: 700,
+				},
+			],
+		});
+		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [sent, sent, sent]);
+		expect(run.outputs[0].length + run.outputs[1].length).toBe(3);
+		expect(nodeMs(run)).toBeLessThan(1000 + 600);
+	});
+
+	test('checks that are off show "off"; a null entry in a check\'s list blocks without a TypeError', async () => {
+		const id = tx('null-entry');
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/monitoring-checks$`,
+					answer: { status: 200, body: '{"results":[null]}', contentType: 'application/json' },
+				},
+			],
+		});
+		const run = await runAml(gate({ runScreening: false }), [payment(id, false, false)]);
+		expect(decisionOf(run)).toMatchObject({
+			decision: 'block',
+			reason: '1 monitoring scenario(s) triggered',
+			reasons: expect.objectContaining({ screening: { status: 'off' } }),
+		});
+		const refused = await runAml(gate({ runScreening: false }), [
+			payment(tx('off-refused'), false, false, { personId: 'nobody-here' }),
+		]);
+		expect(decisionOf(refused)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				monitoring: { status: 'not sent' },
+				screening: { status: 'off' },
+			}),
+		});
 	});
 });

@@ -251,7 +251,8 @@ export function describeGateRules(): void {
 /**
  * n8n's node settings on each of `operations`, in real n8n: Retry On Fail is refused before any request by every
  * operation that writes or checks (n8n would run the whole node again), and runs as usual on the operations that only
- * read; Always Output Data is refused by the operations with Block and Clear outputs (n8n would add an empty item).
+ * read; Always Output Data is refused by every operation whose items carry `decision` (n8n would add an empty item,
+ * which is no decision).
  */
 export function describeSettingsRows(operations: Operation[]): void {
 	describe('node settings: Retry On Fail and Always Output Data', () => {
@@ -327,7 +328,7 @@ export function describeSettingsRows(operations: Operation[]): void {
 				'%s',
 				async (_name, operation) => {
 					const stopped = await runWith(operation, 'stop', { alwaysOutputData: true });
-					if (!routed(operation)) {
+					if (moduleOf(operation).decides !== true) {
 						expect(stopped.run.error?.message ?? '').not.toMatch(/Always Output Data/);
 						return;
 					}
@@ -338,7 +339,8 @@ export function describeSettingsRows(operations: Operation[]): void {
 						alwaysOutputData: true,
 					});
 					expect(continued.sent).toEqual([]);
-					// every item stays on Block with its decision (an empty Block would get n8n's empty item), Clear empty
+					// every item stays on the main output (Block) with its decision (an empty one would get n8n's empty
+					// item); Clear and the error output empty
 					expect(continued.run.outputs).toEqual([
 						[
 							expect.objectContaining({
@@ -347,7 +349,7 @@ export function describeSettingsRows(operations: Operation[]): void {
 								error: expect.stringMatching(/^Turn off "Always Output Data"/),
 							}),
 						],
-						[],
+						...(routed(operation) ? [[]] : []),
 						[],
 					]);
 				},

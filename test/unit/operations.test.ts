@@ -105,6 +105,7 @@ function executeContext(baseUrl: string, parameters: Record<string, unknown>) {
 			oauthTokenData: { access_token: 'tok', token_type: 'Bearer' },
 		}),
 		continueOnFail: () => false,
+		getExecutionId: () => 'e1',
 		getExecutionCancelSignal: () => undefined,
 		addExecutionHints: () => undefined,
 		helpers: {

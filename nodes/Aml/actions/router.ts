@@ -2,7 +2,6 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { BLOCK_OUTPUT, routesClearBlock, runsAsTool } from './outputs';
-import { parameterValidator } from '../validation';
 
 import * as alert from './alert';
 import * as customList from './customList';
@@ -14,6 +13,8 @@ import type { OperationModule, ResourceModule } from './types';
 import { itemParameter } from '../helpers/itemParameter';
 import { asItemError, errorJson } from '../helpers/items';
 import { failedReason } from '../helpers/checks';
+import { requestOptions } from '../helpers/descriptions';
+import { numberOption, parameterValidator } from '../validation';
 
 export const resources: Record<string, ResourceModule> = {
 	person,
@@ -40,6 +41,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			);
 		}
 		refuseUnsafeSettings(this, module, routed);
+		validRequestOptions(this);
 		// Choices and numbers set by expressions are validated per item with the operation's own rules, before any request.
 		const validate = parameterValidator(this, module.description, itemParameter);
 		const outputs = await module.execute.call(this, items, validate);
@@ -62,20 +64,21 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown): NodeApiError | Nod
 
 /**
  * n8n's node settings that would change what the node promises, refused before any request:
- * - Always Output Data with Block and Clear outputs: n8n adds an empty item, which is no decision, to a node's first
- *   output whenever it is empty.
+ * - Always Output Data on an operation whose items carry `decision`: n8n adds an empty item, which is no decision, to
+ *   the node's first output whenever it is empty (Block when routed; with routing off, the one output when every item
+ *   went to the error output), and a test of `decision != "block"` would let it through.
  * - Retry On Fail on an operation that writes or checks: n8n runs the whole node again, sending again the items
  *   already done and the requests that may have been applied. The node repeats by itself what is safe to repeat.
  */
 function refuseUnsafeSettings(ctx: IExecuteFunctions, module: OperationModule, routed: boolean) {
 	const node = ctx.getNode();
-	if (routed && node.alwaysOutputData === true) {
+	if ((routed || module.decides === true) && node.alwaysOutputData === true) {
 		throw new NodeOperationError(
 			node,
-			'Turn off "Always Output Data" in this node\'s Settings: with Block and Clear outputs it would send an empty item, which is no decision, to Block whenever no item is blocked. Nothing was sent to the AML service',
+			`Turn off "Always Output Data" in this node's Settings: it would send an empty item, which is no decision, ${routed ? 'to Block whenever no item is blocked' : 'whenever no item leaves on the main output'}. Nothing was sent to the AML service`,
 			{
 				description:
-					'Every item already leaves on Block or Clear with its decision; a failed item leaves on Block (or the error output).',
+					'Every item already leaves with its decision; a failed item leaves on Block (or the error output) and says decision "block".',
 			},
 		);
 	}
@@ -92,8 +95,20 @@ function refuseUnsafeSettings(ctx: IExecuteFunctions, module: OperationModule, r
 }
 
 /**
+ * The request options every operation reads once per run (Parallel Requests, Timeout): numeric text from an expression
+ * is its number, anything else outside the option's rule is refused before any request, naming the field.
+ */
+function validRequestOptions(ctx: IExecuteFunctions) {
+	for (const option of requestOptions) {
+		const value = itemParameter(ctx, `options.${option.name}`, 0, undefined);
+		if (value !== undefined) numberOption(ctx, 0, option, value);
+	}
+}
+
+/**
  * Every input item as a failed item, on Block for Clear/Block outputs, with "Continue (using error output)" on n8n's
- * error output; with Always Output Data on Block in every mode (an empty Block would get n8n's empty item).
+ * error output; with Always Output Data on an operation that decides, on the main output (Block) in every mode (an
+ * empty one would get n8n's empty item).
  */
 function failedRun(
 	ctx: IExecuteFunctions,
@@ -104,7 +119,8 @@ function failedRun(
 	const outputs: INodeExecutionData[][] = options.routed ? [[], []] : [[]];
 	const node = ctx.getNode();
 	const toErrorOutput =
-		node.onError === 'continueErrorOutput' && !(options.routed && node.alwaysOutputData === true);
+		node.onError === 'continueErrorOutput' &&
+		!((options.routed || options.decides) && node.alwaysOutputData === true);
 	for (let i = 0; i < items.length; i++) {
 		const itemError = asItemError(ctx, error, i);
 		const json = {

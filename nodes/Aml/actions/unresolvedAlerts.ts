@@ -9,9 +9,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
 import { itemId } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
-import { amlApiRequest, idSegment, type Deadline } from '../transport';
+import { amlApiRequest, idSegment, isBudgetSpent, type Deadline } from '../transport';
 import { unreadableAnswer } from '../helpers/answers';
-import { checkFailures, decisionFields, shortAnswer } from '../helpers/checks';
+import { checkFailures, decisionFields, shortAnswer, TIMEOUT_REASON } from '../helpers/checks';
 import { runsAsTool } from './outputs';
 import type { ItemValidator } from '../validation';
 import type { OperationModule } from './types';
@@ -100,4 +100,40 @@ export async function hasUnresolvedAlerts(
 		});
 	}
 	return has;
+}
+
+/** The reason of a block because the transaction has open alerts. */
+export const EARLIER_ALERTS_REASON = 'earlier alerts unresolved';
+
+/**
+ * The open-alerts lookup of a transaction as a step of a decision (the Gate, a routed check): `reason` when it
+ * blocks, `step` for the item's report. It never fails the item: an answer it cannot get or read leaves the
+ * payment's safety unknown, so it blocks with `earlier alerts unknown: …` (`timeout` when the budget was spent).
+ */
+export async function earlierAlerts(
+	ctx: IExecuteFunctions,
+	transactionId: string,
+	itemIndex: number,
+	deadline?: Deadline,
+): Promise<{ reason?: string; step: IDataObject }> {
+	try {
+		const has = await hasUnresolvedAlerts(
+			ctx,
+			`/v1/transactions/${idSegment(transactionId)}`,
+			itemIndex,
+			deadline,
+		);
+		return has
+			? { reason: EARLIER_ALERTS_REASON, step: { status: 'open' } }
+			: { step: { status: 'none' } };
+	} catch (error) {
+		const httpCode = (error as { httpCode?: string | null }).httpCode ?? undefined;
+		const message = (error as Error).message;
+		if (isBudgetSpent(error))
+			return { reason: TIMEOUT_REASON, step: { status: TIMEOUT_REASON, message } };
+		return {
+			reason: `earlier alerts unknown: ${message}`,
+			step: { status: 'failed', message, ...(httpCode ? { httpCode } : {}) },
+		};
+	}
 }

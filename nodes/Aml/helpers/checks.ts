@@ -99,7 +99,7 @@ export function checkListOrThrow(
 /** Alert IDs named by monitoring results or screening matches, without repeats. */
 export function alertIdsOf(list: IDataObject[]): number[] {
 	const ids = list
-		.map((entry) => entry.alertId)
+		.map((entry) => (entry !== null && typeof entry === 'object' ? entry.alertId : undefined))
 		.filter((id): id is number => typeof id === 'number');
 	return [...new Set(ids)];
 }

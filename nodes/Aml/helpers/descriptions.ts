@@ -1,5 +1,7 @@
 import type { IExecuteFunctions, INodeProperties, NodeParameterValue } from 'n8n-workflow';
 
+import type { Deadline } from '../transport';
+import { numberOption } from '../validation';
 import { itemParameter } from './itemParameter';
 
 /**
@@ -46,10 +48,19 @@ export function timeBudgetOption(defaultMs: number, purpose: string): INodePrope
 	};
 }
 
-/** The item's Time Budget option in milliseconds (0: none). */
-export function timeBudgetMs(ctx: IExecuteFunctions, itemIndex: number, defaultMs: number): number {
+/**
+ * The item's Time Budget as a deadline counted from `startedAt`, the node's start (what the caller has waited), or
+ * none for 0. Numeric text is read as its number; anything else is refused before any request.
+ */
+export function timeBudgetDeadline(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	defaultMs: number,
+	startedAt: number,
+): Deadline | undefined {
 	const value = itemParameter(ctx, 'options.timeBudget', itemIndex, defaultMs);
-	return typeof value === 'number' && value > 0 ? value : 0;
+	const ms = numberOption(ctx, itemIndex, timeBudgetOption(defaultMs, ''), value);
+	return ms > 0 ? { at: startedAt + ms, ms } : undefined;
 }
 
 /** Another default and description of a request option, for an operation whose requests differ (file uploads). */

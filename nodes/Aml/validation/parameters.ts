@@ -80,7 +80,26 @@ function choiceRule(property: INodeProperties, value: unknown): string | undefin
 	return `must be one of ${allowed.filter((v) => v !== '').join(', ')}`;
 }
 
-function numberRule(property: INodeProperties, raw: unknown): string | undefined {
+/**
+ * A number option (inside an Options collection, which `parameterValidator` does not reach) as a number: numeric text
+ * from an expression (n8n Variables are always text) is read as its number; anything else outside the property's
+ * rule is refused before any request, naming the item and the field.
+ */
+export function numberOption(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	property: Pick<INodeProperties, 'displayName' | 'typeOptions'>,
+	value: unknown,
+): number {
+	const broken = numberRule(property, value);
+	if (broken) throw invalid(ctx, itemIndex, property.displayName, value, broken);
+	return typeof value === 'string' ? Number(value) : (value as number);
+}
+
+function numberRule(
+	property: Pick<INodeProperties, 'typeOptions'>,
+	raw: unknown,
+): string | undefined {
 	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
 	const { minValue, maxValue, numberPrecision } = (property.typeOptions ?? {}) as {
 		minValue?: number;

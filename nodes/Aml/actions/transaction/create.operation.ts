@@ -1,9 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { optionsCollection, timeBudgetMs, timeBudgetOption } from '../../helpers/descriptions';
+import {
+	optionsCollection,
+	timeBudgetDeadline,
+	timeBudgetOption,
+} from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { deadlineIn } from '../../transport';
 import type { ItemValidator } from '../../validation';
 import { readTransactionToStore, storeProperties, storeTransaction } from './store';
 
@@ -28,15 +31,14 @@ export async function execute(
 	items: INodeExecutionData[],
 	validate: ItemValidator,
 ): Promise<INodeExecutionData[][]> {
+	const startedAt = Date.now();
 	return await runItems(this, items, validate, {
-		prepare: (i) => readTransactionToStore(this, i),
-		key: (transaction) => transaction.id,
-		send: async (transaction, i) =>
-			await storeTransaction(
-				this,
-				transaction,
-				i,
-				deadlineIn(timeBudgetMs(this, i, DEFAULT_BUDGET_MS)),
-			),
+		prepare: (i) => ({
+			transaction: readTransactionToStore(this, i),
+			deadline: timeBudgetDeadline(this, i, DEFAULT_BUDGET_MS, startedAt),
+		}),
+		key: ({ transaction }) => transaction.id,
+		send: async ({ transaction, deadline }, i) =>
+			(await storeTransaction(this, transaction, i, deadline)).json,
 	});
 }

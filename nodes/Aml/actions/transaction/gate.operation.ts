@@ -11,14 +11,27 @@ import {
 	failedReason,
 	mayHaveAppliedFields,
 	TIMEOUT_REASON,
+	type Decision,
 } from '../../helpers/checks';
-import { optionsCollection, timeBudgetMs } from '../../helpers/descriptions';
+import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { runItems } from '../../helpers/items';
-import { deadlineIn, idSegment, isBudgetSpent, isTransientFailure } from '../../transport';
-import { hasUnresolvedAlerts } from '../unresolvedAlerts';
-import type { ItemValidator } from '../../validation';
+import { isBudgetSpent, isTransientFailure, type Deadline } from '../../transport';
+import { earlierAlerts } from '../unresolvedAlerts';
+import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
+import {
+	awaitOtherRun,
+	isReleased,
+	newClaim,
+	RECORD_ATTRIBUTES,
+	releaseStatuses,
+	storedClaim,
+	storedDecision,
+	writeDecision,
+	type Claim,
+	type RecordedDecision,
+} from './record';
 import {
 	CHECK_BUDGET_MS,
 	checkBudgetOption,
@@ -28,18 +41,24 @@ import {
 	type CheckPath,
 } from './routedCheck';
 import {
+	readStoredTransaction,
 	readTransactionToStore,
 	ReusedTransactionId,
 	REUSED_ID_REASON,
 	storeProperties,
 	storeTransaction,
+	type StoredTransaction,
+	type TransactionToStore,
 } from './store';
 
 /**
- * Transaction → Gate: a payment decision in one node. Stores the transaction, then sends the monitoring and the
- * screening check side by side. Clear only when (a) the transaction is stored with this payment's data, (b) every
- * enabled check answered a present, empty list from the only attempt that may have run, (c) at least one check is
- * enabled and (d) all of it within the time budget. Anything else blocks, and `reason` says which failed.
+ * Transaction → Gate: a payment decision in one node, and the one rule it keeps. A payment is answered clear only on
+ * checks of its own whose every answer the Gate knows, when no other check of it can have run unseen: (a) the
+ * transaction is stored with this payment's data, (b) every enabled check answered a present, empty list from the
+ * only attempt that may have run, (c) at least one check is enabled, (d) a payment stored before has no open alert
+ * after those checks, and (e) all of it within the time budget. A payment the Gate decided before is answered with that
+ * decision, from any execution or worker (record.ts); a block stands until the transaction's status releases it.
+ * Anything else blocks, and `reason` says which step failed.
  */
 
 const CHECKS: Array<{
@@ -57,21 +76,28 @@ const CHECKS: Array<{
 	{ step: 'screening', parameter: 'runScreening', pathSegment: 'screening-checks', key: 'matches' },
 ];
 
-/** The reason of a payment stored before whose earlier alerts are still open. */
-const EARLIER_ALERTS_REASON = 'earlier alerts unresolved';
+/** The reason of a payment found stored while another run decides it, when this item's time ran out first. */
+const STILL_DECIDING_REASON = 'first submission still being decided';
+/** The reason of a payment found stored when decisions are not written to transactions. */
+const NOT_RECORDED_REASON = 'payment stored before; its decision is not recorded';
 
 /** A store refused for this transaction's data (unknown person, an existing ID with Error): a block, not a fault. */
 const REFUSED_STORE = new Set(['400', '404', '409', '422']);
 
+const DEFAULT_RELEASE_STATUSES = 'RELEASED';
+
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			"Clear only when the transaction is stored with this payment's data and every enabled check found nothing, in time. Hits, matches, a check whose answer was lost, a payment ID used with other data, a refused store and a spent time budget block. Keep Settings → Always Output Data and Retry On Fail off: the node refuses to run with them.",
+			'Clear only when the payment is stored with its data, every enabled check found nothing in time and a payment stored before has no open alert (else: <code>earlier alerts unresolved</code>). The decision is written to the transaction: sent again, the payment gets the same answer. Always Output Data and Retry On Fail must stay off.',
 		name: 'gateNotice',
 		type: 'notice',
 		default: '',
 	},
-	...storeProperties('skip'),
+	...storeProperties('skip', {
+		error: 'Block the payment (reason "store refused") when its ID is already stored',
+		skip: "Use the stored transaction when it has this payment's data: answered with the decision written to it, or checked again; other data under the ID blocks",
+	}),
 	{
 		displayName: 'Run Monitoring Check',
 		name: 'runMonitoring',
@@ -87,7 +113,27 @@ const properties: INodeProperties[] = [
 		description: 'Whether to screen the transaction against the screening lists',
 	},
 	routeOutputsProperty,
-	optionsCollection([checkBudgetOption]),
+	optionsCollection([
+		checkBudgetOption,
+		{
+			displayName: 'Record Decision on Transaction',
+			name: 'recordDecision',
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether to write the run's claim and its decision to the transaction (attributes n8n_gate_claim and n8n_gate_decision), so that the payment sent again gets the same answer from any execution. Off: a payment found stored blocks.",
+		},
+		{
+			displayName: 'Release Statuses',
+			name: 'releaseStatuses',
+			type: 'string',
+			default: DEFAULT_RELEASE_STATUSES,
+			placeholder: 'e.g. RELEASED, APPROVED',
+			description:
+				"Transaction statuses that release a payment the Gate blocked (comma-separated, any case). Set one on the transaction (the service's web app or Transaction → Update) after reviewing its alerts: sent again, it clears when no alert is open.",
+			hint: 'A blocked payment stays blocked for every resend until its status is one of these',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(
@@ -133,6 +179,27 @@ function enabledChecks(ctx: IExecuteFunctions, i: number) {
 	return checks;
 }
 
+/** The item's transaction, without attributes the Gate writes itself. */
+function readPayment(ctx: IExecuteFunctions, i: number) {
+	const transaction = readTransactionToStore(ctx, i);
+	const reserved = RECORD_ATTRIBUTES.find((key) => key in transaction.attributes);
+	if (reserved) {
+		throw invalid(
+			ctx,
+			i,
+			`attributes.${reserved}`,
+			transaction.attributes[reserved],
+			"is written by the Gate itself: leave it out of the payment's attributes",
+		);
+	}
+	return transaction;
+}
+
+type Check = (typeof CHECKS)[number];
+
+/** How a run that found the payment stored goes on: an answer already, or its own checks. */
+type Found = { answer: IDataObject } | { check: true; lookupAfter: boolean };
+
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -140,88 +207,134 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	const asTool = runsAsTool(this);
 	const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
+	const startedAt = Date.now();
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
-			transaction: readTransactionToStore(this, i),
+			transaction: readPayment(this, i),
 			checks: enabledChecks(this, i),
-			budgetMs: timeBudgetMs(this, i, CHECK_BUDGET_MS),
+			deadline: timeBudgetDeadline(this, i, CHECK_BUDGET_MS, startedAt),
+			record: itemParameter(this, 'options.recordDecision', i, true) !== false,
+			release: releaseStatuses(
+				itemParameter(this, 'options.releaseStatuses', i, DEFAULT_RELEASE_STATUSES),
+			),
 		}),
 		key: ({ transaction }) => transaction.id,
-		send: async ({ transaction, checks, budgetMs }, i) => {
-			const deadline = deadlineIn(budgetMs);
+		send: async ({ transaction, checks, deadline, record, release }, i) => {
 			const transactionId = transaction.id;
 			const reasons: IDataObject = {};
-			const block = (reason: string, more: IDataObject = {}): IDataObject => ({
-				transactionId,
-				personId: transaction.personId,
-				decision: 'block',
-				reason,
-				reasons,
-				alertIds: [],
-				...more,
-			});
-
-			try {
-				const stored = await storeTransaction(this, transaction, i, deadline);
-				reasons.store = {
-					status: stored.result,
-					...(stored.afterLostAnswer ? { afterLostAnswer: true } : {}),
+			/** The steps not taken: a check that is on was not sent, one that is off is off. */
+			const notTaken = () => {
+				for (const check of CHECKS)
+					reasons[check.step] ??= { status: checks.includes(check) ? 'not sent' : 'off' };
+			};
+			const answer = (decision: Decision, reason?: string, alertIds: number[] = []) => {
+				notTaken();
+				return {
+					transactionId,
+					personId: transaction.personId,
+					decision,
+					...(reason === undefined ? {} : { reason }),
+					reasons,
+					alertIds,
 				};
-				// Stored before (a payment sent again, or a lost answer): its checks may have run already and raised
-				// alerts, which a repeated check does not report again. An alert still open on it blocks.
-				if (
-					stored.result !== 'created' &&
-					(await hasUnresolvedAlerts(
-						this,
-						`/v1/transactions/${idSegment(transactionId)}`,
-						i,
-						deadline,
-					))
-				) {
-					(reasons.store as IDataObject).unresolvedAlerts = true;
-					for (const check of CHECKS) reasons[check.step] = { status: 'not sent' };
-					return block(EARLIER_ALERTS_REASON);
-				}
+			};
+
+			// 1. Store the payment, with this run's claim on its decision.
+			const claim = record ? newClaim(this, deadline) : undefined;
+			let stored: StoredTransaction;
+			try {
+				stored = await storeTransaction(this, transaction, i, deadline, claim?.attribute);
 			} catch (error) {
 				// Not stored (or not known to be): no check is sent.
 				const step = storeFailureOrThrow(error);
 				reasons.store = step;
-				for (const check of CHECKS) reasons[check.step] = { status: 'not sent' };
-				return block(step.reason as string);
+				return answer('block', step.reason as string);
+			}
+			const store: IDataObject = { status: stored.json.result };
+			if (stored.json.afterLostAnswer) store.afterLostAnswer = true;
+			reasons.store = store;
+
+			// 2. Found stored: answered as decided before, after another run's decision, or checked again.
+			let lookupAfter = false;
+			if (stored.json.result !== 'created') {
+				const found: Found = await foundStored(this, {
+					transaction,
+					stored: stored.stored,
+					claim: claim?.claim,
+					deadline,
+					release,
+					store,
+					i,
+				});
+				if ('answer' in found) {
+					const { decision, reason, alertIds, unresolvedAlerts } = found.answer as IDataObject;
+					if (unresolvedAlerts) reasons.unresolvedAlerts = unresolvedAlerts;
+					return answer(decision as Decision, reason as string | undefined, alertIds as number[]);
+				}
+				lookupAfter = found.lookupAfter;
 			}
 
-			// Side by side: the gate takes as long as the slower check, not the sum.
-			const answers = await Promise.all(
-				checks.map(async (check) => {
-					try {
-						const { outcome } = await transactionCheck(this, transactionId, check, i, deadline);
-						return {
-							check,
-							outcome,
-							step: {
-								status: outcome.decision,
-								...(outcome.reason ? { reason: outcome.reason } : {}),
-							} as IDataObject,
-						};
-					} catch (error) {
-						return { check, step: failedStep(error) };
-					}
-				}),
+			// 3. The checks, side by side: the gate takes as long as the slower check, not the sum.
+			const settled = await Promise.allSettled(
+				checks.map(
+					async (check) => await transactionCheck(this, transactionId, check, i, deadline),
+				),
 			);
+			// A check refused for a reason the user must fix (a credential refused after renewal, 403, 404) fails the
+			// item, after both have settled; every failed item still carries decision "block".
+			const refusal = settled.find(
+				(result) => result.status === 'rejected' && !isTransientFailure(result.reason),
+			) as PromiseRejectedResult | undefined;
+			if (refusal) throw refusal.reason;
 			const json: IDataObject = { transactionId, personId: transaction.personId };
 			const alertIds = new Set<number>();
 			let reason: string | undefined;
-			for (const check of CHECKS) {
-				const answer = answers.find((entry) => entry.check === check);
-				if (!answer) {
-					reasons[check.step] = { status: 'off' };
-					continue;
+			checks.forEach((check: Check, index) => {
+				const result = settled[index];
+				if (result.status === 'rejected') {
+					const step = failedStep(result.reason);
+					reasons[check.step] = step;
+					json[check.key] = [];
+					reason ??= step.reason as string;
+					return;
 				}
-				reasons[check.step] = answer.step;
-				json[check.key] = answer.outcome?.list ?? [];
-				for (const id of answer.outcome?.alertIds ?? []) alertIds.add(id);
-				if (answer.step.status !== 'clear') reason ??= answer.step.reason as string;
+				const { outcome } = result.value;
+				reasons[check.step] = {
+					status: outcome.decision,
+					...(outcome.reason ? { reason: outcome.reason } : {}),
+				};
+				json[check.key] = outcome.list;
+				for (const id of outcome.alertIds) alertIds.add(id);
+				if (outcome.decision !== 'clear') reason ??= outcome.reason;
+			});
+
+			// 4. A payment stored before: its own checks say only that they raised nothing new; any alert open now blocks.
+			if (reason === undefined && lookupAfter) {
+				const earlier = await earlierAlerts(this, transactionId, i, deadline);
+				reasons.unresolvedAlerts = earlier.step;
+				reason = earlier.reason;
 			}
+
+			// 5. The decision on the transaction: a block before the answer, a clear after it.
+			if (record) {
+				const decided: RecordedDecision = {
+					decision: reason === undefined ? 'clear' : 'block',
+					reason,
+					alertIds: [...alertIds],
+				};
+				if (decided.decision === 'block') {
+					try {
+						await writeDecision(this, transaction, decided, i);
+						reasons.record = { status: 'written' };
+					} catch (error) {
+						reasons.record = { status: 'failed', message: (error as Error).message };
+					}
+				} else {
+					reasons.record = { status: 'after answer' };
+					void writeDecision(this, transaction, decided, i).catch(() => undefined);
+				}
+			}
+			notTaken();
 			return {
 				...json,
 				decision: reason === undefined ? 'clear' : 'block',
@@ -239,6 +352,65 @@ export async function execute(
 			asTool,
 		}),
 	});
+}
+
+/**
+ * A payment found stored (sent again, or the store's answer lost): its recorded decision (a block until released),
+ * this run's own claim (its store answer was lost: it decides), another run's live claim (waited for within this
+ * item's time), or else (a claim past its time, none, or an unreadable one) this run's own checks with the open-alerts
+ * lookup after them.
+ */
+async function foundStored(
+	ctx: IExecuteFunctions,
+	found: {
+		transaction: TransactionToStore;
+		stored: IDataObject;
+		claim?: Claim;
+		deadline?: Deadline;
+		release: string[];
+		store: IDataObject;
+		i: number;
+	},
+): Promise<Found> {
+	const { transaction, claim, deadline, release, store, i } = found;
+	if (!claim) return { answer: { decision: 'block', reason: NOT_RECORDED_REASON } };
+	let stored = found.stored;
+	let decision = storedDecision(stored);
+	const other = storedClaim(stored);
+	if (!decision && other?.run === claim.run) return { check: true, lookupAfter: false };
+	if (!decision && other && other.until > Date.now()) {
+		store.waitedFor = 'another run';
+		const waited = await awaitOtherRun(
+			async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
+			other,
+			deadline,
+		);
+		if (waited.kind === 'budget')
+			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
+		if (waited.kind === 'expired') return { check: true, lookupAfter: true };
+		decision = waited.decision;
+		stored = waited.stored;
+	}
+	if (!decision) return { check: true, lookupAfter: true };
+	store.decidedBefore = {
+		decision: decision.decision,
+		...(decision.reason ? { reason: decision.reason } : {}),
+	};
+	if (decision.decision === 'clear') return { answer: { decision: 'clear', alertIds: [] } };
+	const released = isReleased(stored, release);
+	if (!released)
+		return { answer: { decision: 'block', reason: decision.reason, alertIds: decision.alertIds } };
+	// Released by its status: it clears once no alert of it is open.
+	store.released = released;
+	const earlier = await earlierAlerts(ctx, transaction.id, i, deadline);
+	return {
+		answer: {
+			decision: earlier.reason === undefined ? 'clear' : 'block',
+			reason: earlier.reason,
+			alertIds: decision.alertIds,
+			unresolvedAlerts: earlier.step,
+		},
+	};
 }
 
 /** Its items carry `decision`. */

@@ -7,13 +7,18 @@ import {
 	decisionFields,
 	failClosedOrThrow,
 } from '../../helpers/checks';
-import { optionsCollection, timeBudgetMs, timeBudgetOption } from '../../helpers/descriptions';
+import {
+	optionsCollection,
+	timeBudgetDeadline,
+	timeBudgetOption,
+} from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
-import { amlRequest, deadlineIn, idSegment, type Deadline } from '../../transport';
+import { amlRequest, idSegment, type Deadline } from '../../transport';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import type { OperationModule } from '../types';
 import { readTransactionId, transactionIdProperty } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import { earlierAlerts } from '../unresolvedAlerts';
 import type { ItemValidator } from '../../validation';
 
 /** A payment system waits a few seconds for its gate: 10 s leaves room for a retry and still answers first. */
@@ -104,25 +109,41 @@ export function routedCheckOperation(options: {
 			// As an AI tool one output: the item's `decision` says clear or block (a blocked payment must reach the agent).
 			const asTool = runsAsTool(this);
 			const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
+			const startedAt = Date.now();
 			return await runItems(this, items, validate, {
-				prepare: (i) => readTransactionId(this, i),
-				key: (transactionId) => transactionId,
-				send: async (transactionId, i) => {
+				prepare: (i) => ({
+					transactionId: readTransactionId(this, i),
+					deadline: timeBudgetDeadline(this, i, CHECK_BUDGET_MS, startedAt),
+				}),
+				key: ({ transactionId }) => transactionId,
+				send: async ({ transactionId, deadline }, i) => {
+					let checked;
 					try {
-						const deadline = deadlineIn(timeBudgetMs(this, i, CHECK_BUDGET_MS));
-						return (await transactionCheck(this, transactionId, options, i, deadline)).json;
+						checked = await transactionCheck(this, transactionId, options, i, deadline);
 					} catch (error) {
 						return failClosedOrThrow(error, options.key, transactionId);
 					}
+					if (checked.outcome.decision !== 'clear') return checked.json;
+					// An empty answer says only that this check raised no new alert: it clears once no alert of the
+					// transaction is open (an earlier check's, or one raised meanwhile).
+					const earlier = await earlierAlerts(this, transactionId, i, deadline);
+					return earlier.reason === undefined
+						? checked.json
+						: {
+								...checked.json,
+								decision: 'block',
+								reason: earlier.reason,
+								unresolvedAlerts: earlier.step,
+							};
 				},
 				outputs: routed ? 2 : 1,
 				route: routed
 					? (json) => (json.decision === 'clear' ? CLEAR_OUTPUT : BLOCK_OUTPUT)
 					: undefined,
 				// Failed items say block, and with Continue On Fail leave on Block: never cleared.
-				...checkFailures<string>({
+				...checkFailures<{ transactionId: string }>({
 					idKey: 'transactionId',
-					idOf: (transactionId) => transactionId,
+					idOf: ({ transactionId }) => transactionId,
 					listKey: options.key,
 					errorOutput: routed ? BLOCK_OUTPUT : 0,
 					asTool,

@@ -29,7 +29,13 @@ const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 });
 
 /** The fields of a transaction to store, and "If Transaction Already Exists" with the operation's default. */
-export function storeProperties(onExistingDefault: 'error' | 'skip'): INodeProperties[] {
+export function storeProperties(
+	onExistingDefault: 'error' | 'skip',
+	onExistingTexts: { error: string; skip: string } = {
+		error: 'Fail the item (the service answers 422)',
+		skip: 'Leave the stored transaction unchanged and output it as skipped',
+	},
+): INodeProperties[] {
 	return [
 		...transactionPersonIdProperties,
 		transactionIdProperty,
@@ -48,12 +54,8 @@ export function storeProperties(onExistingDefault: 'error' | 'skip'): INodePrope
 			name: 'onExisting',
 			type: 'options',
 			options: [
-				{ name: 'Error', value: 'error', description: 'Fail the item (the service answers 422)' },
-				{
-					name: 'Skip',
-					value: 'skip',
-					description: 'Leave the stored transaction unchanged and output it as skipped',
-				},
+				{ name: 'Error', value: 'error', description: onExistingTexts.error },
+				{ name: 'Skip', value: 'skip', description: onExistingTexts.skip },
 			],
 			default: onExistingDefault,
 			description:
@@ -97,25 +99,34 @@ export function readTransactionToStore(ctx: IExecuteFunctions, i: number): Trans
 	};
 }
 
+/** A stored transaction as the service holds it: its answer or `sent`, and its attributes as stored. */
+export interface StoredTransaction {
+	json: IDataObject;
+	/** The attributes the service holds (from its answer, or read back when the ID was taken). */
+	stored: IDataObject;
+}
+
 /**
  * Stores the transaction: `result` is `created`, `skipped` (it existed and Skip is chosen) or `exists` (a 422 after a
  * lost answer: stored by the lost attempt or before it, never claimed as created). A transaction found stored under
  * the ID (Skip, or a repeat after a lost answer) is read and compared with this one: the same ID with other data (its
  * person, or any attribute sent) fails with `ReusedTransactionId`, so that a payment is never taken for another.
+ * `record` (the Gate's claim) is stored with the attributes and never compared.
  */
 export async function storeTransaction(
 	ctx: IExecuteFunctions,
 	transaction: TransactionToStore,
 	i: number,
 	deadline?: Deadline,
-): Promise<IDataObject> {
+	record: IDataObject = {},
+): Promise<StoredTransaction> {
 	const { personId, id, attributes, onExisting } = transaction;
 	const response = await amlRequest.call(
 		ctx,
 		{
 			method: 'POST',
 			path: `/v1/persons/${idSegment(personId)}/transactions`,
-			body: { id, attributes },
+			body: { id, attributes: { ...attributes, ...record } },
 			// Keyed by your ID: repeated after a lost answer; a 422 then means stored (by the lost attempt or before).
 			retry: 'create',
 			passStatuses: onExisting === 'skip' ? [422] : [],
@@ -125,14 +136,49 @@ export async function storeTransaction(
 	);
 	const sent: IDataObject = { id, personId, attributes };
 	if (response.status === 422) {
-		await sameAsStored(ctx, transaction, i, deadline);
+		const stored = await sameAsStored(ctx, transaction, i, deadline);
 		return {
-			...sent,
-			result: response.afterLostAnswer ? 'exists' : 'skipped',
-			...lostAnswerFields(response),
+			json: {
+				...sent,
+				result: response.afterLostAnswer ? 'exists' : 'skipped',
+				...lostAnswerFields(response),
+			},
+			stored,
 		};
 	}
-	return { ...answerOrSent(response.body, sent), result: 'created' };
+	const json = answerOrSent(response.body, sent);
+	const answered = json.attributes;
+	const stored = (
+		answered && typeof answered === 'object' ? answered : { ...attributes, ...record }
+	) as IDataObject;
+	for (const key of Object.keys(record)) delete (json.attributes as IDataObject | undefined)?.[key];
+	return { json: { ...json, result: 'created' }, stored };
+}
+
+/** Reads the attributes of the stored transaction (404 when it is not there, or is another person's). */
+export async function readStoredTransaction(
+	ctx: IExecuteFunctions,
+	transaction: { id: string; personId: string },
+	i: number,
+	deadline?: Deadline,
+	passStatuses: number[] = [],
+): Promise<IDataObject | undefined> {
+	const response = await amlRequest.call(
+		ctx,
+		{
+			method: 'GET',
+			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
+			answer: { fields: ['id'] },
+			passStatuses,
+			deadline,
+		},
+		i,
+	);
+	if (response.status === 404) return undefined;
+	const body = response.body as IDataObject;
+	const storedPerson = body.personId;
+	if (storedPerson !== undefined && storedPerson !== transaction.personId) return undefined;
+	return (body.attributes ?? {}) as IDataObject;
 }
 
 /** The reason of a Gate that found the transaction ID taken by other data. */
@@ -158,39 +204,21 @@ export class ReusedTransactionId extends NodeOperationError {
 	}
 }
 
-/** Reads the transaction stored under the ID and fails with `ReusedTransactionId` when it differs from `transaction`. */
+/**
+ * Reads the transaction stored under the ID and fails with `ReusedTransactionId` when it differs from `transaction`;
+ * returns its stored attributes.
+ */
 async function sameAsStored(
 	ctx: IExecuteFunctions,
 	transaction: TransactionToStore,
 	i: number,
 	deadline?: Deadline,
-): Promise<void> {
-	const response = await amlRequest.call(
-		ctx,
-		{
-			method: 'GET',
-			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
-			answer: { fields: ['id'] },
-			passStatuses: [404],
-			deadline,
-		},
-		i,
-	);
+): Promise<IDataObject> {
+	const stored = await readStoredTransaction(ctx, transaction, i, deadline, [404]);
 	const differences =
-		response.status === 404
-			? ['person']
-			: attributeDifferences(
-					transaction.attributes,
-					((response.body as IDataObject).attributes ?? {}) as IDataObject,
-				);
-	const storedPerson = (response.body as IDataObject | undefined)?.personId;
-	if (
-		response.status !== 404 &&
-		storedPerson !== undefined &&
-		storedPerson !== transaction.personId
-	)
-		differences.unshift('person');
+		stored === undefined ? ['person'] : attributeDifferences(transaction.attributes, stored);
 	if (differences.length) throw new ReusedTransactionId(ctx, i, transaction.id, differences);
+	return stored as IDataObject;
 }
 
 /** The attributes sent whose stored value differs (an attribute stored later by Update is not compared). */
@@ -210,5 +238,23 @@ function sameValue(a: unknown, b: unknown): boolean {
 	if (!scalar(a) || !scalar(b)) return false;
 	if (String(a) === String(b)) return true;
 	const decimal = /^-?\d+(\.\d+)?$/;
-	return decimal.test(String(a)) && decimal.test(String(b)) && Number(a) === Number(b);
+	if (decimal.test(String(a)) && decimal.test(String(b))) return Number(a) === Number(b);
+	const instantA = isoInstant(String(a));
+	return instantA !== undefined && instantA === isoInstant(String(b));
+}
+
+const ISO_DATE_TIME =
+	/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2})?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})$/i;
+
+/**
+ * An ISO-8601 date-time as one comparable text (its instant in UTC to the nanosecond), so that `…:00Z`, `…:00.000Z`
+ * and `…+00:00` are the same time; undefined for anything else.
+ */
+function isoInstant(value: string): string | undefined {
+	const match = ISO_DATE_TIME.exec(value.trim());
+	if (!match) return undefined;
+	const [, dateTime, fraction = '', zone] = match;
+	const offset = /^[+-]\d{4}$/.test(zone) ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+	const ms = Date.parse(`${dateTime}${offset.toUpperCase()}`);
+	return Number.isNaN(ms) ? undefined : `${ms}.${fraction.padEnd(9, '0')}`;
 }
