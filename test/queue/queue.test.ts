@@ -192,6 +192,79 @@ describe('every operation family runs on the workers', () => {
 			expect(workers.get(run.executionId)).toMatch(/^worker-/);
 	});
 
+	test('two executions gating one payment at once, on the workers: the same answer, one check of each kind', async () => {
+		// the stricter reading of the interface: a repeated check answers only the alerts it creates, and only the checks
+		// raise a transaction's alerts
+		await control.post('/config', { checksReportCreatedAlertsOnly: true, alertsOnStore: false });
+		try {
+			await runAml({
+				resource: 'person',
+				operation: 'create',
+				personId: `${prefix}-g`,
+				attributesMode: 'fields',
+			});
+			const gate = transactionCreateFromInput({
+				operation: 'gate',
+				excludeInputFields: 'id, personId',
+			});
+			for (const [name, amount, decision] of [
+				['large', '25000.00', 'block'],
+				['clean', '40.00', 'clear'],
+			]) {
+				const id = `${prefix}-gate-${name}`;
+				const sent = {
+					id,
+					personId: `${prefix}-g`,
+					amount,
+					type: 'wire_transfer',
+					direction: 'O',
+					timestamp: '2026-03-08T10:00:00Z',
+				};
+				// the first execution's monitoring check is held 1.5 s on its way in; the second starts 400 ms later
+				await control.post('/faults', {
+					rules: [
+						{
+							method: 'POST',
+							path: `^/api/v1/transactions/${id}/monitoring-checks$`,
+							latencyMs: 1500,
+							times: 1,
+						},
+					],
+				});
+				const mark = await control.mark();
+				const [first, second] = await Promise.all([
+					runAml(gate, [sent]),
+					sleep(400).then(async () => await runAml(gate, [sent])),
+				]);
+				await control.del('/faults');
+				const decided = (run: typeof first) => [...run.outputs[0], ...run.outputs[1]][0];
+				expect(decided(first)).toMatchObject({ decision });
+				expect(decided(second)).toMatchObject({
+					decision,
+					reasons: expect.objectContaining({
+						store: expect.objectContaining({
+							decidedBefore: expect.objectContaining({ decision }),
+						}),
+					}),
+				});
+				const checks = ((await control.requestsSince(mark)) as Json[])
+					.filter(
+						(r) => r.method === 'POST' && String(r.path).startsWith(`/api/v1/transactions/${id}/`),
+					)
+					.map((r) => String(r.path).split('/').pop())
+					.sort();
+				expect(checks).toEqual(['monitoring-checks', 'screening-checks']);
+				const workers = startedOnWorkers();
+				figures[`gate ${name} workers`] = [first, second].map((run) =>
+					workers.get(run.executionId),
+				);
+				for (const run of [first, second]) expect(workers.get(run.executionId)).toMatch(/^worker-/);
+			}
+		} finally {
+			await control.post('/config', { checksReportCreatedAlertsOnly: false, alertsOnStore: true });
+		}
+	});
+
 	test('custom list Sync', async () => {
 		const listId = (
 			await control.post<{ id: string }>('/custom-lists', { name: `queue sync ${prefix}` })
