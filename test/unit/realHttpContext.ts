@@ -13,6 +13,13 @@ export const { httpRequest } = require(
 );
 
 export const FAKE_TOKEN = 'tok-SECRET-123456';
+/** Backoff short enough for tests: 4 attempts, 5–20 ms apart, Retry-After up to 1.5 s. */
+export const FAST_BACKOFF = {
+	maxAttempts: 4,
+	baseDelayMs: 5,
+	maxDelayMs: 20,
+	maxRetryAfterMs: 1500,
+};
 export const FAKE_SECRET = 'client-SECRET-abcdef';
 
 export type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
@@ -160,4 +167,10 @@ export function tokenContext(
 		},
 	};
 	return { ctx: ctx as never, store };
+}
+
+/** An error's message, description and JSON, to look for a text anywhere in it (or make sure it is nowhere). */
+export function errorText(error: unknown): string {
+	const e = error as { message?: string; description?: string };
+	return `${e.message} ${e.description ?? ''} ${JSON.stringify(error)}`;
 }

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FAKE_SECRET, scriptedServer } from './realHttpContext';
 
 /**
- * The token endpoint's failures, one table for the unit tests (test/unit/transport.test.ts, the package's n8n) and the
+ * The token endpoint's failures, one table for the unit tests (test/unit/classify.test.ts, the package's n8n) and the
  * contract tests (test/contract/errors.test.ts, each supported n8n): what the endpoint does, what the seam must read
  * from the error n8n's OAuth2 client throws for it, and that error made by a given OAuth2 client against a local
  * server.

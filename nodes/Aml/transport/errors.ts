@@ -1,8 +1,10 @@
-import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { NEVER_SENT } from '../../shared/n8n/errors';
 import { quoteServiceText } from './quote';
+import { isBusyStatus, type TokenFailure } from './retry';
+import { isTokenEndpointBusy } from './token';
 
 /** How the user can see whether a request that reached the service without an answer was applied. */
 export interface MayHaveApplied {
@@ -25,29 +27,13 @@ interface Facts {
  * The one failure value of a request, made where the failure is seen (request.ts) and turned into n8n's error by
  * `toNodeError` only. It travels on that error (`failureOf`), so callers ask it, never the message text.
  */
-export type Failure = (Facts & Finding) | { kind: 'other'; message: string };
-
-/** A failure's kind and what was seen of it, without the request's facts. */
-export type Finding =
-	| { kind: 'service'; status: number; body?: unknown }
-	| { kind: 'network'; code: string }
-	| { kind: 'budget'; budgetMs: number }
-	| { kind: 'unreadable'; problem: string }
-	| { kind: 'tokenEndpoint'; answer: TokenEndpointFailure; waitedMs: number };
-
-/** What went wrong at the token endpoint (n8n's token fetch or renewal): the service request itself was never sent. */
-export type TokenEndpointFailure =
-	| { kind: 'network'; code: string }
-	| { kind: 'http'; status: number; body?: unknown };
-
-/** Token endpoint bodies may echo request data: only the OAuth2 error fields are kept. */
-export function tokenBody(body: unknown): unknown {
-	if (body && typeof body === 'object') {
-		const { error, error_description } = body as IDataObject;
-		return { error, error_description };
-	}
-	return typeof body === 'string' ? body.slice(0, 200) : undefined;
-}
+export type Failure =
+	| (Facts & { kind: 'service'; status: number; body?: unknown })
+	| (Facts & { kind: 'network'; code: string })
+	| (Facts & { kind: 'budget'; budgetMs: number })
+	| (Facts & { kind: 'unreadable'; problem: string })
+	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
+	| { kind: 'other'; message: string };
 
 const FAILURE = Symbol('aml failure');
 
@@ -72,36 +58,10 @@ export function isTransientFailure(error: unknown): boolean {
 		case 'service':
 			return isBusyStatus(failure.status);
 		case 'tokenEndpoint':
-			return isTokenEndpointBusy(failure.answer);
+			return isTokenEndpointBusy(failure.tokenFailure);
 		default:
 			return false;
 	}
-}
-
-/** A status that says only "not now" (throttled or failing): asking again later may help. */
-function isBusyStatus(status: number): boolean {
-	return status === 429 || status >= 500;
-}
-
-/** What the token endpoint gave, as the token step reads it. */
-type TokenEndpointAnswer =
-	| { kind: 'network' }
-	| { kind: 'http'; status: number }
-	| { kind: 'other' };
-
-/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
-export function isTokenEndpointBusy(answer: TokenEndpointAnswer): boolean {
-	return answer.kind === 'network' || (answer.kind === 'http' && isBusyStatus(answer.status));
-}
-
-/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
-export function isTokenRefusal(answer: TokenEndpointAnswer): boolean {
-	return (
-		answer.kind === 'http' &&
-		answer.status >= 400 &&
-		!isBusyStatus(answer.status) &&
-		answer.status !== 408
-	);
 }
 
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
@@ -285,7 +245,7 @@ function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>)
 		: 'No request was sent to the AML service';
 	const waited =
 		failure.waitedMs >= 1000 ? ` after waiting ${Math.round(failure.waitedMs / 1000)} s` : '';
-	const answer = failure.answer;
+	const answer = failure.tokenFailure;
 	if (answer.kind === 'network') {
 		const words = NETWORK_WORDS[answer.code] ?? 'no answer';
 		return {

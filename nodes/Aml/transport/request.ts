@@ -4,7 +4,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import {
 	backoffDelay,
@@ -15,18 +15,11 @@ import {
 	type BackoffPolicy,
 	type Deadline,
 	type EndpointPolicy,
+	type Outcome,
 	type RetryMode,
 } from './retry';
-import { NEVER_SENT } from '../../shared/n8n/errors';
-import { toNodeError, type Failure, type Finding, type MayHaveApplied } from './errors';
-import {
-	CHECK_REQUEST_PATH,
-	executionCancelSignal,
-	runState,
-	send,
-	type AmlContext,
-	type Sent,
-} from './auth';
+import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { executionCancelSignal, requestSender, runState, type AmlContext } from './auth';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -71,7 +64,7 @@ export function idSegment(value: string | number): string {
 
 /**
  * The one request function of the package: the credential's base URL, JSON in and out, authenticated through n8n
- * (auth.ts `send`), each attempt followed by the one decision `decide`, each failure one `Failure` value turned into
+ * (auth.ts), each attempt followed by the one decision `decide`, each failure one `Failure` value turned into
  * n8n's error by `toNodeError`.
  */
 export async function amlRequest<T = unknown>(
@@ -99,33 +92,29 @@ export async function amlRequest<T = unknown>(
 		abortSignal: signal,
 	};
 	const { deadline } = request;
-	const spent: Finding = { kind: 'budget', budgetMs: deadline?.ms ?? 0 };
+	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
+	const fail = (failure: Failure) => toNodeError(this.getNode(), failure, itemIndex);
 	const started = Date.now();
-	let sent = false;
-	let refused = 0;
+	const sendOnce = requestSender<T>(this, state);
+	let unanswered = false;
 	for (let attempt = 1; ; attempt++) {
 		// No send starts after the deadline; none waits past it.
-		if (timeLeft(deadline) <= 0) throw fail(this, request, itemIndex, spent, attempt - 1, sent);
+		if (timeLeft(deadline) <= 0)
+			throw fail({ ...facts(request, attempt - 1, unanswered), ...budgetSpent });
 		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
-		const sentNow = await send<T>(this, state, options, deadline);
-		const result: Sent<T> = signal?.aborted
+		const sent = await sendOnce(options, deadline);
+		const outcome: Outcome<T> = signal?.aborted
 			? { kind: 'other', message: 'The execution was cancelled' }
-			: sentNow;
-		if (result.kind === 'other') throw toNodeError(this.getNode(), result, itemIndex);
-		const answer = result.kind === 'answer' ? result.response : undefined;
-		if (answer?.statusCode === 401) refused++;
+			: sent;
+		if (outcome.kind === 'other') throw fail(outcome);
+		const answer = outcome.kind === 'answer' ? outcome.response : undefined;
 		const step = decide({
-			attempted: answer
-				? { kind: 'answer', status: answer.statusCode }
-				: result.kind === 'network'
-					? { kind: 'noAnswer', neverSent: NEVER_SENT.has(result.code) }
-					: { kind: 'tokenEndpoint' },
+			outcome,
 			retry,
 			policy: request,
 			attempt,
 			maxAttempts: policy.maxAttempts,
-			sent,
-			refused,
+			unanswered,
 			waitMs: backoffDelay(
 				attempt,
 				policy,
@@ -133,7 +122,7 @@ export async function amlRequest<T = unknown>(
 			),
 			remainingMs: timeLeft(deadline),
 		});
-		sent = step.sent;
+		unanswered = step.unanswered;
 		if (step.action === 'retry') {
 			await sleep(step.waitMs);
 			continue;
@@ -141,8 +130,7 @@ export async function amlRequest<T = unknown>(
 		if (step.action === 'done' && answer) {
 			const problem = answer.statusCode < 300 ? unreadable(request, answer.body) : undefined;
 			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
-			if (problem)
-				throw fail(this, request, itemIndex, { kind: 'unreadable', problem }, attempt, false);
+			if (problem) throw fail({ ...facts(request, attempt, false), kind: 'unreadable', problem });
 			return {
 				status: answer.statusCode,
 				body: answer.body,
@@ -151,15 +139,13 @@ export async function amlRequest<T = unknown>(
 				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		}
-		const seen: Finding =
-			step.action !== 'fail' || step.as === 'budget'
-				? spent
-				: result.kind === 'answer'
-					? { kind: 'service', status: result.response.statusCode, body: result.response.body }
-					: result.kind === 'tokenEndpoint'
-						? { ...result, waitedMs: Date.now() - started }
-						: result;
-		throw fail(this, request, itemIndex, seen, attempt, sent);
+		const known = facts(request, attempt, unanswered);
+		if (step.action !== 'fail' || step.as === 'budget') throw fail({ ...known, ...budgetSpent });
+		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
+		if (outcome.kind === 'tokenEndpoint')
+			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
+		const { statusCode: status, body } = outcome.response;
+		throw fail({ ...known, kind: 'service', status, body });
 	}
 }
 
@@ -169,30 +155,16 @@ function retryMode(request: AmlRequest): RetryMode {
 }
 
 /**
- * The request's failure value with its facts, as n8n's error. A write or check an attempt of which reached the service
- * without an answer may have been applied, whatever came after it; a read applies nothing, however far it got.
+ * What every failure of the request knows. A write or check an attempt of which reached the service without an answer
+ * may have been applied, whatever came after it; a read applies nothing, however far it got.
  */
-function fail(
-	ctx: AmlContext,
-	request: AmlRequest,
-	itemIndex: number | undefined,
-	seen: Finding,
-	attempts: number,
-	sent: boolean,
-): Error {
+function facts(request: AmlRequest, attempts: number, unanswered: boolean) {
 	const retry = retryMode(request);
 	const mayHaveApplied: MayHaveApplied | undefined =
-		sent && request.method !== 'GET'
+		unanswered && request.method !== 'GET'
 			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
 			: undefined;
-	const failure: Failure = {
-		method: request.method,
-		path: request.path,
-		attempts,
-		mayHaveApplied,
-		...seen,
-	};
-	return toNodeError(ctx.getNode(), failure, itemIndex);
+	return { method: request.method, path: request.path, attempts, mayHaveApplied };
 }
 
 /**
@@ -240,22 +212,4 @@ export async function amlApiRequest<T = unknown>(
 ): Promise<T> {
 	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
 	return response.body;
-}
-
-/**
- * Makes sure a large request goes out with a token the service accepts, so that the body is not sent to be refused (a
- * server that refuses the token of a large request may close the connection while the body is still being written:
- * n8n then sees a dropped connection, not the 401). One small authenticated read first: a token the service revoked
- * early answers 401 there and is renewed; a 401 that survives the renewal fails the item before any byte of the body.
- * Any other failure is left to the request itself.
- */
-export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	const refused = await amlApiRequest
-		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
-		.then(
-			() => undefined,
-			(error: unknown) =>
-				error instanceof NodeApiError && error.httpCode === '401' ? error : undefined,
-		);
-	if (refused) throw refused;
 }

@@ -1,4 +1,6 @@
-import { sleep } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+
+import { NEVER_SENT } from '../../shared/n8n/errors';
 
 /** Retry timing shared by every request: Retry-After when sent, else exponential backoff with equal jitter. */
 export interface BackoffPolicy {
@@ -44,6 +46,11 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Math.max(0, date - now);
 }
 
+/** A status that says only "not now" (throttled or failing): asking again later may help. */
+export function isBusyStatus(status: number): boolean {
+	return status === 429 || status >= 500;
+}
+
 /** Delay before attempt number `attempt + 1` (attempt counts from 1). */
 export function backoffDelay(
 	attempt: number,
@@ -58,8 +65,8 @@ export function backoffDelay(
 }
 
 /**
- * How an endpoint may be repeated after a 5xx, a timeout or a dropped connection (a 429, a refused connection and the
- * first 401 are repeated in every mode: the service did not act on them). After such a failure the request may have
+ * How an endpoint may be repeated after a 5xx, a timeout or a dropped connection (a 429, a refused connection and a
+ * 401 that auth.ts lets be sent again are repeated in every mode: the service did not act on them). After such a failure the request may have
  * been applied with its answer lost, so a repeat's answer is read in that light (`afterLostAnswer`).
  * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH of a whole state).
  * - create: a create keyed by the caller's ID; repeated. A 422 "already exists" on a repeat cannot tell "my lost
@@ -85,25 +92,38 @@ export interface EndpointPolicy {
 	checkHint?: string;
 }
 
-/** What one attempt gave, as the decision reads it. */
-export type Attempted =
-	| { kind: 'answer'; status: number }
-	/** no HTTP answer from the service; `neverSent`: it certainly did not reach it (a refused connection) */
-	| { kind: 'noAnswer'; neverSent: boolean }
-	/** n8n's token fetch or renewal failed (nothing was sent); auth.ts already waited for a busy token endpoint */
-	| { kind: 'tokenEndpoint' };
+/** The service's HTTP answer, whatever its status. */
+export interface FullResponse<T> {
+	statusCode: number;
+	body: T;
+	headers: IDataObject;
+}
+
+/** What the token endpoint gave when a token step failed (of its body only the OAuth2 error fields). */
+export type TokenFailure =
+	| { kind: 'network'; code: string }
+	| { kind: 'http'; status: number; body?: unknown };
+
+/**
+ * What one attempt gave (auth.ts `requestSender`), named where it happened: the service's `answer` (any status; on a 401,
+ * whether auth.ts lets the request be sent again), `network` (no answer from the service), `tokenEndpoint` (the token
+ * step failed, so nothing was sent), or `other`.
+ */
+export type Outcome<T = unknown> =
+	| { kind: 'answer'; response: FullResponse<T>; sendAgain?: boolean }
+	| { kind: 'network'; code: string }
+	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure }
+	| { kind: 'other'; message: string };
 
 export interface DecisionInput {
-	attempted: Attempted;
+	outcome: Exclude<Outcome, { kind: 'other' }>;
 	retry: RetryMode;
 	policy: EndpointPolicy;
 	/** This attempt's number, from 1. */
 	attempt: number;
 	maxAttempts: number;
 	/** An earlier attempt reached the service without an answer. */
-	sent: boolean;
-	/** 401 answers so far, this one included. */
-	refused: number;
+	unanswered: boolean;
 	/** The wait before a repeat (Retry-After or backoff). */
 	waitMs: number;
 	/** Time left of the budget when the attempt ended (Infinity without one). */
@@ -113,69 +133,54 @@ export interface DecisionInput {
 /**
  * What follows an attempt: `done` (the answer is the caller's; `afterLostAnswer` when it is a repeat's after a lost
  * answer), `retry` after `waitMs`, or `fail`: as the attempt's own failure (`answer`) or as the spent budget
- * (`budget`). `sent` says whether any attempt so far reached the service without an answer.
+ * (`budget`). `unanswered` says whether any attempt so far reached the service without an answer.
  */
-export type Decision = { sent: boolean } & (
+export type Decision = { unanswered: boolean } & (
 	| { action: 'done'; afterLostAnswer: boolean }
 	| { action: 'retry'; waitMs: number }
 	| { action: 'fail'; as: 'answer' | 'budget' }
 );
 
-/** Pure: the one retry decision of every request (table-tested in test/unit/transport.test.ts). */
+/** Pure: the one retry decision of every request (table-tested in test/unit/retry.test.ts). */
 export function decide(input: DecisionInput): Decision {
-	const { attempted, retry, policy } = input;
+	const { outcome, retry, policy } = input;
 	const repeatable = retry === 'safe' || retry === 'create';
-	let sent = input.sent;
+	let unanswered = input.unanswered;
 	let retryable = false;
-	if (attempted.kind === 'answer') {
-		const { status } = attempted;
+	if (outcome.kind === 'answer') {
+		const status = outcome.response.statusCode;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
 			// A check answered after the budget is not taken: the payment waited longer than it may.
 			if (retry === 'check' && input.remainingMs < 0)
-				return { sent: true, action: 'fail', as: 'budget' };
-			return { sent, action: 'done', afterLostAnswer: sent };
+				return { unanswered: true, action: 'fail', as: 'budget' };
+			return { unanswered, action: 'done', afterLostAnswer: unanswered };
 		}
 		// The lost attempt may have done it: not a failure, and not a claim either (see RetryMode).
-		if (sent && ((status === 422 && retry === 'create') || policy.doneOnRepeat?.includes(status)))
-			return { sent, action: 'done', afterLostAnswer: true };
+		if (
+			unanswered &&
+			((status === 422 && retry === 'create') || policy.doneOnRepeat?.includes(status))
+		)
+			return { unanswered, action: 'done', afterLostAnswer: true };
 		if (status === 429) retryable = true;
 		else if (status >= 500) {
 			retryable = repeatable;
-			sent = true;
-		} else if (status === 401) retryable = input.refused === 1;
+			unanswered = true;
+		} else if (status === 401) retryable = outcome.sendAgain === true;
 		// A refusal that is not repeated is reported as it is, budget or not.
-		if (!retryable) return { sent, action: 'fail', as: 'answer' };
-	} else if (attempted.kind === 'noAnswer') {
-		retryable = attempted.neverSent || repeatable;
-		if (!attempted.neverSent) sent = true;
+		if (!retryable) return { unanswered, action: 'fail', as: 'answer' };
+	} else if (outcome.kind === 'network') {
+		// a refused connection certainly did not reach the service
+		const neverSent = NEVER_SENT.has(outcome.code);
+		retryable = neverSent || repeatable;
+		if (!neverSent) unanswered = true;
 	} else {
-		// Not repeated on top of auth.ts's waits: the budget's error when they spent it, else the token endpoint's.
-		return { sent, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
+		// Not repeated on top of the token step's waits: the budget's error when they spent it, else the token endpoint's.
+		return { unanswered, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
 	}
-	if (input.remainingMs <= 0) return { sent, action: 'fail', as: 'budget' };
+	if (input.remainingMs <= 0) return { unanswered, action: 'fail', as: 'budget' };
 	if (!retryable || input.attempt >= input.maxAttempts)
-		return { sent, action: 'fail', as: 'answer' };
+		return { unanswered, action: 'fail', as: 'answer' };
 	// a repeat needs some time to be answered in, not only to start
-	if (input.waitMs >= input.remainingMs) return { sent, action: 'fail', as: 'budget' };
-	return { sent, action: 'retry', waitMs: input.waitMs };
-}
-
-export const TIMED_OUT = Symbol('timed out');
-/** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
-const WAIT_STEP_MS = 1_000;
-
-/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
-export async function settledBy<T>(
-	promise: Promise<T>,
-	limitAt: number,
-): Promise<T | typeof TIMED_OUT> {
-	if (limitAt === Infinity) return await promise;
-	for (;;) {
-		const left = limitAt - Date.now();
-		const result = await Promise.race<T | typeof TIMED_OUT>([
-			promise,
-			sleep(Math.max(0, Math.min(left, WAIT_STEP_MS))).then((): typeof TIMED_OUT => TIMED_OUT),
-		]);
-		if (result !== TIMED_OUT || left <= WAIT_STEP_MS) return result;
-	}
+	if (input.waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
+	return { unanswered, action: 'retry', waitMs: input.waitMs };
 }

@@ -1,0 +1,184 @@
+/** nodes/Aml/transport/retry.ts: backoff and `decide`, the one retry decision. */
+import { backoffDelay, decide, DEFAULT_BACKOFF, parseRetryAfter } from '../../nodes/Aml/transport';
+
+describe('backoff', () => {
+	test('Retry-After as seconds and as HTTP date', () => {
+		expect(parseRetryAfter('3')).toBe(3000);
+		const now = Date.parse('2026-01-01T00:00:00Z');
+		expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
+		expect(parseRetryAfter('soon')).toBeUndefined();
+	});
+
+	test('exponential delays stay within [ceiling/2, ceiling] and the cap', () => {
+		for (let attempt = 1; attempt <= 10; attempt++) {
+			const ceiling = Math.min(
+				DEFAULT_BACKOFF.maxDelayMs,
+				DEFAULT_BACKOFF.baseDelayMs * 2 ** (attempt - 1),
+			);
+			expect(backoffDelay(attempt, DEFAULT_BACKOFF, undefined, () => 0)).toBe(ceiling / 2);
+			expect(backoffDelay(attempt, DEFAULT_BACKOFF, undefined, () => 1)).toBe(ceiling);
+		}
+		expect(backoffDelay(1, DEFAULT_BACKOFF, 10 * 60_000)).toBe(DEFAULT_BACKOFF.maxRetryAfterMs);
+	});
+});
+
+describe('decide: the one retry decision, row by row (answer or failure, policy, attempt, time left)', () => {
+	const answer = (status: number, sendAgain?: boolean) =>
+		({
+			outcome: {
+				kind: 'answer',
+				response: { statusCode: status, body: {}, headers: {} },
+				sendAgain,
+			},
+		}) as const;
+	const base = {
+		...answer(503),
+		retry: 'safe',
+		policy: {},
+		attempt: 1,
+		maxAttempts: 6,
+		unanswered: false,
+		waitMs: 250,
+		remainingMs: Infinity,
+	} as const;
+	const network = (code: string) => ({ outcome: { kind: 'network', code } }) as const;
+	const token = {
+		outcome: { kind: 'tokenEndpoint', tokenFailure: { kind: 'http', status: 503 } },
+	} as const;
+	const done = (afterLostAnswer: boolean, unanswered = afterLostAnswer) => ({
+		action: 'done',
+		afterLostAnswer,
+		unanswered,
+	});
+	const retry = (unanswered: boolean, waitMs = 250) => ({ action: 'retry', waitMs, unanswered });
+	const fail = (as: 'answer' | 'budget', unanswered: boolean) => ({
+		action: 'fail',
+		as,
+		unanswered,
+	});
+	test.each([
+		// answers
+		['200 on a first attempt', answer(200), done(false)],
+		['200 on a repeat after a lost answer', { ...answer(200), unanswered: true }, done(true)],
+		['a passStatus is returned', { ...answer(404), policy: { passStatuses: [404] } }, done(false)],
+		[
+			'a check answered after the budget: the budget’s error',
+			{ ...answer(200), retry: 'check', remainingMs: -1 },
+			fail('budget', true),
+		],
+		['a check answered in time', { ...answer(200), retry: 'check', remainingMs: 5 }, done(false)],
+		[
+			'422 on a create repeat: done after a lost answer',
+			{ ...answer(422), retry: 'create', unanswered: true },
+			done(true),
+		],
+		[
+			'422 on a first create: its failure',
+			{ ...answer(422), retry: 'create' },
+			fail('answer', false),
+		],
+		[
+			'422 on a safe repeat: its failure',
+			{ ...answer(422), unanswered: true },
+			fail('answer', true),
+		],
+		[
+			'doneOnRepeat 404 on a repeat',
+			{ ...answer(404), unanswered: true, policy: { doneOnRepeat: [404] } },
+			done(true),
+		],
+		[
+			'doneOnRepeat 404 on a first attempt: its failure',
+			{ ...answer(404), policy: { doneOnRepeat: [404] } },
+			fail('answer', false),
+		],
+		['429 in every mode', { ...answer(429), retry: 'none' }, retry(false)],
+		['429 with attempts used up', { ...answer(429), attempt: 6 }, fail('answer', false)],
+		['5xx on safe: repeated, sent', answer(503), retry(true)],
+		['5xx on create: repeated, sent', { ...answer(500), retry: 'create' }, retry(true)],
+		['5xx on none: not repeated, sent', { ...answer(502), retry: 'none' }, fail('answer', true)],
+		['5xx on check: not repeated, sent', { ...answer(503), retry: 'check' }, fail('answer', true)],
+		[
+			'a 401 auth.ts lets be sent again: repeated in every mode',
+			{ ...answer(401, true), retry: 'none' },
+			retry(false),
+		],
+		[
+			'a 401 auth.ts does not let be sent again: its failure',
+			answer(401, false),
+			fail('answer', false),
+		],
+		[
+			'403: its failure even with the budget spent',
+			{ ...answer(403), remainingMs: 0 },
+			fail('answer', false),
+		],
+		// no answer
+		[
+			'refused connection on none: repeated, never sent',
+			{ ...network('ECONNREFUSED'), retry: 'none' },
+			retry(false),
+		],
+		['dropped on safe: repeated, sent', network('ECONNRESET'), retry(true)],
+		[
+			'dropped on create: repeated, sent',
+			{ ...network('ECONNRESET'), retry: 'create' },
+			retry(true),
+		],
+		[
+			'dropped on none: not repeated, sent',
+			{ ...network('ECONNRESET'), retry: 'none' },
+			fail('answer', true),
+		],
+		[
+			'dropped on check: not repeated, sent',
+			{ ...network('ECONNRESET'), retry: 'check' },
+			fail('answer', true),
+		],
+		[
+			'dropped on a check with the budget spent',
+			{ ...network('ECONNRESET'), retry: 'check', remainingMs: -5 },
+			fail('budget', true),
+		],
+		[
+			'dropped with the attempts used up',
+			{ ...network('ECONNRESET'), attempt: 6 },
+			fail('answer', true),
+		],
+		[
+			'attempts used up with the budget spent',
+			{ ...network('ECONNRESET'), attempt: 6, remainingMs: 0 },
+			fail('budget', true),
+		],
+		// the token endpoint (the token step waited already)
+		['token endpoint failure: not repeated on top', token, fail('answer', false)],
+		[
+			'token endpoint failure after a lost answer keeps unanswered',
+			{ ...token, unanswered: true },
+			fail('answer', true),
+		],
+		[
+			'token endpoint waited until the budget was spent',
+			{ ...token, remainingMs: 0 },
+			fail('budget', false),
+		],
+		// the time budget
+		[
+			'a wait beyond the deadline (Retry-After)',
+			{ ...answer(429), waitMs: 60_000, remainingMs: 5_000 },
+			fail('budget', false),
+		],
+		[
+			'a wait ending exactly at the deadline',
+			{ ...answer(503), waitMs: 500, remainingMs: 500 },
+			fail('budget', true),
+		],
+		[
+			'a wait leaving time for a repeat',
+			{ ...answer(503), waitMs: 500, remainingMs: 501 },
+			retry(true, 500),
+		],
+	] as const)('%s', (_name, change, expected) => {
+		expect(decide({ ...base, ...change } as Parameters<typeof decide>[0])).toEqual(expected);
+	});
+});
