@@ -46,5 +46,4 @@ export async function execute(
 	});
 }
 
-/** Only reads: n8n's Retry On Fail may run it again. */
 export const readOnly = true;

@@ -49,5 +49,4 @@ export async function execute(
 	});
 }
 
-/** Only reads: n8n's Retry On Fail may run it again. */
 export const readOnly = true;
