@@ -30,7 +30,7 @@ export const pagingProperties: INodeProperties[] = [
 
 /** Sort direction of lists that take an Order By (person search, transactions of a person). */
 export const sortDirectionProperty: INodeProperties = {
-	displayName: 'Direction',
+	displayName: 'Sort Direction',
 	name: 'direction',
 	type: 'options',
 	options: [

@@ -71,7 +71,7 @@ export const routeOutputsProperty: INodeProperties = {
 	noDataExpression: true,
 	default: true,
 	description:
-		'Whether to send transactions to block to the Block output (the first) and clear ones to the Clear output. Off: one output; read the "decision" field. With it on, Settings → Always Output Data is refused.',
+		'Whether blocked transactions leave on the Block output (the first) and cleared ones on the Clear output. Off: one output; read the "decision" field.',
 };
 
 /**

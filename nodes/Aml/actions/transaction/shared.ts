@@ -53,11 +53,14 @@ export const CORE_FIELDS: INodeProperties[] = [
 	{
 		displayName: 'Direction',
 		name: 'direction',
-		type: 'string',
+		type: 'options',
+		options: [
+			{ name: 'Not Set', value: '' },
+			{ name: 'Incoming', value: 'I', description: 'Money received (sent as I)' },
+			{ name: 'Outgoing', value: 'O', description: 'Money sent (sent as O)' },
+		],
 		default: '',
-		placeholder: 'e.g. O',
-		description:
-			'I for incoming (money received) or O for outgoing (money sent). Free text: use the values your scenarios expect.',
+		description: 'Whether money was received or sent: the service expects I or O',
 	},
 	{
 		displayName: 'Timestamp',

@@ -25,8 +25,17 @@ import {
 const [modeProperty, ...otherAttributeProperties] = attributeProperties({
 	known: TRANSACTION_ATTRIBUTES,
 	reservedInputFields: ['id', 'personId', 'transactionId'],
-	hint: 'Needs "amount" (decimal as text, e.g. "1250.00"); most scenarios also expect "type", "direction" and "timestamp"',
 });
+
+/** What the JSON and input-item modes must carry (Define Below shows these fields by name). */
+const expectedAttributesNotice: INodeProperties = {
+	displayName:
+		'Needs "amount" (decimal as text, e.g. "1250.00"); most scenarios also expect "type", "direction" (I or O) and "timestamp"',
+	name: 'expectedAttributesNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: { show: { attributesMode: ['json', 'input'] } },
+};
 
 /** The fields of a transaction to store, and "If Transaction Already Exists" with the operation's default. */
 export function storeProperties(
@@ -40,6 +49,7 @@ export function storeProperties(
 		...transactionPersonIdProperties,
 		transactionIdProperty,
 		modeProperty,
+		expectedAttributesNotice,
 		...CORE_FIELDS.map((field) => ({
 			...field,
 			displayOptions: { show: { attributesMode: ['fields'] } },
