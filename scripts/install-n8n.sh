@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs n8n (default 2.41.1) and the Node it runs on from the npm registry into a cache folder outside the repo,
+# Installs n8n (default: test/n8nVersions.json's) and the Node it runs on from the npm registry into a cache folder outside the repo,
 # once; later calls only check and print the paths. Any supported n8n line: 2.x runs on Node 24, the 1.x line on
 # Node 22; native modules are built for that Node (sqlite3 always, isolated-vm only where that n8n depends on it);
 # n8n 1.x and early 2.x pull `xlsx` from a CDN that is unreachable here, so the install overrides it with the
@@ -7,7 +7,7 @@
 # so an interrupted install is redone. An existing complete install without a marker is adopted (checked, not
 # reinstalled).
 #
-#   AML_N8N_VERSION   n8n version (default 2.41.1)
+#   AML_N8N_VERSION   n8n version (default: the default of test/n8nVersions.json)
 #   AML_NODE_VERSION  Node version n8n runs on (default: 24.21.0 for n8n 2.x, 22.23.3 for n8n 1.x)
 #   AML_N8N_CACHE     cache folder (default ~/.cache/n8n-nodes-aml)
 #
@@ -15,7 +15,7 @@
 # callers), AML_NODE_VERSION, AML_N8N_BIN, AML_N8N_VERSION, AML_N8N_DIR. Progress goes to stderr.
 set -euo pipefail
 
-VERSION="${AML_N8N_VERSION:-2.41.1}"
+VERSION="${AML_N8N_VERSION:-$(node -p "require('$(cd "$(dirname "$0")/.." && pwd)/test/n8nVersions.json').default")}"
 case "$VERSION" in
   1.*) DEFAULT_NODE=22.23.3 ;;
   *) DEFAULT_NODE=24.21.0 ;;

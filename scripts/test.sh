@@ -16,11 +16,11 @@
 # Works without a terminal (CI=true, no stdin). Everything listens on 127.0.0.1 only.
 #
 #   AML_TEST_SUITES="unit sandbox"   run only these suites
-#   AML_N8N_VERSION=1.123.81         run the e2e and faults suites on that n8n instead of the default 2.41.1
-#   AML_CONTRACT_VERSIONS="1.123.81 2.0.3 2.41.1"   the n8n versions the contract suite (test/contract: the seam
-#                                    with n8n, nodes/shared/n8n/, against n8n's own implementation) runs on
-#   AML_COMPAT_VERSIONS="1.123.81 2.0.3"   the n8n versions the compat suite runs on (default: the oldest supported
-#                                    1.x and 2.x)
+#   The tested n8n versions are listed in test/n8nVersions.json; these override it for one run:
+#   AML_N8N_VERSION=1.123.81         run the e2e and faults suites on that n8n instead of the default
+#   AML_CONTRACT_VERSIONS="2.0.3 2.41.1"   the n8n versions the contract suite (test/contract: the seam with n8n,
+#                                    nodes/shared/n8n/, against n8n's own implementation) runs on
+#   AML_COMPAT_VERSIONS="2.0.3"      the n8n versions the compat suite runs on (default: the oldest supported 1.x and 2.x)
 #   AML_FAULTS_FULL=1                faults suite at full size (10,000-item soak, 1,000-delivery burst)
 #   AML_KEEP_N8N=1                   keep the e2e n8n user folder (database, n8n.log)
 set -uo pipefail
@@ -30,9 +30,10 @@ export CI="${CI:-true}"
 # The suites that need no n8n first: the installs (below) run meanwhile. The contract suite runs on the default n8n in
 # its place and on the other versions just before compat (their installs overlap e2e and faults).
 suites="${AML_TEST_SUITES:-lint typecheck unit release sandbox contract e2e faults compat queue}"
-default_version="${AML_N8N_VERSION:-2.41.1}"
-compat_versions="${AML_COMPAT_VERSIONS:-1.123.81 2.0.3}"
-contract_versions="${AML_CONTRACT_VERSIONS:-1.123.81 2.0.3 2.41.1}"
+tested() { node -p "[].concat(require('./test/n8nVersions.json')['$1']).join(' ')"; }
+default_version="${AML_N8N_VERSION:-$(tested default)}"
+compat_versions="${AML_COMPAT_VERSIONS:-$(tested compat)}"
+contract_versions="${AML_CONTRACT_VERSIONS:-$(tested contract)}"
 has() { [[ " $suites " == *" $1 "* ]]; }
 contract_later="" # contract versions other than the default, run before compat (or last)
 passed=0

@@ -3,12 +3,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { N8N_VERSION } from '../harness/n8nVersions';
+
 /**
- * The contract suite runs n8n's own implementation beside the package's seam (nodes/shared/n8n/), once per supported
- * n8n: `AML_N8N_VERSION` selects the install (scripts/install-n8n.sh, cached in ~/.cache/n8n-nodes-aml), and its own
- * n8n-workflow and n8n-core are loaded from there, not the package's devDependencies.
+ * The contract suite runs n8n's own implementation beside the package's seam (nodes/shared/n8n/), once per tested
+ * n8n (test/n8nVersions.json): `AML_N8N_VERSION` selects the install (scripts/install-n8n.sh, cached in
+ * ~/.cache/n8n-nodes-aml), and its own n8n-workflow and n8n-core are loaded from there, not the package's
+ * devDependencies.
  */
-export const N8N_VERSION = process.env.AML_N8N_VERSION ?? '2.41.1';
+export { N8N_VERSION };
 
 const cache = process.env.AML_N8N_CACHE ?? path.join(os.homedir(), '.cache', 'n8n-nodes-aml');
 const modules = path.join(cache, `n8n-${N8N_VERSION}`, 'node_modules');

@@ -11,6 +11,7 @@ import {
 	runNode,
 	type Json,
 } from '../harness/context';
+import { N8N_VERSION } from '../harness/n8nVersions';
 
 /**
  * The AML OAuth2 credential in real n8n (SECURITY.md):
@@ -84,7 +85,7 @@ async function httpRequestWith(cred: { id: string; name: string }, url: string) 
 }
 
 /** n8n 1.123.x checks Specific Domains for an OAuth2 credential in the HTTP Request node on redirects only (measured). */
-const domainsChecked = !/^1\./.test(process.env.AML_N8N_VERSION ?? '2.41.1');
+const domainsChecked = !/^1\./.test(N8N_VERSION);
 
 describe('AML credential: the token stays with the AML host', () => {
 	test(`Specific Domains with the API Base URL host: ${domainsChecked ? 'another host refused, nothing sent' : 'n8n 1.x still sends the token to another host'}; the AML host, the AML node and the credential test keep working`, async () => {

@@ -6,8 +6,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
  * Relies on: n8n-workflow's `NodeConnectionTypes` (from n8n 1.83; before it, connection types were plain strings).
  * n8n before 1.83 lacks it, so both nodes fail to load with this message (n8n shows it in its log and its
  * community-nodes list) instead of a TypeError.
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (the nodes load: test/e2e, test/compat); an n8n-workflow without it
- * (test/unit/n8nSupport.test.ts).
+ * Measured on: every tested n8n (test/n8nVersions.json; the nodes load: test/e2e, test/compat); an n8n-workflow
+ * without it (test/unit/n8nSupport.test.ts).
  */
 export const SUPPORTED_N8N = 'n8n 1.123 or later (1.x), or 2.0 or later';
 

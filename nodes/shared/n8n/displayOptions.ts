@@ -7,7 +7,7 @@
  * which must check exactly the parameters n8n shows for that item, no more and no fewer.
  * Replaces: the package's own evaluation of `displayOptions`, which treated version and `_cnd` conditions as
  * "not shown".
- * Measured on: n8n 1.123.81 (n8n-workflow 1.120.31), 2.0.3 and 2.41.1 (n8n-workflow 2.41.0): same signature and the
+ * Measured on: every tested n8n (test/n8nVersions.json; n8n-workflow 1.120.31 to 2.41.0): same signature and the
  * same answers for every parameter of both nodes in every resource/operation the panel can show
  * (test/contract/displayOptions.test.ts). If n8n changes the signature, the contract test fails; the node would
  * otherwise validate too few or too many parameters.

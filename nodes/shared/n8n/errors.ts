@@ -5,7 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
  * failure without an answer, or something else. Where it happened is known to the caller (transport/auth.ts: a token
  * step's failure is the token endpoint's, a send with a token held is the service's), so nothing here guesses it.
  *
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 with each version's OAuth2 client and error classes
+ * Measured on: every tested n8n (test/n8nVersions.json) with each version's OAuth2 client and error classes
  * (test/contract/errors.test.ts, serviceErrors.test.ts). Not part of n8n's documented node API. Relies on:
  * - A failure without an answer: on 2.x the NodeApiError's `cause` is the HTTP client's error (`code`); 1.x keeps no
  *   cause, only `httpCode` (the code) and the original message among `messages`.

@@ -1,8 +1,9 @@
 /**
  * Seam with n8n: how n8n's OAuth2 request path keeps, fetches and renews the credential's token.
  *
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1, each version's real `httpRequestWithAuthentication`, OAuth2 client and
- * `refreshOAuth2Token` (test/contract/oauthToken.test.ts, serviceErrors.test.ts). Not part of n8n's documented node API.
+ * Measured on: every tested n8n (test/n8nVersions.json), each version's real `httpRequestWithAuthentication`, OAuth2
+ * client and `refreshOAuth2Token` (test/contract/oauthToken.test.ts, serviceErrors.test.ts). Not part of n8n's
+ * documented node API.
  * Relies on:
  * - n8n keeps the token under `oauthTokenData` (`access_token`, the token endpoint's `expires_in`; 2.x releases after
  *   2.0.3 also `n8n_expires_at`, epoch ms) and hands it to the node with `getCredentials`.

@@ -10,8 +10,8 @@
  * Also relies on: a stored parameter value being an expression exactly when it is a text starting with "=" (at any
  * depth of a collection or locator), so that a value holding none reads the same for every item (`holdsExpression`;
  * itemParameter reads such a parameter once per run).
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (test/contract/parameters.test.ts, n8n-core's ExecuteContext: the
- * package's readers beside getNodeParameter for two items of one run, expressions at every depth).
+ * Measured on: every tested n8n (test/n8nVersions.json; test/contract/parameters.test.ts, n8n-core's ExecuteContext:
+ * the package's readers beside getNodeParameter for two items of one run, expressions at every depth).
  * Breaks when n8n changes: a bad By URL link's error shows "[object Object]" (or nothing) as the value given, still
  * naming the item and the field; nothing is sent either way. If n8n marked expressions otherwise, a parameter's
  * expression would be read for the first item only (the contract test's expression rows fail first).

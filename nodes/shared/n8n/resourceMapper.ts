@@ -10,7 +10,8 @@ import type { INodeProperties } from 'n8n-workflow';
  * Automatically: `value` null, the input item's fields taken by name); `schema` the fields the editor loaded
  * (`{ id, displayName, … }`, `removed: true` for a field the user took out). The default the editor starts from is
  * `{ mappingMode, value: null }`.
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (test/contract/resourceMapper.test.ts, n8n-core's ExecuteContext).
+ * Measured on: every tested n8n (test/n8nVersions.json; test/contract/resourceMapper.test.ts, n8n-core's
+ * ExecuteContext).
  * Breaks when n8n changes: a record's attributes read from the mapper are missing or wrong; the node then fails the
  * item naming the field (no attribute mapped), nothing is sent.
  */

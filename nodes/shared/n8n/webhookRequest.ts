@@ -3,8 +3,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 /**
  * Seam with n8n: the bytes of a webhook request as they arrived, for signature checks.
  *
- * Measured on: n8n 1.123.81, 2.0.3 and 2.41.1 (test/contract/webhookRequest.test.ts: each n8n's own body-parser
- * middleware on real HTTP requests). Not part of n8n's documented node API.
+ * Measured on: every tested n8n (test/n8nVersions.json; test/contract/webhookRequest.test.ts: each n8n's own
+ * body-parser middleware on real HTTP requests). Not part of n8n's documented node API.
  * Relies on: n8n's body parser keeps the request body's bytes as `req.rawBody` (a Buffer) before it parses JSON, for
  * every content type except multipart, and offers `req.readRawBody()` to read them when that has not happened yet.
  * Breaks: without the bytes every HMAC-signed delivery fails its check (answered 401, starts nothing: fail closed);
