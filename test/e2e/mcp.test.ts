@@ -4,7 +4,7 @@ import * as path_ from 'node:path';
 
 import { context, control, runAml, type Json } from '../harness/context';
 import { mcpTools, textOf, type McpTools } from '../harness/mcp';
-import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
+import { EXAMPLES_DIR, prepareExample, readExample } from '../harness/examples';
 
 /**
  * AI agents use the AML node as a tool: a workflow with n8n's MCP Server Trigger and AML tool nodes whose parameters
@@ -16,11 +16,13 @@ const personId = `mcp-${suffix}`;
 const TRIGGER = 'MCP Server Trigger';
 
 let mcp: McpTools | undefined;
+let mcpUrl = '';
 let client: any;
 
 beforeAll(async () => {
 	// the example workflow as a user imports it (examples/05-ai-agent-tools.json), on a path of its own
 	const path = `aml-mcp-${suffix}`;
+	mcpUrl = `${context().n8n.baseUrl}/mcp/${path}`;
 	const workflow = prepareExample(path_.join(EXAMPLES_DIR, '05-ai-agent-tools.json'), {
 		sandboxUrl: context().sandbox.baseUrl,
 		credential: context().credential,
@@ -48,6 +50,35 @@ afterAll(async () => {
 });
 
 describe('AML node as a tool through the MCP Server Trigger', () => {
+	test('example 05 ships with Bearer Auth on its trigger: a call without the token is refused with 403 and calls no tool', async () => {
+		const trigger = (readExample('05-ai-agent-tools.json').nodes as Json[]).find(
+			(n) => n.name === TRIGGER,
+		)!;
+		expect(trigger.parameters.authentication).toBe('bearerAuth');
+		expect(trigger.credentials).toEqual({ httpBearerAuth: { id: null, name: 'MCP client token' } });
+		const mark = await control.mark();
+		for (const authorization of [undefined, 'Bearer wrong-token']) {
+			const answer = await fetch(mcpUrl, {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					accept: 'application/json, text/event-stream',
+					...(authorization ? { authorization } : {}),
+				},
+				body: JSON.stringify({
+					jsonrpc: '2.0',
+					id: 1,
+					method: 'tools/call',
+					params: { name: 'create_manual_alert', arguments: { personId, comment: 'forged' } },
+				}),
+			});
+			expect(answer.status).toBe(403);
+		}
+		expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'))).toEqual(
+			[],
+		);
+	});
+
 	test('the MCP client lists the tools with their descriptions and $fromAI input schemas', async () => {
 		const { tools } = await client.listTools();
 		const byName = Object.fromEntries(tools.map((t: Json) => [t.name, t]));
