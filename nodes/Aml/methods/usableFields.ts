@@ -30,19 +30,40 @@ async function currentListFields(this: ILoadOptionsFunctions): Promise<IDataObje
 	return await fetchUsableFields.call(this, customListId);
 }
 
-/** For screening search configurations: the option value is the field's UUID. */
+/**
+ * For Screening → Search configurations: the usable fields of every custom list whose fixed ID a configuration names
+ * (the value is the field's UUID); with more than one list, each name says its list.
+ */
 export async function getUsableFields(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const fields = await currentListFields.call(this);
-	return fields
-		.filter((field: IDataObject) => field.id !== undefined && field.id !== null)
-		.map((field: IDataObject) => ({
-			name: String(field.name ?? field.id),
-			value: String(field.id),
-			description: `Field ID ${String(field.id)}`,
-		}))
-		.sort((a, b) => a.name.localeCompare(b.name));
+	const rows = (this.getCurrentNodeParameters()?.configurations as IDataObject | undefined)
+		?.configuration;
+	const listIds = [
+		...new Set(
+			(Array.isArray(rows) ? (rows as IDataObject[]) : [])
+				.map((row) => (typeof row.listId === 'string' ? row.listId.trim() : ''))
+				.filter((id) => id !== '' && !id.startsWith('=') && uuidRule(id) === undefined),
+		),
+	];
+	if (listIds.length === 0)
+		throw new NodeOperationError(
+			this.getNode(),
+			"Enter a fixed Custom List ID (a UUID) in the configuration first to load its list's fields",
+		);
+	const options: INodePropertyOptions[] = [];
+	for (const listId of listIds)
+		for (const field of await fetchUsableFields.call(this, listId))
+			if (field.id !== undefined && field.id !== null)
+				options.push({
+					name:
+						listIds.length > 1
+							? `${String(field.name ?? field.id)} (list ${listId})`
+							: String(field.name ?? field.id),
+					value: String(field.id),
+					description: `Field ID ${String(field.id)}`,
+				});
+	return options.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**

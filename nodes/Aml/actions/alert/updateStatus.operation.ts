@@ -26,7 +26,12 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		required: true,
 		options: [
-			{ name: 'Bridge', value: 'BRIDGE', description: 'A bridge alert' },
+			{
+				name: 'Bridge',
+				value: 'BRIDGE',
+				description:
+					"An alert the AML web UI lists as a bridge alert (the service's fourth alert type; pick it only for such an ID)",
+			},
 			{
 				name: 'Manual',
 				value: 'MANUAL',

@@ -17,7 +17,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. 42',
 		description:
 			'The number the service returned for the upload (field "uploadId" of the Upload CSV output)',
-		hint: 'success is true only for COMPLETED; FAILED and PARTIALLY_COMPLETED give the reason, a partial upload also the first ID not saved',
+		hint: 'success is true only for COMPLETED; FAILED and PARTIALLY_COMPLETED give the reason, a partial one its first ID not saved',
 	},
 	optionsCollection(),
 ];

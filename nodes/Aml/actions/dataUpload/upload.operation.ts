@@ -55,7 +55,7 @@ const properties: INodeProperties[] = [
 				name: 'Person',
 				value: 'PERSON',
 				description:
-					'Persons. Header columns ID, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
+					'Persons. Header columns: the ID column, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
 			},
 			{
 				name: 'Person Relation',
@@ -67,13 +67,13 @@ const properties: INodeProperties[] = [
 				name: 'Transaction',
 				value: 'TRANSACTION',
 				description:
-					'Transactions of stored persons. Header columns ID, `person_id`, `timestamp` (ISO-8601), `amount`, `direction`; others are attributes.',
+					'Transactions of stored persons. Header columns: the ID column, `person_id`, `timestamp` (ISO-8601), `amount`, `direction`; others are attributes.',
 			},
 			{
 				name: 'Transaction Update',
 				value: 'TRANSACTION_UPDATE',
 				description:
-					'Changes to stored transactions. Header columns ID, `person_id`, then the columns to add, or `status`.',
+					'Changes to stored transactions. Header columns: the ID column, `person_id`, then the columns to add, or `status`.',
 			},
 		],
 		default: 'PERSON',
@@ -118,7 +118,8 @@ const properties: INodeProperties[] = [
 			},
 			timeout: {
 				default: UPLOAD_TIMEOUT_MS,
-				description: 'How long sending one file and getting its answer may take',
+				description:
+					'Milliseconds that sending one file and getting its answer may take (default 300,000: 5 minutes)',
 			},
 		},
 	),
@@ -197,6 +198,74 @@ function parseAnswer(body: unknown): IDataObject {
 	return (body ?? {}) as IDataObject;
 }
 
+/**
+ * One item's upload, read and checked before anything is sent: the type, the binary field and its file name, the size
+ * and the header row (from the file's first 64 KB, without loading the rest), and the wait settings.
+ */
+async function prepareUpload(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	i: number,
+): Promise<PreparedUpload> {
+	const type = valid<UploadType>(ctx, i, 'Upload Type', itemParameter(ctx, 'uploadType', i), (v) =>
+		enumRule(v, UPLOAD_TYPES),
+	);
+	const property = String(itemParameter(ctx, 'binaryPropertyName', i, 'data')).trim();
+	const binary = items[i].binary?.[property];
+	if (!binary) {
+		const present = Object.keys(items[i].binary ?? {});
+		throw invalid(
+			ctx,
+			i,
+			'Input Binary Field',
+			property,
+			`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
+		);
+	}
+	const fileName = String(
+		itemParameter(ctx, 'options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`,
+	).trim();
+	if (!/\.csv$/i.test(fileName))
+		throw invalid(
+			ctx,
+			i,
+			'File Name',
+			fileName,
+			'must end with .csv (the service only takes CSV files)',
+		);
+	// Size and header row are checked without loading the file: only its first 64 KB are read.
+	const size = await binarySize(ctx, binary);
+	if (!Number.isFinite(size) || size <= 0)
+		throw invalid(ctx, i, 'Input Binary Field', property, 'holds an empty file');
+	if (size > MAX_UPLOAD_BYTES) throw tooLarge(ctx, i, property, size);
+	const head = readHead(await binaryHead(ctx, binary, size), size);
+	if (typeof head === 'string') throw invalid(ctx, i, 'CSV file', fileName, head);
+	const problem = headerProblem(head.headerLine, type);
+	if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
+	if (head.complete && !head.hasDataRow)
+		throw invalid(ctx, i, 'CSV file', fileName, 'has a header row but no data rows');
+	const waitForCompletion = itemParameter(ctx, 'waitForCompletion', i, true) as boolean;
+	const maxWait = Number(
+		valid(
+			ctx,
+			i,
+			'Max Wait (Seconds)',
+			itemParameter(ctx, 'options.maxWait', i, 600),
+			positiveIntegerRule,
+		),
+	);
+	return {
+		property,
+		binary,
+		type,
+		fileName,
+		size,
+		waitForCompletion,
+		maxWait,
+		firstId: firstRowId(head, type),
+	};
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -205,71 +274,7 @@ export async function execute(
 	return await runItems<PreparedUpload>(this, items, validate, {
 		// Large files: one upload at a time unless the user raises Parallel Requests.
 		defaultParallel: 1,
-		prepare: async (i) => {
-			const type = valid<UploadType>(
-				this,
-				i,
-				'Upload Type',
-				itemParameter(this, 'uploadType', i),
-				(v) => enumRule(v, UPLOAD_TYPES),
-			);
-			const property = String(itemParameter(this, 'binaryPropertyName', i, 'data')).trim();
-			const binary = items[i].binary?.[property];
-			if (!binary) {
-				const present = Object.keys(items[i].binary ?? {});
-				throw invalid(
-					this,
-					i,
-					'Input Binary Field',
-					property,
-					`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
-				);
-			}
-			const fileName = String(
-				itemParameter(this, 'options.fileName', i, '') ||
-					binary.fileName ||
-					`${type.toLowerCase()}.csv`,
-			).trim();
-			if (!/\.csv$/i.test(fileName))
-				throw invalid(
-					this,
-					i,
-					'File Name',
-					fileName,
-					'must end with .csv (the service only takes CSV files)',
-				);
-			// Size and header row are checked without loading the file: only its first 64 KB are read.
-			const size = await binarySize(this, binary);
-			if (!Number.isFinite(size) || size <= 0)
-				throw invalid(this, i, 'Input Binary Field', property, 'holds an empty file');
-			if (size > MAX_UPLOAD_BYTES) throw tooLarge(this, i, property, size);
-			const head = readHead(await binaryHead(this, binary, size), size);
-			if (typeof head === 'string') throw invalid(this, i, 'CSV file', fileName, head);
-			const problem = headerProblem(head.headerLine, type);
-			if (problem) throw invalid(this, i, 'CSV header', fileName, problem);
-			if (head.complete && !head.hasDataRow)
-				throw invalid(this, i, 'CSV file', fileName, 'has a header row but no data rows');
-			const waitForCompletion = itemParameter(this, 'waitForCompletion', i, true) as boolean;
-			const maxWait = Number(
-				valid(
-					this,
-					i,
-					'Max Wait (Seconds)',
-					itemParameter(this, 'options.maxWait', i, 600),
-					positiveIntegerRule,
-				),
-			);
-			return {
-				property,
-				binary,
-				type,
-				fileName,
-				size,
-				waitForCompletion,
-				maxWait,
-				firstId: firstRowId(head, type),
-			};
-		},
+		prepare: async (i) => await prepareUpload(this, items, i),
 		send: async (upload, i) => {
 			await confirmToken(this, i);
 			const timeout = itemParameter(this, 'options.timeout', i, UPLOAD_TIMEOUT_MS) as number;

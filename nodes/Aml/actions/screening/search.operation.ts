@@ -61,10 +61,14 @@ const properties: INodeProperties[] = [
 					{
 						displayName: 'Check Type',
 						name: 'type',
-						type: 'string',
+						type: 'options',
+						options: [
+							{ name: 'PEP', value: 'PEP', description: 'Politically exposed persons' },
+							{ name: 'Sanction', value: 'SANCTION', description: 'Sanction lists' },
+						],
 						default: 'SANCTION',
-						placeholder: 'e.g. SANCTION',
-						description: 'Kind of screening, e.g. SANCTION',
+						description:
+							'Which kind of list to search. Another kind your account offers can be set with an expression.',
 					},
 					{
 						displayName: 'Custom List ID',
@@ -86,10 +90,17 @@ const properties: INodeProperties[] = [
 					{
 						displayName: 'Match Type',
 						name: 'matchType',
-						type: 'string',
+						type: 'options',
+						options: [
+							{
+								name: 'Fuzzy Match',
+								value: 'FUZZY_MATCH',
+								description: 'Also finds spelling variants and transliterations',
+							},
+						],
 						default: 'FUZZY_MATCH',
-						placeholder: 'e.g. FUZZY_MATCH',
-						description: 'How names are compared, e.g. FUZZY_MATCH',
+						description:
+							'How names are compared. Another match type your account offers can be set with an expression.',
 					},
 					{
 						displayName: 'Minimum Score',
@@ -105,16 +116,17 @@ const properties: INodeProperties[] = [
 						type: 'number',
 						typeOptions: { minValue: 0 },
 						default: 0,
-						description: 'Prefix match limit passed to the service. 0 = not sent.',
+						description:
+							"The service's prefix match limit for this search, as your account's documentation describes it. 0 = not sent: the service's own setting applies.",
 					},
 					{
-						displayName: 'Usable Field ID',
+						displayName: 'Usable Field Name or ID',
 						name: 'usableFieldId',
-						type: 'string',
+						type: 'options',
+						typeOptions: { loadOptionsMethod: 'getUsableFields' },
 						default: '',
-						placeholder: 'e.g. 9b1c2d3e-4f50-4a61-8b72-c3d4e5f60718',
 						description:
-							'UUID of the custom list field to compare the name with (Custom List Record → Get Usable Fields lists them). Leave empty to not send it.',
+							'The custom list field to compare the name with: the list shows the fields of the Custom List IDs set in the configurations. Leave empty to not send it. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 					},
 				],
 			},
