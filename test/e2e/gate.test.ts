@@ -374,6 +374,7 @@ describe('Transaction → Gate', () => {
 	test.each([
 		['5xx', { errorRate: 1, errorStatus: 503 }],
 		['dropped connection', { dropRate: 1 }],
+		['408 from a gateway', { errorRate: 1, errorStatus: 408 }],
 	])(
 		'a monitoring check that fails (%s): not repeated, Block "check outcome unknown" (it may have run); the screening check still answered',
 		async (_name, rule) => {

@@ -235,14 +235,14 @@ function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
 }
 
 /**
- * The token endpoint failed, stayed busy or refused the credential. "Nothing was sent" unless an earlier attempt of the
- * request reached the service without an answer (then it may have been applied). Never taken for the service's own
+ * The token endpoint failed, stayed busy or refused the credential. "This request was not sent" (the item's other
+ * requests, a Gate's store, may have been) unless an earlier attempt of the request reached the service without an answer (then it may have been applied). Never taken for the service's own
  * answer: a refusal names the credential, a 429 the token endpoint.
  */
 function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>): Text {
 	const whatWasSent = failure.mayHaveApplied
 		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(failure.mayHaveApplied)}`
-		: 'No request was sent to the AML service';
+		: 'This request was not sent to the AML service';
 	const waited =
 		failure.waitedMs >= 1000 ? ` after waiting ${Math.round(failure.waitedMs / 1000)} s` : '';
 	const answer = failure.tokenFailure;

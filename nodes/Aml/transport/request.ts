@@ -194,12 +194,11 @@ function unreadable(request: AmlRequest, body: unknown): string | undefined {
 /** The node's "Timeout" option, when the calling node has one. */
 function configuredTimeout(ctx: AmlContext): number {
 	if ('getNodeParameter' in ctx && 'getInputData' in ctx) {
-		const value = (ctx as IExecuteFunctions).getNodeParameter(
-			'options.timeout',
-			0,
-			DEFAULT_TIMEOUT_MS,
-		) as number;
-		if (typeof value === 'number' && value >= 1000) return value;
+		// numeric text (an expression) is its number; the router refused anything else before any request
+		const value = Number(
+			(ctx as IExecuteFunctions).getNodeParameter('options.timeout', 0, DEFAULT_TIMEOUT_MS),
+		);
+		if (value >= 1000) return value;
 	}
 	return DEFAULT_TIMEOUT_MS;
 }

@@ -46,9 +46,9 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	return Math.max(0, date - now);
 }
 
-/** A status that says only "not now" (throttled or failing): asking again later may help. */
+/** A status that says only "not now" (throttled, failing, or a gateway's request timeout): asking again later may help. */
 export function isBusyStatus(status: number): boolean {
-	return status === 429 || status >= 500;
+	return status === 429 || status === 408 || status >= 500;
 }
 
 /** Delay before attempt number `attempt + 1` (attempt counts from 1). */
@@ -151,7 +151,7 @@ export function decide(input: DecisionInput): Decision {
 		const status = outcome.response.statusCode;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
 			// A check answered after the budget is not taken: the payment waited longer than it may.
-			if (retry === 'check' && input.remainingMs < 0)
+			if (retry === 'check' && input.remainingMs <= 0)
 				return { unanswered: true, action: 'fail', as: 'budget' };
 			return { unanswered, action: 'done', afterLostAnswer: unanswered };
 		}
@@ -162,7 +162,8 @@ export function decide(input: DecisionInput): Decision {
 		)
 			return { unanswered, action: 'done', afterLostAnswer: true };
 		if (status === 429) retryable = true;
-		else if (status >= 500) {
+		else if (status >= 500 || status === 408) {
+			// a server error or a gateway's request timeout: the request may have reached the service
 			retryable = repeatable;
 			unanswered = true;
 		} else if (status === 401) retryable = outcome.sendAgain === true;

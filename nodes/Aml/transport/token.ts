@@ -96,7 +96,7 @@ export function isTokenEndpointBusy(failure: Classified | TokenFailure): boolean
 /** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
 export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
 	if (failure.kind !== 'http') return false;
-	return failure.status >= 400 && failure.status !== 408 && !isBusyStatus(failure.status);
+	return failure.status >= 400 && !isBusyStatus(failure.status);
 }
 
 /** A token step's failure as the request reports it: only the OAuth2 error fields of the body (it may echo request data). */
