@@ -8,11 +8,10 @@ import type {
 
 import { outputsExpression } from './actions/outputs';
 import { resources, router } from './actions/router';
-import { mergeOperationCopies } from './helpers/descriptions';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { listSearch, loadOptions, resourceMapping } from './methods';
 
-/** Every field of every operation as the resources list them (the panel shows `mergeOperationCopies` of it). */
+/** Every field of every operation as the resources list them: a field operations share is listed once per operation. */
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Resource',
@@ -63,7 +62,7 @@ export class Aml implements INodeType {
 		inputs: [MAIN_CONNECTION],
 		outputs: outputsExpression as INodeTypeDescription['outputs'],
 		credentials: [{ name: 'amlOAuth2Api', required: true }],
-		properties: mergeOperationCopies(properties),
+		properties,
 	};
 
 	methods = { loadOptions, listSearch, resourceMapping };
