@@ -295,6 +295,36 @@ describe('semantics', () => {
 		}
 	});
 
+	test('alertsOnStore: on, storing a very large transaction raises its OFFLINE alert; off, only a check raises alerts', async () => {
+		const alertsOf = async (id: string) =>
+			(
+				(await axios.get(`${sb.controlUrl}/alerts`)).data as Array<{ transactionId: string }>
+			).filter((a) => a.transactionId === id);
+		const store = async (id: string) =>
+			await api.post('/v1/persons/cust-1001/transactions', {
+				id,
+				attributes: { amount: '60000.00', timestamp: '2026-05-03T10:00:00Z' },
+			});
+		await store('store-alerts-on');
+		expect(await alertsOf('store-alerts-on')).toHaveLength(1);
+		await axios.post(`${sb.controlUrl}/config`, { alertsOnStore: false });
+		try {
+			await store('store-alerts-off');
+			expect(await alertsOf('store-alerts-off')).toEqual([]);
+			await api.post('/v1/transactions/store-alerts-off/monitoring-checks');
+			expect((await alertsOf('store-alerts-off')).length).toBeGreaterThan(0);
+			expect(
+				(
+					await axios
+						.post(`${sb.controlUrl}/config`, { alertsOnStore: 'no' })
+						.catch((e) => e.response)
+				).status,
+			).toBe(400);
+		} finally {
+			await axios.post(`${sb.controlUrl}/config`, { alertsOnStore: true });
+		}
+	});
+
 	test('custom list: duplicate 422, archived update 409, paged shape', async () => {
 		const base = `/v1/custom-lists/${DEMO_CUSTOM_LIST_ID}/records`;
 		expect((await api.post(base, { id: 'blk-1', attributes: {} })).status).toBe(422);
