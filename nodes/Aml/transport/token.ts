@@ -99,7 +99,7 @@ export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
 	return failure.status >= 400 && !isBusyStatus(failure.status);
 }
 
-/** A token step's failure as the request reports it: only the OAuth2 error fields of the body (it may echo request data). */
+/** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
 export function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFailure {
 	if (failure.kind === 'network') return failure;
 	const { body } = failure;
@@ -146,16 +146,16 @@ export async function tokenFirst(
 }
 
 /**
- * Has a token obtained for a request that saw token generation `seen`: a first fetch when the run holds none, else a
- * renewal; each fetch given up after `fetchMs`, the step after `waitMs` and at the deadline. Returns undefined when a
- * token is there to send with (obtained here or by another request; `run.tokenHeld` is set), else the failure.
+ * Has a token obtained for a request that knew token generation `generationBefore`: a first fetch when the run holds
+ * none, else a renewal; each fetch given up after `fetchMs`, the step after `waitMs` and at the deadline. Returns
+ * undefined when a token is there to send with (obtained here or by another; `run.tokenHeld` is set), else the failure.
  */
 export async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
 	run: { tokenHeld?: boolean },
 	step: TokenStep,
-	seen: number,
+	generationBefore: number,
 	fetchMs: number,
 	waitMs: number,
 ): Promise<Classified | undefined> {
@@ -164,7 +164,7 @@ export async function obtainToken(
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
 	const lastFailure = (): Classified => token.lastError ?? NO_TOKEN_IN_TIME;
 	for (;;) {
-		if (token.generation !== seen) {
+		if (token.generation !== generationBefore) {
 			run.tokenHeld = true;
 			return undefined;
 		}
