@@ -47,6 +47,25 @@ export const properties: INodeProperties[] = [
 	...Object.values(resources).flatMap((resource) => resource.description),
 ];
 
+/**
+ * The canvas subtitle: the names the user picked ("Gate: Transaction"), not the stored values. n8n evaluates it as an
+ * expression; the names come from the Resource and Operation options.
+ */
+function subtitle(): string {
+	const names: Record<string, string> = {};
+	const resourceNames = new Map(
+		(properties[0].options as Array<{ name: string; value: string }>).map((o) => [o.value, o.name]),
+	);
+	for (const property of properties) {
+		if (property.name !== 'operation') continue;
+		for (const resource of (property.displayOptions?.show?.resource ?? []) as string[])
+			for (const option of (property.options ?? []) as Array<{ name: string; value: string }>)
+				names[`${resource}:${option.value}`] =
+					`${option.name}: ${resourceNames.get(resource) ?? resource}`;
+	}
+	return `={{ (${JSON.stringify(names)})[$parameter["resource"] + ":" + $parameter["operation"]] || $parameter["operation"] + ": " + $parameter["resource"] }}`;
+}
+
 export class Aml implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML',
@@ -54,7 +73,7 @@ export class Aml implements INodeType {
 		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle: subtitle(),
 		description:
 			'Store persons and transactions, run AML monitoring and screening checks, manage alerts, custom lists and CSV uploads',
 		defaults: { name: 'AML' },

@@ -1,5 +1,5 @@
-// Longer than ~250 lines: the trigger's description (events, verification per version, options) and its three
-// methods; verification, filters, deduplication and request parsing are in their own files beside it.
+// The trigger's description and three methods; its panel's fields are in description.ts, verification, filters,
+// deduplication and request parsing in their own files beside it.
 import type {
 	ICredentialsDecrypted,
 	ICredentialTestFunctions,
@@ -7,7 +7,6 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
-	INodeProperties,
 	INodeCredentialTestResult,
 	INodeType,
 	INodeTypeDescription,
@@ -15,8 +14,9 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { recordedBefore } from '../shared/n8n/deduplication';
+import { MAIN_CONNECTION } from '../shared/n8n/connections';
+import { properties, SUBTITLE } from './description';
 import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
 	deliveryKey,
@@ -25,7 +25,6 @@ import {
 	recentDeliveries,
 	triggerId,
 } from './dedup';
-import { EVENT_ACTIONS } from './events';
 import { staleness } from './freshness';
 import { rejection, splitList } from './filters';
 import {
@@ -54,28 +53,6 @@ import {
 	type VerificationSettings,
 } from './verify';
 
-const verification: INodeProperties = {
-	displayName: 'Verification',
-	name: 'authentication',
-	type: 'options',
-	options: [
-		{
-			name: 'AML Webhook Credential',
-			value: 'amlWebhookApi',
-			description:
-				'Check a secret header, HTTP basic auth or an HMAC-SHA256 signature, as the AML account sends it',
-		},
-		{
-			name: 'None',
-			value: 'none',
-			description: 'Accept every delivery (only on a trusted network)',
-		},
-	],
-	default: 'amlWebhookApi',
-	description:
-		'How a delivery proves it comes from the AML service. A delivery that fails is answered 401 and starts nothing.',
-};
-
 export class AmlTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'AML Trigger',
@@ -83,8 +60,7 @@ export class AmlTrigger implements INodeType {
 		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle:
-			'={{ ($parameter["events"] || []).includes("*") ? "All events" : ($parameter["events"] || []).join(", ") }}',
+		subtitle: SUBTITLE,
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
 		defaults: { name: 'AML Trigger' },
@@ -109,115 +85,7 @@ export class AmlTrigger implements INodeType {
 				path: 'aml',
 			},
 		],
-		properties: [
-			{
-				displayName:
-					'The AML service has no API to register webhooks. Copy this node\'s <b>Production URL</b> (under "Webhook URLs" above) into the AML web UI\'s webhook settings (needs the administrator role) and publish this workflow. While building, paste the <b>Test URL</b> there instead and click "Listen for test event"; switch back to the Production URL when done.',
-				name: 'setupNotice',
-				type: 'notice',
-				default: '',
-			},
-			verification,
-			{
-				displayName:
-					'Set the AML Webhook API credential to what your AML account sends with each webhook: by default a secret header (<b>X-AML-Secret</b>, or the name you give it in the AML web UI\'s webhook settings); or an <b>Authorization: Basic</b> header; or a signature header such as <b>X-AML-Signature</b>. A delivery that does not match is answered 401: while "Listen for test event" runs it is shown here with the names of the headers that arrived and the method that would match them; in production each refusal is written to n8n\'s log.',
-				name: 'verificationNotice',
-				type: 'notice',
-				default: '',
-				displayOptions: { show: { authentication: ['amlWebhookApi'] } },
-			},
-			{
-				displayName:
-					'<b>No verification</b>: anyone who learns this URL can start the workflow with a forged event (a fake alert, a fake "cleared" decision). Choose the AML Webhook credential unless the URL is reachable only from the AML service.',
-				name: 'noVerificationNotice',
-				type: 'notice',
-				default: '',
-				displayOptions: { show: { authentication: ['none'] } },
-			},
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				options: [
-					{ name: 'All Events', value: '*', description: 'Every event, also every decision rule' },
-					...EVENT_ACTIONS,
-				],
-				default: ['*'],
-				description:
-					'Events that start the workflow. Other deliveries are answered 200 (so the service does not retry them) and start nothing.',
-			},
-			{
-				displayName: 'Decision Rule Names',
-				name: 'decisionRules',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. PERSON_CLEARED, TRANSACTION_CLEARED',
-				description:
-					'Decision rules configured in the AML UI whose webhooks start the workflow, separated by commas. PERSON and TRANSACTION webhooks send the name of the rule that succeeded as the event. Not needed when Events has All Events.',
-			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Deduplication Window (Minutes)',
-						name: 'dedupWindow',
-						type: 'number',
-						typeOptions: { minValue: 0 },
-						default: DEFAULT_DEDUP_WINDOW_MINUTES,
-						description:
-							'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and does not run the workflow again (while the execution of the first has not recorded it yet, the copy is answered 503 with Retry-After 5, so the service sends it again). 0 turns this off.',
-					},
-					{
-						displayName: 'Entity Type',
-						name: 'entityType',
-						type: 'options',
-						options: [
-							{ name: 'Any', value: '' },
-							{ name: 'Person', value: 'PERSON' },
-							{ name: 'Transaction', value: 'TRANSACTION' },
-						],
-						default: '',
-						description:
-							'Only events about a person, or about a transaction (metadata.entityType, otherwise whether the event names a transaction). Events about neither, such as custom list records, are not filtered.',
-					},
-					{
-						displayName: 'Include Headers',
-						name: 'includeHeaders',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to add the request headers to the output, as "headers". The verification header and Authorization are shown as [redacted].',
-					},
-					{
-						displayName: 'Risk Levels',
-						name: 'riskLevels',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. HIGH, UNACCEPTABLE',
-						description:
-							'Only Final Risk Updated events whose new risk level is one of these, separated by commas (for example LOW, LOW_TO_MEDIUM, MEDIUM, MEDIUM_TO_HIGH, HIGH, UNACCEPTABLE). Other events are not filtered.',
-					},
-					{
-						displayName: 'Scenario Type',
-						name: 'scenarioType',
-						type: 'options',
-						options: [
-							{ name: 'Any', value: '' },
-							{ name: 'Offline', value: 'OFFLINE' },
-							{ name: 'Online', value: 'ONLINE' },
-							{ name: 'Periodic', value: 'PERIODIC' },
-						],
-						default: '',
-						description:
-							'Only alerts of this scenario type (metadata.scenarioType, any case). Events without a scenario type are not filtered.',
-					},
-				],
-			},
-		],
+		properties,
 	};
 
 	methods = {
@@ -261,7 +129,7 @@ export class AmlTrigger implements INodeType {
 		const rawBody = await rawBodyOf(req);
 		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
 
-		// A refused delivery is answered `status` and starts nothing. While "Listen for test event" runs it is shown
+		// A refused delivery is answered `status` and starts nothing. While the editor listens for a test event it is shown
 		// in the editor (the test execution fails at this node, saying why); at run time it leaves a line in n8n's log.
 		const refuse = (status: number, message: string, reason: string): IWebhookResponseData => {
 			const refusal = refusalOf(status, reason, headers);
@@ -316,7 +184,7 @@ export class AmlTrigger implements INodeType {
 		const skipped = rejection(
 			{
 				events: this.getNodeParameter('events', []) as string[],
-				decisionRules: splitList(this.getNodeParameter('decisionRules', '')),
+				decisionRules: splitList(options.decisionRules),
 				entityType: options.entityType as string | undefined,
 				scenarioType: options.scenarioType as string | undefined,
 				riskLevels: splitList(options.riskLevels),

@@ -1,19 +1,22 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * One sample payload per action, so users can map fields before the first real event (the README shows them).
- * ALERT_CREATED is exactly the interface's metadata; the interface does not show the other payloads, so they are
- * what the project's sandbox sends (test/sandbox/README.md); the e2e suite checks that real deliveries carry
- * these metadata keys. Decision rules (PERSON and TRANSACTION triggers) send the rule's name as `action`.
+ * One sample payload per action, so users can map fields before the first real event (the README shows them, the
+ * alert examples pin them). ALERT_CREATED has the interface's metadata keys; the interface does not show the other
+ * payloads, so they are what the project's sandbox sends (test/sandbox/README.md); the e2e suite checks that real
+ * deliveries carry these metadata keys. Decision rules (PERSON and TRANSACTION triggers) send the rule's name as
+ * `action`. The IDs cannot exist in any account, so a workflow run on a sample reads and changes nothing real: alert
+ * IDs are 0 (the service's alert IDs start at 1), person, transaction and record IDs contain a space (refused by the
+ * ID rule before anything is sent), and the list ID is the nil UUID.
  */
 export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 	ALERT_CREATED: {
 		action: 'ALERT_CREATED',
 		createdTime: '2026-11-22T10:15:30.123456Z',
 		metadata: {
-			alertId: 1042,
-			personId: 'cust-10023',
-			transactionId: 'tx-778812',
+			alertId: 0,
+			personId: 'sample person',
+			transactionId: 'sample transaction',
 			entityType: 'TRANSACTION',
 			scenarioType: 'OFFLINE',
 			hits: [
@@ -29,10 +32,10 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'ALERT_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:20:00.000Z',
 		metadata: {
-			alertId: 1042,
+			alertId: 0,
 			alertType: 'MONITORING',
-			personId: 'cust-10023',
-			transactionId: 'tx-778812',
+			personId: 'sample person',
+			transactionId: 'sample transaction',
 			status: 'CLOSED',
 			previousStatus: 'NEW',
 		},
@@ -41,34 +44,34 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'CUSTOM_LIST_RECORD_ARCHIVED',
 		createdTime: '2026-11-22T11:02:00.000Z',
 		metadata: {
-			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListId: '00000000-0000-0000-0000-000000000000',
 			customListName: 'Blocklist',
-			recordId: 'blk-17',
+			recordId: 'sample record',
 		},
 	},
 	CUSTOM_LIST_RECORD_CREATED: {
 		action: 'CUSTOM_LIST_RECORD_CREATED',
 		createdTime: '2026-11-22T11:00:00.000Z',
 		metadata: {
-			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListId: '00000000-0000-0000-0000-000000000000',
 			customListName: 'Blocklist',
-			recordId: 'blk-17',
+			recordId: 'sample record',
 		},
 	},
 	CUSTOM_LIST_RECORD_UPDATED: {
 		action: 'CUSTOM_LIST_RECORD_UPDATED',
 		createdTime: '2026-11-22T11:01:00.000Z',
 		metadata: {
-			customListId: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
+			customListId: '00000000-0000-0000-0000-000000000000',
 			customListName: 'Blocklist',
-			recordId: 'blk-17',
+			recordId: 'sample record',
 		},
 	},
 	FINAL_RISK_UPDATED: {
 		action: 'FINAL_RISK_UPDATED',
 		createdTime: '2026-11-22T10:16:00.000Z',
 		metadata: {
-			personId: 'cust-10023',
+			personId: 'sample person',
 			finalRisk: 'HIGH',
 			previousRisk: 'LOW',
 			finalRiskScore: 91,
@@ -78,8 +81,8 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'MANUAL_ALERT_CREATED',
 		createdTime: '2026-11-22T10:40:00.000Z',
 		metadata: {
-			alertId: 501,
-			personId: 'cust-10023',
+			alertId: 0,
+			personId: 'sample person',
 			transactionId: null,
 			rationale: 'OTHER',
 			status: 'NEW',
@@ -89,8 +92,8 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'MANUAL_ALERT_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:45:00.000Z',
 		metadata: {
-			alertId: 501,
-			personId: 'cust-10023',
+			alertId: 0,
+			personId: 'sample person',
 			transactionId: null,
 			status: 'CLOSED',
 			previousStatus: 'NEW',
@@ -102,22 +105,22 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		metadata: {
 			rule: 'PERSON_CLEARED',
 			entityType: 'PERSON',
-			personId: 'cust-10023',
+			personId: 'sample person',
 			transactionId: null,
-			alertIds: [1042, 311],
+			alertIds: [0],
 		},
 	},
 	PERSON_STATUS_UPDATED: {
 		action: 'PERSON_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:50:00.000Z',
-		metadata: { personId: 'cust-10023', status: 'MONITORING', previousStatus: 'NEW' },
+		metadata: { personId: 'sample person', status: 'MONITORING', previousStatus: 'NEW' },
 	},
 	SCREENING_ALERT_CREATED: {
 		action: 'SCREENING_ALERT_CREATED',
 		createdTime: '2026-11-22T10:15:31.000Z',
 		metadata: {
-			alertId: 311,
-			personId: 'cust-10023',
+			alertId: 0,
+			personId: 'sample person',
 			transactionId: null,
 			hitCount: 2,
 			status: 'NEW',
@@ -127,8 +130,8 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'SCREENING_ALERT_STATUS_UPDATED',
 		createdTime: '2026-11-22T10:30:00.000Z',
 		metadata: {
-			alertId: 311,
-			personId: 'cust-10023',
+			alertId: 0,
+			personId: 'sample person',
 			transactionId: null,
 			status: 'IN_PROGRESS',
 			previousStatus: 'NEW',
@@ -138,8 +141,8 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		action: 'SCREENING_ALERT_UPDATED',
 		createdTime: '2026-11-22T10:35:00.000Z',
 		metadata: {
-			alertId: 311,
-			personId: 'cust-10023',
+			alertId: 0,
+			personId: 'sample person',
 			transactionId: null,
 			newHits: 1,
 			hitCount: 3,
@@ -152,9 +155,9 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		metadata: {
 			rule: 'TRANSACTION_CLEARED',
 			entityType: 'TRANSACTION',
-			personId: 'cust-10023',
-			transactionId: 'tx-778812',
-			alertIds: [1042],
+			personId: 'sample person',
+			transactionId: 'sample transaction',
+			alertIds: [0],
 		},
 	},
 };

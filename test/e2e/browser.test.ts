@@ -370,7 +370,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.alerts);
 		try {
 			const ndv = await openNode(page, 'AML Trigger');
-			expect(await shownValue(ndv, 'authentication')).toBe('AML Webhook Credential');
+			expect(await shownValue(ndv, 'authentication')).toBe('AML Webhook API');
 			const events = parameterShown(ndv, 'events');
 			await events.waitFor(LONG);
 			expect(
@@ -379,13 +379,34 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 					.map((t) => t.trim())
 					.filter(Boolean),
 			).toEqual(['Alert Created', 'Screening Alert Created']);
-			expect(await ndv.innerText()).toContain('has no API to register webhooks');
+			expect(await ndv.innerText()).toContain("into the AML web UI's webhook settings");
 			await screenshot(page, 'trigger-events.png');
 
 			const names = await dropdownNames(page, ndv, 'events');
 			expect(names).toEqual(
 				expect.arrayContaining(['All Events', ...EVENT_ACTIONS.map((e) => e.name)]),
 			);
+		} finally {
+			await page.close();
+		}
+	});
+
+	test("the buttons the README, the notices and the stickies name are the editor's: Execute workflow, Publish (1.123: Active), Execute step, Test this trigger, set mock data, Add Option", async () => {
+		const oneX = (process.env.AML_N8N_VERSION ?? '').startsWith('1.');
+		const page = await openWorkflow(editor(), workflows.alerts);
+		try {
+			await page.getByRole('button', { name: 'Execute workflow' }).first().waitFor(LONG);
+			if (oneX) await page.getByText('Inactive', { exact: true }).first().waitFor(LONG);
+			else await page.getByRole('button', { name: 'Publish', exact: true }).first().waitFor(LONG);
+			const ndv = await openNode(page, 'AML Trigger');
+			await ndv.getByRole('button', { name: 'Execute step' }).first().waitFor(LONG);
+			await ndv.getByText('Test this trigger', { exact: true }).first().waitFor(LONG);
+			await ndv.getByText('set mock data', { exact: true }).first().waitFor(LONG);
+			// the Options collection's add field shows the node's placeholder
+			await ndv.getByPlaceholder('Add Option', { exact: true }).first().waitFor(LONG);
+			const text = await ndv.innerText();
+			expect(text).toContain('click Execute step');
+			expect(text).not.toMatch(/Listen for test event|Test workflow|Edit Output/);
 		} finally {
 			await page.close();
 		}
@@ -418,7 +439,7 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		}
 	});
 
-	test('AML Trigger, "Listen for test event": an unsigned delivery is refused and the editor shows why, with the headers that arrived', async () => {
+	test('AML Trigger, Execute workflow while it listens: an unsigned delivery is refused and the editor shows why, with the headers that arrived', async () => {
 		const page = await openWorkflow(editor(), workflows.listen);
 		try {
 			await page.locator('[data-test-id="execute-workflow-button"]').first().click();

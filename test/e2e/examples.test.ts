@@ -8,6 +8,7 @@ import type { CredentialRef, Json } from '../harness/client';
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
 import {
+	applyChoices,
 	credentialTypes,
 	exampleFiles,
 	importExample,
@@ -148,6 +149,7 @@ async function publishAlertExample(
 	file: string,
 	credentials: Record<string, CredentialRef>,
 	events = ['ALERT_CREATED', 'SCREENING_ALERT_CREATED'],
+	settings: Record<string, Json> = {},
 ): Promise<{ id: string; url: string; target: string }> {
 	await control.post('/reset');
 	await axios.delete(`${context().slack.url}/calls`);
@@ -164,6 +166,7 @@ async function publishAlertExample(
 			amlWebhookApi: madeCredentials[key],
 			...credentials,
 		},
+		settings,
 	});
 	await n8n().activate(id);
 	const trigger = (workflow.nodes as Json[]).find((n) => n.type === 'n8n-nodes-aml.amlTrigger')!;
@@ -496,7 +499,10 @@ describe('example 02: nightly custom list sync', () => {
 		await control.post('/reset');
 		const { id, workflow } = await importAsUser('02-custom-list-sync.json', {
 			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
-			settings: { 'Download blocklist CSV': { url: exportUrl } },
+			settings: {
+				'Download blocklist CSV': { url: exportUrl },
+				'Sync blocklist': { customListId: { __rl: true, mode: 'id', value: LIST } },
+			},
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
 		await n8n().activate(id);
@@ -552,6 +558,25 @@ describe('example 02: nightly custom list sync', () => {
 			),
 		]);
 
+		// an export with its header row only: Read CSV outputs nothing, its Always Output Data gives the Sync one
+		// empty item, and the guard stops the run before any change; Slack hears of it
+		const writesBefore = await control.mark();
+		csv = `${lines[0]}\n`;
+		await n8n().callWebhook(hookPath, {});
+		const [, , , headerOnly] = await finishedExecutions(id, 4);
+		expect(nodeOutputs(headerOnly, 'Sync blocklist')[1]).toHaveLength(1);
+		expect(await active()).toHaveLength(1000);
+		expect(
+			(await control.requestsSince(writesBefore)).filter(
+				(r) => r.path.startsWith('/api') && r.method !== 'GET',
+			),
+		).toHaveLength(0);
+		expect((await posted()).slice(postedBefore + 1)).toEqual([
+			expect.stringMatching(
+				/Blocklist sync stopped, nothing was changed: .*would archive 1000 of the 1000/,
+			),
+		]);
+
 		// a new row the service refuses: the others are written, Slack names the failed record
 		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE\nblk-new-2,Other Entity,FR\n`;
 		await control.post('/faults', {
@@ -567,13 +592,13 @@ describe('example 02: nightly custom list sync', () => {
 		});
 		try {
 			await n8n().callWebhook(hookPath, {});
-			const [, , , fourth] = await finishedExecutions(id, 4);
-			expect(nodeOutput(fourth, 'Sync blocklist')[0]).toMatchObject({ created: 1, failed: 1 });
+			const [, , , , fifth] = await finishedExecutions(id, 5);
+			expect(nodeOutput(fifth, 'Sync blocklist')[0]).toMatchObject({ created: 1, failed: 1 });
 		} finally {
 			await control.del('/faults');
 		}
 		expect(await active()).toHaveLength(1001);
-		expect((await posted()).slice(postedBefore + 1)).toEqual([
+		expect((await posted()).slice(postedBefore + 2)).toEqual([
 			expect.stringMatching(/Blocklist sync: 1 of the changes failed .*First: create blk-new-\d: /),
 		]);
 	});
@@ -715,9 +740,18 @@ describe('example 06: alert to Jira ticket', () => {
 			apiToken: 'jira-e2e-token',
 			domain: `http://127.0.0.1:${port}`,
 		});
-		const { id, target } = await publishAlertExample('06-alert-ticket-jira.json', {
-			jiraSoftwareCloudApi: jira,
-		});
+		// the Project and Issue Type the sticky note asks for (shipped empty): Jira's usual first project and Task type
+		const { id, target } = await publishAlertExample(
+			'06-alert-ticket-jira.json',
+			{ jiraSoftwareCloudApi: jira },
+			undefined,
+			{
+				'Create Jira issue': {
+					project: { __rl: true, mode: 'id', value: '10000' },
+					issueType: { __rl: true, mode: 'id', value: '10001' },
+				},
+			},
+		);
 		try {
 			await raiseAlerts('ex6');
 			const { monitoring, screening } = await alertExecutions(
@@ -936,6 +970,139 @@ describe('example 07: alert review in Slack', () => {
 			await control.del(`/webhooks/${target}`);
 			await n8n().deactivate(id);
 		}
+	});
+});
+
+describe('alert examples run on their pinned sample events, with the AML credential chosen', () => {
+	// What a user gets who clicks Execute workflow right after import, on any credential: the samples' IDs cannot exist
+	// (alert 0, person "sample person"), so nothing real is read, posted or changed.
+	const runPinned = async (
+		file: string,
+		credentials: Record<string, CredentialRef>,
+		settings: Record<string, Json> = {},
+	) => {
+		const shipped = readExample(file);
+		const chosen = applyChoices(shipped, { credentials, settings });
+		const rest = await ownerRest();
+		// what the editor's import stores (n8n's public API drops pinned data)
+		const made = await rest.post('/workflows', {
+			name: `${shipped.name} pinned ${randomUUID().slice(0, 8)}`,
+			nodes: chosen.nodes,
+			connections: chosen.connections,
+			pinData: shipped.pinData,
+			settings: shipped.settings,
+			active: false,
+		});
+		expect(made.status).toBe(200);
+		const id = String(made.data.data.id);
+		created.push(id);
+		const started = await rest.post(`/workflows/${id}/run`, {
+			workflowData: made.data.data,
+			triggerToStartFrom: { name: 'AML Trigger' },
+		});
+		expect(started.status).toBe(200);
+		expect(started.data.data).not.toHaveProperty('waitingForWebhook');
+		return { id, rest };
+	};
+	const stateOfAlerts = async () => ({
+		alerts: await control.get<Json[]>('/alerts'),
+		manual: await control.get<Json[]>('/manual-alerts'),
+	});
+	const webhookCredential = async () =>
+		await credential('amlWebhookApi', 'AML webhook (e2e pinned samples)', {
+			method: 'header',
+			headerName: 'X-AML-Secret',
+			headerSecret: randomUUID(),
+		});
+
+	test.each([
+		['03-alert-notification.json', 'Get monitoring alert'],
+		['06-alert-ticket-jira.json', 'Get monitoring alert'],
+	])(
+		'%s: the run stops at the AML node, which refuses the sample alert ID before sending; nothing is read, posted or changed',
+		async (file, stopsAt) => {
+			await raiseAlerts(`pin${file.slice(0, 2)}`);
+			await axios.delete(`${context().slack.url}/calls`);
+			const before = await stateOfAlerts();
+			const mark = await control.mark();
+			const jira = await credential(
+				'jiraSoftwareCloudApi',
+				'Jira (e2e pinned samples, unreachable)',
+				{
+					email: 'aml-bot@example.com',
+					apiToken: 'jira-e2e-token',
+					domain: 'http://127.0.0.1:9',
+				},
+			);
+			const { id } = await runPinned(
+				file,
+				{
+					amlOAuth2Api: context().credential,
+					amlWebhookApi: await webhookCredential(),
+					slackApi: await slackCredential(),
+					jiraSoftwareCloudApi: jira,
+				},
+				// what the sticky note asks for (example 06 ships Project and Issue Type empty)
+				file.startsWith('06')
+					? {
+							'Create Jira issue': {
+								project: { __rl: true, mode: 'id', value: '10000' },
+								issueType: { __rl: true, mode: 'id', value: '10001' },
+							},
+						}
+					: {},
+			);
+			const [execution] = await finishedExecutions(id, 1);
+			expect(execution.status).toBe('error');
+			expect(execution.data.resultData.lastNodeExecuted).toBe(stopsAt);
+			expect(String(execution.data.resultData.error?.message)).toMatch(/Alert ID/);
+			expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'))).toEqual(
+				[],
+			);
+			expect(await slackCalls('chat.postMessage')).toEqual([]);
+			expect(await stateOfAlerts()).toEqual(before);
+		},
+	);
+
+	test('07-alert-review-slack.json: the sample reaches Slack; the answer to it is refused by the service (no alert 0), and no alert changes', async () => {
+		await raiseAlerts('pin07');
+		await axios.delete(`${context().slack.url}/calls`);
+		const before = await stateOfAlerts();
+		const mark = await control.mark();
+		const { id, rest } = await runPinned('07-alert-review-slack.json', {
+			amlOAuth2Api: context().credential,
+			amlWebhookApi: await webhookCredential(),
+			slackApi: await slackCredential(),
+		});
+		let posts: Json[] = [];
+		for (let i = 0; i < 300 && posts.length < 2; i++, await sleep(100))
+			posts = await slackCalls('chat.postMessage');
+		// one message per pinned event (Alert Created, Manual Alert Created), in one execution
+		expect(posts.length).toBeGreaterThanOrEqual(1);
+		const text = JSON.stringify(posts.map((p) => p.body.blocks));
+		expect(text).toMatch(/alert 0\b/);
+		const formUrl = String(
+			((posts[0].body.blocks as Json[]).find((b) => b.type === 'actions')!.elements[0] as Json).url,
+		);
+		const form = new FormData();
+		form.append('field-0', 'CLOSED AS FALSE POSITIVE');
+		form.append('field-1', 'pinned sample');
+		expect((await fetch(formUrl, { method: 'POST', body: form })).status).toBe(200);
+		let ended: Json | undefined;
+		for (let i = 0; i < 300 && !ended; i++, await sleep(100))
+			ended = (
+				(
+					await rest.get('/executions', {
+						params: { filter: JSON.stringify({ workflowId: id }) },
+					})
+				).data.data.results as Json[]
+			).find((e) => !['new', 'running', 'waiting'].includes(e.status));
+		expect(ended?.status).toBe('error');
+		const sent = (await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'));
+		expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+			'PUT /api/v1/alerts/status 404',
+		]);
+		expect(await stateOfAlerts()).toEqual(before);
 	});
 });
 

@@ -52,8 +52,7 @@ describe('AML Trigger in a published workflow', () => {
 		const wf = await publish({
 			authentication: 'none',
 			events: EVENT_ACTIONS.map((e) => e.value),
-			decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED',
-			options: {},
+			options: { decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED' },
 		});
 		await target(wf.url);
 		const eventsBefore = (await control.get<Json[]>('/events')).length;
@@ -234,13 +233,12 @@ describe('AML Trigger in a published workflow', () => {
 		const risk = await publish({
 			authentication: 'none',
 			events: ['FINAL_RISK_UPDATED'],
-			decisionRules: '',
-			options: { riskLevels: 'high, UNACCEPTABLE' },
+			options: { decisionRules: '', riskLevels: 'high, UNACCEPTABLE' },
 		});
 		const rules = await publish({
 			authentication: 'none',
 			events: [],
-			decisionRules: 'case_closed',
+			options: { decisionRules: 'case_closed' },
 		});
 		for (const wf of [alerts, risk, rules]) await target(wf.url);
 		const marker = randomUUID();

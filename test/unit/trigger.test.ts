@@ -407,6 +407,22 @@ describe('AML Trigger payload, headers and samples', () => {
 			['alertId', 'entityType', 'hits', 'personId', 'scenarioType', 'transactionId'].sort(),
 		);
 	});
+
+	test('the README shows every sample as it is, one JSON block each, to paste as mock data', () => {
+		const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+		for (const sample of Object.values(SAMPLE_PAYLOADS))
+			expect(readme).toContain(`\n\`\`\`json\n${JSON.stringify(sample)}\n\`\`\`\n`);
+	});
+
+	test('no sample names an ID that can exist: alert IDs 0, person, transaction and record IDs the ID rule refuses', () => {
+		for (const sample of Object.values(SAMPLE_PAYLOADS)) {
+			const metadata = sample.metadata as IDataObject;
+			for (const key of ['alertId']) if (key in metadata) expect(metadata[key]).toBe(0);
+			for (const id of (metadata.alertIds ?? []) as number[]) expect(id).toBe(0);
+			for (const key of ['personId', 'transactionId', 'recordId'])
+				if (typeof metadata[key] === 'string') expect(metadata[key]).toMatch(/ /);
+		}
+	});
 });
 
 describe('AML Trigger replay window (createdTime)', () => {
