@@ -100,8 +100,7 @@ function refuseUnsafeSettings(ctx: IExecuteFunctions, module: OperationModule, r
  */
 function validRequestOptions(ctx: IExecuteFunctions) {
 	for (const option of requestOptions) {
-		const value = itemParameter(ctx, `options.${option.name}`, 0, undefined);
-		if (value !== undefined) numberOption(ctx, 0, option, value);
+		numberOption(ctx, 0, option, itemParameter(ctx, `options.${option.name}`, 0, option.default));
 	}
 }
 
