@@ -408,6 +408,30 @@ describe('Transaction → Gate', () => {
 		},
 	);
 
+	test('a check the service refuses for a reason to fix (403): the item fails (an error, never Clear); with Continue (using error output) it leaves there saying block', async () => {
+		const id = tx('forbidden');
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}(-2)?/screening-checks$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+				},
+			],
+		});
+		const stopped = await runAml(gate(), [payment(id, false, false)]);
+		expect(stopped.status).toBe('error');
+		expect(stopped.error?.message).toMatch(/403|[Ff]orbidden|permission/);
+		const continued = await runAml(gate(), [payment(`${id}-2`, false, false)], {
+			continueErrorOutput: true,
+		});
+		expect(continued.outputs[0]).toEqual([]);
+		expect(continued.outputs[1]).toEqual([]);
+		expect(continued.outputs[2]).toEqual([
+			expect.objectContaining({ transactionId: `${id}-2`, decision: 'block' }),
+		]);
+	});
+
 	test('an unreadable check answer (200 without the list) blocks', async () => {
 		const id = tx('odd');
 		await control.post('/faults', {
