@@ -122,7 +122,9 @@ async function publish(
 
 /**
  * 5. Webhook intake: the AML Trigger vs n8n's own Webhook node on the same instance, the same offered
- *    rate, distinct events; throughput, p50/p99 response time, executions started (zero lost).
+ *    rate, distinct events; throughput, p50/p99 response time, executions started (zero lost). The anchor is the
+ *    Webhook node with Header Auth, which does the trigger's verification work (a credential read and a compare); the
+ *    Webhook node without authentication is measured too.
  */
 export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 	const rate = 20;
@@ -150,9 +152,34 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		'',
 	);
 	// The Webhook node's URL is /webhook/<path>; read it back from the node.
-	const wf = await env.client.getWorkflow(webhookNode.id);
-	const hookPath = (wf.nodes as Array<{ parameters: { path: string } }>)[0].parameters.path;
-	const webhookUrl = `${env.n8n.baseUrl}/webhook/${hookPath}`;
+	const urlOf = async (id: string) => {
+		const wf = await env.client.getWorkflow(id);
+		const hookPath = (wf.nodes as Array<{ parameters: { path: string } }>)[0].parameters.path;
+		return `${env.n8n.baseUrl}/webhook/${hookPath}`;
+	};
+	const webhookUrl = await urlOf(webhookNode.id);
+	const headerValue = randomUUID();
+	const headerCredential = await env.client.createCredential(
+		'bench webhook header auth',
+		'httpHeaderAuth',
+		{ name: 'X-Bench-Key', value: headerValue },
+	);
+	const headerNode = await publish(
+		env,
+		{
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			parameters: {
+				httpMethod: 'POST',
+				path: randomUUID(),
+				authentication: 'headerAuth',
+				options: {},
+			},
+			credentials: { httpHeaderAuth: headerCredential },
+		},
+		'',
+	);
+	const headerUrl = await urlOf(headerNode.id);
 	// The AML Trigger checks every delivery against its AML Webhook API credential (verification is on by default);
 	// the credential's default method, a secret header, as the e2e suite sets it up.
 	const secret = randomUUID();
@@ -172,14 +199,25 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		'aml',
 	);
 	try {
-		const base = await offer(env, webhookUrl, webhookNode.id, count, rate, event);
+		const open = await offer(env, webhookUrl, webhookNode.id, count, rate, event);
+		const base = await offer(
+			env,
+			headerUrl,
+			headerNode.id,
+			count,
+			rate,
+			(i) => event(2 * count + i),
+			{
+				'x-bench-key': headerValue,
+			},
+		);
 		const aml = await offer(env, trigger.url, trigger.id, count, rate, (i) => event(count + i), {
 			'x-aml-secret': secret,
 		});
 		// Nothing accepted is a broken set-up (credential, URL), not a throughput figure.
-		if (aml.ok === 0 || base.ok === 0)
+		if (aml.ok === 0 || base.ok === 0 || open.ok === 0)
 			throw new Error(
-				`no delivery accepted (AML Trigger ${aml.ok}, Webhook node ${base.ok} of ${count})`,
+				`no delivery accepted (AML Trigger ${aml.ok}, Webhook node with Header Auth ${base.ok}, without ${open.ok} of ${count})`,
 			);
 		return [
 			{
@@ -193,24 +231,30 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 					amlP99Ms: aml.p99,
 					amlExecutions: aml.executions,
 					amlLost: count - Math.min(aml.ok, aml.executions),
-					webhookPerS: base.throughput,
-					webhookOk: base.ok,
-					webhookP50Ms: base.p50,
-					webhookP99Ms: base.p99,
-					webhookExecutions: base.executions,
+					headerAuthWebhookPerS: base.throughput,
+					headerAuthWebhookOk: base.ok,
+					headerAuthWebhookP50Ms: base.p50,
+					headerAuthWebhookP99Ms: base.p99,
+					headerAuthWebhookExecutions: base.executions,
+					webhookPerS: open.throughput,
+					webhookOk: open.ok,
+					webhookP50Ms: open.p50,
+					webhookP99Ms: open.p99,
+					webhookExecutions: open.executions,
 				},
 				ratio: +(aml.throughput / base.throughput).toFixed(2),
-				baseline: "n8n's Webhook node, same instance, same offered rate",
+				baseline: "n8n's Webhook node with Header Auth, same instance, same offered rate",
 				goal: '>= 0.9, zero lost',
 				met:
 					aml.throughput / base.throughput >= 0.9 && aml.ok === count && aml.executions === count,
 			},
 		];
 	} finally {
-		for (const id of [webhookNode.id, trigger.id]) {
+		for (const id of [webhookNode.id, headerNode.id, trigger.id]) {
 			await env.client.deactivate(id).catch(() => undefined);
 			await env.client.deleteWorkflow(id).catch(() => undefined);
 		}
 		await env.client.deleteCredential(credential.id).catch(() => undefined);
+		await env.client.deleteCredential(headerCredential.id).catch(() => undefined);
 	}
 }
