@@ -1291,8 +1291,9 @@ export async function runRow(
 
 /**
  * A request n8n would send once a late token arrives must not go out: for a fault with late answers, waits for them
- * after the row's runs ended and returns the API requests that came meanwhile (none expected), the token step's read
- * aside (a GET of the credential test's path, safe to arrive late: the token step sends it to have n8n fetch a token).
+ * after the row's runs ended and returns the API requests that came meanwhile (none expected), two aside: the token
+ * step's read (a GET of the credential test's path, safe to arrive late: the token step sends it to have n8n fetch a
+ * token) and the Gate's record of a clear (a PATCH of its transaction, written just after the answer by design).
  */
 async function lateRequests(fault: Fault, mark: number): Promise<Logged[]> {
 	if (!fault.lateMs) return [];
@@ -1303,6 +1304,13 @@ async function lateRequests(fault: Fault, mark: number): Promise<Logged[]> {
 	return log
 		.filter((r) => r.seq > ended && r.path.startsWith('/api/'))
 		.filter((r) => !(r.method === 'GET' && r.path === TOKEN_STEP_READ))
+		.filter(
+			(r) =>
+				!(
+					r.method === 'PATCH' &&
+					/^\/api\/v1\/persons\/[^/]+\/transactions\/[^/]+-gate$/.test(r.path)
+				),
+		)
 		.map((r) => {
 			const issuer = issuers.find((t) => t.token === r.token);
 			return {
