@@ -380,11 +380,19 @@ async function foundStored(
 	if (!decision && other?.run === claim.run) return { check: true, lookupAfter: false };
 	if (!decision && other && other.until > Date.now()) {
 		store.waitedFor = 'another run';
-		const waited = await awaitOtherRun(
-			async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
-			other,
-			deadline,
-		);
+		let waited;
+		try {
+			waited = await awaitOtherRun(
+				async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
+				other,
+				deadline,
+			);
+		} catch (error) {
+			// The other run's decision could not be read: still undecided, as far as this run knows.
+			if (!isTransientFailure(error)) throw error;
+			store.waitFailed = (error as Error).message;
+			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
+		}
 		if (waited.kind === 'budget')
 			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
 		if (waited.kind === 'expired') return { check: true, lookupAfter: true };
