@@ -213,7 +213,7 @@ describe('lost answers in real n8n', () => {
 		).toHaveLength(1);
 	});
 
-	test('Gate whose store answer is lost: the repeat finds it stored (422), reads it back (same data, this run\'s own claim), then checks; never reported as created', async () => {
+	test("Gate whose store answer is lost: the repeat finds it stored (422), reads it back (same data, this run's own claim), then checks; never reported as created", async () => {
 		const personId = id('gate');
 		const transactionId = id('gate-tx');
 		expect((await createPerson(personId, { first_name: 'Gate' })).status).toBe('success');
