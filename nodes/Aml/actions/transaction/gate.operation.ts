@@ -388,10 +388,7 @@ async function foundStored(
 				deadline,
 			);
 		} catch (error) {
-			// The other run's decision could not be read: still undecided, as far as this run knows.
-			if (!isTransientFailure(error)) throw error;
-			store.waitFailed = (error as Error).message;
-			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
+			return stillDecidingOrThrow(error, store);
 		}
 		if (waited.kind === 'budget')
 			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
@@ -419,6 +416,16 @@ async function foundStored(
 			unresolvedAlerts: earlier.step,
 		},
 	};
+}
+
+/**
+ * The other run's decision could not be read (a transient failure): still undecided, as far as this run knows. Any
+ * other error is thrown on.
+ */
+function stillDecidingOrThrow(error: unknown, store: IDataObject): Found {
+	if (!isTransientFailure(error)) throw error;
+	store.waitFailed = (error as Error).message;
+	return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
 }
 
 /** Its items carry `decision`. */
