@@ -196,18 +196,23 @@ describe('load options that read the Custom List ID', () => {
 			1,
 			'5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10',
 		],
-	])("%s: the list's usable fields", async (_what, version, customListId) => {
+	])("%s: the list's fields (Map List Fields)", async (_what, version, customListId) => {
 		const rest = await ownerRest();
-		const response = await rest.post('/dynamic-node-parameters/options', {
+		const response = await rest.post('/dynamic-node-parameters/resource-mapper-fields', {
 			nodeTypeAndVersion: { name: 'n8n-nodes-aml.aml', version },
-			methodName: 'getUsableFields',
-			path: 'customListId',
-			currentNodeParameters: { resource: 'customList', operation: 'getUsableFields', customListId },
+			methodName: 'getRecordFields',
+			path: 'listFields',
+			currentNodeParameters: {
+				resource: 'customList',
+				operation: 'create',
+				customListId,
+				attributesMode: 'mapper',
+			},
 			credentials: { amlOAuth2Api: context().credential },
 		});
 		expect(response.status).toBe(200);
-		const options = (response.data.data ?? response.data) as Array<{ name: string; value: string }>;
-		expect(options.map((o) => o.name)).toEqual(['bank_account_numbers', 'name']);
+		const fields = ((response.data.data ?? response.data)?.fields ?? []) as Array<{ id: string }>;
+		expect(fields.map((f) => f.id).sort()).toEqual(['bank_account_numbers', 'name']);
 	});
 });
 
