@@ -199,12 +199,6 @@ const cases: Case[] = [
 		/nested at most 2 levels deep/,
 	),
 	personCase(
-		'null attribute value',
-		{ a: { first_name: null } },
-		'attributes.first_name',
-		/values must be text, arrays or objects \(got null\)/,
-	),
-	personCase(
 		'attributes an array',
 		{ a: [{ first_name: 'x' }] },
 		'attributes',
