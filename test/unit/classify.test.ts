@@ -5,18 +5,11 @@ import { NodeApiError, OperationalError } from 'n8n-workflow';
 
 import { classify } from '../../nodes/shared/n8n/errors';
 import { isTokenEndpointBusy, isTokenRefusal } from '../../nodes/Aml/transport/token';
-import { httpRequest, scriptedServer } from './realHttpContext';
+import { httpRequest, scriptedServer, TEST_NODE } from './realHttpContext';
 import { TOKEN_ENDPOINT, TOKEN_ENDPOINT_OUTCOME, tokenEndpointError } from './tokenEndpoint';
 
 describe("classify: n8n's errors read by their whole chain of causes (table; every row a real error of n8n's OAuth2 client)", () => {
-	const node = {
-		id: 'n1',
-		name: 'AML',
-		type: 'n8n-nodes-aml.aml',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	} as unknown as INode;
+	const node = TEST_NODE as unknown as INode;
 	// How each n8n hands that error to the node (see nodes/shared/n8n/errors.ts).
 	const wrappers: Record<string, (error: Error) => unknown> = {
 		'2.41.1 first fetch (NodeApiError → OperationalError → cause)': (error) =>

@@ -12,6 +12,16 @@ export const { httpRequest } = require(
 	path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'),
 );
 
+/** The AML node as the unit tests' fake contexts give it. */
+export const TEST_NODE = {
+	id: 'n1',
+	name: 'AML',
+	type: 'n8n-nodes-aml.aml',
+	typeVersion: 1,
+	position: [0, 0] as [number, number],
+	parameters: {},
+};
+
 export const FAKE_TOKEN = 'tok-SECRET-123456';
 /** Backoff short enough for tests: 4 attempts, 5–20 ms apart, Retry-After up to 1.5 s. */
 export const FAST_BACKOFF = {
@@ -54,14 +64,7 @@ export async function scriptedServer(handler: Handler) {
 }
 
 export function context(baseUrl: string, parameters: Record<string, unknown> = {}) {
-	const node = {
-		id: 'n1',
-		name: 'AML',
-		type: 'n8n-nodes-aml.aml',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
+	const node = TEST_NODE;
 	return {
 		getNode: () => node,
 		getCredentials: async () => ({
@@ -110,14 +113,7 @@ export function tokenContext(
 	const store = { token: opts.stored, credentialReads: 0, viaN8n: 0, renewals: 0, fetches: 0 };
 	let issued = 0;
 	const nextToken = opts.nextToken ?? (() => `tok-renewed-${++issued}`);
-	const node = {
-		id: 'n1',
-		name: 'AML',
-		type: 'n8n-nodes-aml.aml',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
+	const node = TEST_NODE;
 	const signed = async (options: Record<string, unknown>, token: string) =>
 		await httpRequest({
 			...options,

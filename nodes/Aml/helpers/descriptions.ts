@@ -59,7 +59,12 @@ export function timeBudgetDeadline(
 	startedAt: number,
 ): Deadline | undefined {
 	const value = itemParameter(ctx, 'options.timeBudget', itemIndex, defaultMs);
-	const ms = numberOption(ctx, itemIndex, timeBudgetOption(defaultMs, ''), value);
+	const ms = numberOption(
+		ctx,
+		itemIndex,
+		{ displayName: 'Time Budget', typeOptions: { minValue: 0 } },
+		value,
+	);
 	return ms > 0 ? { at: startedAt + ms, ms } : undefined;
 }
 
