@@ -3,7 +3,8 @@
  * same run (absolute times are noise on these machines).
  *   npm run bench                       full size; writes bench/results/full.json
  *   npm run bench -- --quick            a tenth of the size; writes bench/results/quick.json
- *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, gate, package)
+ *   npm run bench -- --only=upload,...  only these scenarios (create, returnAll, upload, webhook, gate, package); one
+ *                                       scenario alone writes bench/results/<name>.quick.json (or <name>.full.json)
  *   npm run bench -- --queue [--quick]  n8n's queue mode (1 and 2 workers, 2 webhook processes) vs one process:
  *                                       bench/queue.ts; writes bench/results/queue(.quick).json
  *   npm run bench -- --queue --gate [--quick]  the payment gate in queue mode (1 and 2 workers, 8 and 16 at a time):
@@ -100,13 +101,14 @@ async function main(): Promise<void> {
 	const sb = await startSandbox({ quiet: true });
 	const started = Date.now();
 	const matrix = SETTINGS.length > 1;
-	// A run with n8n settings of its own is kept apart, named by the settings: bench/results/quick.N8N_EXPRESSION_ENGINE.json.
+	// A run of one scenario, or with n8n settings of its own, is kept apart, named by them: bench/results/gate.quick.json,
+	// webhook.quick.json, quick.N8N_EXPRESSION_ENGINE.json.
 	const file = path.join(
 		REPO_ROOT,
 		'bench',
 		'results',
 		`${[
-			...(only?.length === 1 && only[0] === 'gate' ? ['gate'] : []),
+			...(only?.length === 1 ? [only[0]] : []),
 			quick ? 'quick' : 'full',
 			...(matrix ? ['settings'] : Object.keys(n8nEnv)),
 		].join('.')}.json`,
