@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 
-import { AML_TRIGGER_VERSION } from '../../test/harness/client';
 import { countExecutions, percentile, treeCpu, type BenchEnv, type Result } from '../lib';
 
 interface Intake {
@@ -218,7 +217,7 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		env,
 		{
 			type: 'n8n-nodes-aml.amlTrigger',
-			typeVersion: AML_TRIGGER_VERSION,
+			typeVersion: 1,
 			parameters: { authentication: 'amlWebhookApi', events: ['*'] },
 			credentials: { amlWebhookApi: credential },
 		},

@@ -16,7 +16,6 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 import { recordedBefore } from '../shared/n8n/deduplication';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
-import { webhookCredentials } from '../shared/n8n/webhookCredentials';
 import { properties, SUBTITLE } from './description';
 import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -60,10 +59,7 @@ export class AmlTrigger implements INodeType {
 		name: 'amlTrigger',
 		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
-		// Not 1: for a start node of version 1, n8n evaluates a body option of its own Webhook node's first version as an
-		// expression on every delivery (parseRequestBody), which costs an expression isolate per delivery where n8n
-		// acquires them lazily. The trigger's one version is 1.1 for that reason alone.
-		version: 1.1,
+		version: 1,
 		subtitle: SUBTITLE,
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
@@ -153,7 +149,7 @@ export class AmlTrigger implements INodeType {
 		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
 			const failed = 'Webhook verification failed';
 			try {
-				settings = await webhookCredentials<VerificationSettings>(this, 'amlWebhookApi');
+				settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
 			} catch {
 				// Settings that cannot be read (an expression that fails) verify nothing.
 				return refuse(401, failed, 'the AML Webhook API credential could not be read');

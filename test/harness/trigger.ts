@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
-import { AML_TRIGGER_VERSION, amlTriggerWorkflow, type CredentialRef, type Json } from './client';
+import { amlTriggerWorkflow, type CredentialRef, type Json } from './client';
 import { context, control, n8n, nodeOutput } from './context';
 
 /**
@@ -46,7 +46,7 @@ export async function until<T>(
 export async function publish(
 	parameters: Json,
 	credential?: CredentialRef,
-	typeVersion = AML_TRIGGER_VERSION,
+	typeVersion = 1,
 ): Promise<Published> {
 	const webhookId = randomUUID();
 	const wf = await n8n().createWorkflow(
