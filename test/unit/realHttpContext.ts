@@ -2,6 +2,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 
+import { amlNode } from '../contract/n8n';
+
 /**
  * Detail tests of the transport run n8n's real HTTP client (the axios-based `httpRequest` that
  * `httpRequestWithAuthentication` ends in) against a real local server. Only the credential lookup
@@ -12,15 +14,8 @@ export const { httpRequest } = require(
 	path.join(require.resolve('@n8n/backend-network'), '..', 'http', 'axios', 'request.js'),
 );
 
-/** The AML node as the unit tests' fake contexts give it. */
-export const TEST_NODE = {
-	id: 'n1',
-	name: 'AML',
-	type: 'n8n-nodes-aml.aml',
-	typeVersion: 1,
-	position: [0, 0] as [number, number],
-	parameters: {},
-};
+/** The AML node as the unit tests' fake contexts give it (the contract tests' node, without a credential). */
+export const TEST_NODE = amlNode();
 
 export const FAKE_TOKEN = 'tok-SECRET-123456';
 /** Backoff short enough for tests: 4 attempts, 5–20 ms apart, Retry-After up to 1.5 s. */
