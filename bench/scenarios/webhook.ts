@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 
+import { AML_TRIGGER_VERSION } from '../../test/harness/client';
 import { countExecutions, percentile, treeCpu, type BenchEnv, type Result } from '../lib';
 
 interface Intake {
@@ -217,7 +218,7 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		env,
 		{
 			type: 'n8n-nodes-aml.amlTrigger',
-			typeVersion: 1,
+			typeVersion: AML_TRIGGER_VERSION,
 			parameters: { authentication: 'amlWebhookApi', events: ['*'] },
 			credentials: { amlWebhookApi: credential },
 		},

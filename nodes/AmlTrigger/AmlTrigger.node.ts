@@ -16,6 +16,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 import { recordedBefore } from '../shared/n8n/deduplication';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
+import { webhookCredentials } from '../shared/n8n/webhookCredentials';
 import { properties, SUBTITLE } from './description';
 import {
 	DEFAULT_DEDUP_WINDOW_MINUTES,
@@ -59,7 +60,10 @@ export class AmlTrigger implements INodeType {
 		name: 'amlTrigger',
 		icon: { light: 'file:../../icons/aml.svg', dark: 'file:../../icons/aml.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Not 1: for a start node of version 1, n8n evaluates a body option of its own Webhook node's first version as an
+		// expression on every delivery (parseRequestBody), which costs an expression isolate per delivery where n8n
+		// acquires them lazily. The trigger's one version is 1.1 for that reason alone.
+		version: 1.1,
 		subtitle: SUBTITLE,
 		description:
 			'Starts the workflow when the AML service sends a webhook: alerts, screening alerts, risk, person status, custom list records, decision rules',
@@ -149,7 +153,7 @@ export class AmlTrigger implements INodeType {
 		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
 			const failed = 'Webhook verification failed';
 			try {
-				settings = await this.getCredentials<VerificationSettings>('amlWebhookApi');
+				settings = await webhookCredentials<VerificationSettings>(this, 'amlWebhookApi');
 			} catch {
 				// Settings that cannot be read (an expression that fails) verify nothing.
 				return refuse(401, failed, 'the AML Webhook API credential could not be read');
@@ -260,7 +264,12 @@ export class AmlTrigger implements INodeType {
 			if (recentDeliveries.state(trigger, key, now, windowMinutes) === 'recorded') ranHere.add(key);
 			recentDeliveries.markRecorded(trigger, key, now);
 		}
-		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
+		const seen = await recordedBefore(
+			this,
+			keys,
+			MAX_REMEMBERED_DELIVERIES,
+			this.getWorkflow().id ?? '',
+		);
 		const out: INodeExecutionData[] = [];
 		for (const item of items) {
 			const key = keyOf(item);

@@ -9,9 +9,8 @@ import { createHash } from 'crypto';
  * Two places know accepted keys, each necessary (test/faults/dedup.test.ts: the same delivery in sequence, many
  * copies at once, later again; each event runs the workflow once; figures in docs/internals.md):
  * 1. n8n's deduplication store (nodes/shared/n8n/deduplication.ts): the trigger's `execute` records the key there and
- *    outputs nothing for a key already recorded. In n8n's database, so it covers a redelivery after a restart and a
- *    copy reaching another n8n process (queue mode). It offers no atomic claim, so it cannot stop copies arriving
- *    together on its own.
+ *    outputs nothing for a key already recorded, holding the workflow's lock meanwhile. In n8n's database, so it
+ *    covers a redelivery after a restart and a copy reaching another n8n process (queue mode), also at once.
  * 2. A small in-process map, kept per trigger: keys accepted here whose execution has not recorded them yet ("pending": an identical
  *    delivery is answered 503, so the service retries), and keys an execution in this process has recorded (answered
  *    "duplicate delivery", nothing started).

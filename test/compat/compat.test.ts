@@ -283,7 +283,7 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			hmacSecret: 'compat-key',
 		});
 		cleanup.push(() => n8n().deleteCredential(cred.id));
-		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred, 1);
+		const wf = await publish({ authentication: 'amlWebhookApi', events: ['*'] }, cred);
 		const wrong = await target(wf.url, { verification: { mode: 'hmac', secret: 'not-the-key' } });
 		const event = (alertId: number) => ({
 			action: 'MANUAL_ALERT_CREATED',

@@ -3,7 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import { ensureN8nInstalled } from '../harness/n8n';
 import { N8N_VERSION } from '../harness/n8nVersions';
+
+let n8nNode: string | undefined;
 
 /**
  * The contract suite runs n8n's own implementation beside the package's seam (nodes/shared/n8n/), once per tested
@@ -149,13 +152,33 @@ export function oauth2NodeContext(
 }
 
 /**
- * Runs `script` (CommonJS, given `input` parsed from JSON, printing its result as JSON) with plain Node in the selected
- * n8n install, where its own `n8n` package resolves: for n8n modules jest cannot load (ES modules among their imports).
+ * A seam file (nodes/shared/n8n/<name>.ts) compiled as it is to CommonJS in a folder of its own, for a script run by
+ * `inN8nProcess`; its path. The file imports only types from n8n-workflow, so it loads without the package.
+ */
+export function compiledSeam(name: string): string {
+	const ts = require('typescript') as typeof import('typescript');
+	const source = fs.readFileSync(
+		path.join(__dirname, '..', '..', 'nodes', 'shared', 'n8n', `${name}.ts`),
+		'utf8',
+	);
+	const js = ts.transpileModule(source, {
+		compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2021 },
+	}).outputText;
+	const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aml-seam-')), `${name}.js`);
+	fs.writeFileSync(file, js);
+	return file;
+}
+
+/**
+ * Runs `script` (CommonJS, given `input` parsed from JSON, printing its result as JSON) with the Node n8n runs on, in
+ * the selected n8n install, where its own `n8n` package resolves: for n8n modules jest cannot load (ES modules among
+ * their imports), and native ones built for that Node (isolated-vm, n8n's expression engine).
  */
 export function inN8nProcess<T>(script: string, input: unknown): T {
 	const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+	n8nNode ??= ensureN8nInstalled().node;
 	const out = execFileSync(
-		process.execPath,
+		n8nNode,
 		['-e', `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n${script}`],
 		{
 			cwd: path.dirname(modules),
@@ -237,7 +260,12 @@ export async function n8nDeduplicationHelpers(
 		},
 		async update(where: ProcessedRow, row: ProcessedRow) {
 			await roundTrip();
-			rows[at(where)] = copy(row);
+			// as a database's UPDATE: a row deleted meanwhile stays deleted
+			if (at(where) >= 0) rows[at(where)] = copy(row);
+		},
+		async delete(where: ProcessedRow) {
+			await roundTrip();
+			if (at(where) >= 0) rows.splice(at(where), 1);
 		},
 	});
 	const { DeduplicationHelper } = require(

@@ -1,8 +1,4 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-
-import { inN8nProcess, N8N_VERSION } from './n8n';
+import { compiledSeam, inN8nProcess, N8N_VERSION } from './n8n';
 
 /**
  * Seam nodes/shared/n8n/webhookRequest.ts against this n8n's own body-parser middleware (the one its webhook server
@@ -63,16 +59,7 @@ server.listen(0, '127.0.0.1', async () => {
 let seen: Array<{ raw: string | null; parsed: unknown; error?: string }>;
 
 beforeAll(() => {
-	const ts = require('typescript') as typeof import('typescript');
-	const source = fs.readFileSync(
-		path.join(__dirname, '..', '..', 'nodes', 'shared', 'n8n', 'webhookRequest.ts'),
-		'utf8',
-	);
-	const js = ts.transpileModule(source, {
-		compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2021 },
-	}).outputText;
-	const seam = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'aml-seam-')), 'webhookRequest.js');
-	fs.writeFileSync(seam, js);
+	const seam = compiledSeam('webhookRequest');
 	seen = inN8nProcess(SCRIPT, {
 		seam,
 		cases: CASES.map(([, body, contentType, parse]) => ({

@@ -3,11 +3,13 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { context, control, n8n, ownerRest, type Json } from '../harness/context';
 import { readExample } from '../harness/examples';
+import { amlTriggerWorkflow, nodeOutput } from '../harness/client';
 import {
 	cleanup,
 	NODE,
 	deliveries,
 	publish,
+	registered,
 	runCleanup,
 	runs,
 	settled,
@@ -475,6 +477,79 @@ describe('AML Trigger redelivery', () => {
 		expect((await post(off.url, body)).data).toBe('');
 		expect((await post(off.url, body)).data).toBe('');
 		expect(await settled(off.id, 2, 500)).toHaveLength(2);
+	});
+
+	test("a Remove Duplicates node with scope Workflow after the trigger: each delivery runs once, that node's own record works", async () => {
+		// The trigger holds the workflow's shared deduplication record as a lock while it checks; a node that keeps its
+		// own data in that record (scope Workflow) makes n8n refuse the lock's mode: the trigger then checks without it
+		// and never changes that record.
+		const webhookId = randomUUID();
+		const workflow = amlTriggerWorkflow(
+			`AML Trigger e2e remove duplicates ${webhookId.slice(0, 8)}`,
+			webhookId,
+			{ authentication: 'none', events: ['*'] },
+		);
+		workflow.nodes.push({
+			id: randomUUID(),
+			name: 'Remove Duplicates',
+			type: 'n8n-nodes-base.removeDuplicates',
+			typeVersion: 2,
+			position: [220, 0],
+			parameters: {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				dedupeValue: '={{ $json.metadata.alertId }}',
+				options: { scope: 'workflow' },
+			},
+		});
+		workflow.connections = {
+			[NODE]: { main: [[{ node: 'Remove Duplicates', type: 'main', index: 0 }]] },
+		};
+		const wf = await n8n().createWorkflow(workflow);
+		cleanup.push(() => n8n().deleteWorkflow(wf.id));
+		await n8n().activate(wf.id);
+		const url = `${context().n8n.baseUrl}/webhook/${webhookId}/aml`;
+		await registered(url);
+		const event = (alertId: number, createdTime: string) =>
+			JSON.stringify({
+				action: 'ALERT_STATUS_UPDATED',
+				createdTime,
+				metadata: { alertId, status: 'CLOSED', previousStatus: 'NEW' },
+			});
+		const post = async (b: string) =>
+			(
+				await axios.post(url, b, {
+					headers: { 'content-type': 'application/json' },
+					validateStatus: () => true,
+					transformRequest: (x) => x,
+				})
+			).data;
+		const now = Date.now();
+		const first = event(9300, new Date(now - 3000).toISOString());
+		expect(await post(first)).toBe('');
+		await settled(wf.id, 1, 300);
+		// the same alert in another event: the trigger runs it, Remove Duplicates (keyed by alert) removes it
+		expect(await post(event(9300, new Date(now - 2000).toISOString()))).toBe('');
+		await settled(wf.id, 2, 300);
+		// a copy of the first delivery: starts nothing
+		expect(await post(first)).toEqual({
+			received: true,
+			started: false,
+			reason: 'duplicate delivery',
+		});
+		expect(await post(event(9301, new Date(now - 1000).toISOString()))).toBe('');
+		expect((await settled(wf.id, 3, 1000)).map((o) => o.metadata.alertId)).toEqual([
+			9300, 9300, 9301,
+		]);
+		// every execution succeeded (runs() checks it); what Remove Duplicates let through, per execution
+		const executions = (
+			await n8n().api.get('/executions', {
+				params: { workflowId: wf.id, includeData: true, limit: 10 },
+			})
+		).data.data as Json[];
+		const passed = executions
+			.sort((a, b) => Number(a.id) - Number(b.id))
+			.map((e) => nodeOutput(e, 'Remove Duplicates').map((o) => o.metadata.alertId));
+		expect(passed).toEqual([[9300], [], [9301]]);
 	});
 
 	test('an event that failed while the workflow was unpublished arrives once through the service retries', async () => {

@@ -85,7 +85,7 @@ describe('AML Trigger: incomplete verification settings fail closed', () => {
 
 describe('AML Trigger: odd secrets fail closed', () => {
 	const basic = (v: string) => ({ Authorization: `Basic ${Buffer.from(v).toString('base64')}` });
-	test('a secret of spaces or the text "undefined", and a number, boolean or list from an expression, refuse every delivery with 401 and start nothing (no failed execution)', async () => {
+	test('a secret of spaces or the text "undefined", a number, boolean or list from an expression, and one an expression takes from the delivery, refuse every delivery with 401 and start nothing (no failed execution)', async () => {
 		const cases: Array<{ what: string; data: Json; send: (body: string) => Json }> = [
 			{
 				what: 'basic auth of spaces',
@@ -121,6 +121,16 @@ describe('AML Trigger: odd secrets fail closed', () => {
 				what: 'header name a number',
 				data: { method: 'header', headerName: '={{ 7 }}', headerSecret: 'x-secret-1' },
 				send: () => ({ '7': 'x-secret-1' }),
+			},
+			{
+				// the credential is read within the delivery's call: an expression must not reach the delivery itself
+				what: "header value from an expression reading the delivery's header",
+				data: {
+					method: 'header',
+					headerName: 'X-AML-Secret',
+					headerSecret: '={{ $json.headers?.["x-aml-secret"] ?? $json.body?.secret }}',
+				},
+				send: () => ({ 'X-AML-Secret': 'chosen-by-the-caller' }),
 			},
 		];
 		const answers: Json = {};

@@ -179,13 +179,16 @@ export const PERSON_CREATE_FROM_INPUT: Json = {
 	excludeInputFields: 'id',
 };
 
+/** The AML Trigger's version (its only one). */
+export const AML_TRIGGER_VERSION = 1.1;
+
 /** A workflow with only the AML Trigger on `webhookId` (its production URL: /webhook/<webhookId>/aml). */
 export function amlTriggerWorkflow(
 	name: string,
 	webhookId: string,
 	parameters: Json,
 	credential?: CredentialRef,
-	typeVersion = 1,
+	typeVersion = AML_TRIGGER_VERSION,
 ): Json {
 	return {
 		name,

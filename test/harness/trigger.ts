@@ -1,7 +1,7 @@
 import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 
-import { amlTriggerWorkflow, type CredentialRef, type Json } from './client';
+import { AML_TRIGGER_VERSION, amlTriggerWorkflow, type CredentialRef, type Json } from './client';
 import { context, control, n8n, nodeOutput } from './context';
 
 /**
@@ -46,7 +46,7 @@ export async function until<T>(
 export async function publish(
 	parameters: Json,
 	credential?: CredentialRef,
-	typeVersion = 1,
+	typeVersion = AML_TRIGGER_VERSION,
 ): Promise<Published> {
 	const webhookId = randomUUID();
 	const wf = await n8n().createWorkflow(

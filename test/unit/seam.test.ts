@@ -37,6 +37,9 @@ const INTERNALS = [
 	"'Tool'",
 	'.rawBody',
 	'readRawBody',
+	// a webhook context's credential read with a run (webhookCredentials)
+	'_getCredentials',
+	'runExecutionData',
 	// the generic OAuth2 credential's field name (ignoresSslIssues)
 	'ignoreSSLIssues',
 	// the resource mapper's stored value (mappedFields, fieldMapperProperty)

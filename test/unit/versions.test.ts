@@ -21,9 +21,9 @@ describe('node versions', () => {
 		expect(defaultVersion).toBeUndefined();
 	});
 
-	test('AML Trigger: version 1', () => {
+	test('AML Trigger: one version, 1.1 (n8n evaluates an expression on every delivery to a start node of version 1)', () => {
 		const { version, defaultVersion } = new AmlTrigger().description;
-		expect(version).toBe(1);
+		expect(version).toBe(1.1);
 		expect(defaultVersion).toBeUndefined();
 	});
 
