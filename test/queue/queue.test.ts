@@ -1,4 +1,5 @@
 import axios from 'axios';
+import { execSync } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,7 +23,7 @@ import {
 	tokenUrlOf,
 	transactionCreateFromInput,
 } from '../harness/context';
-import { waitFor } from '../harness/n8n';
+import { REPO_ROOT, waitFor } from '../harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../harness/queue';
 import { sleep } from '../harness/trigger';
 
@@ -65,6 +66,9 @@ async function stats(): Promise<Json> {
 }
 
 beforeAll(async () => {
+	// As the e2e projects' set-up: the cluster loads dist/, so a run after a source change tests that change.
+	if (process.env.AML_E2E_SKIP_BUILD !== '1')
+		execSync('npm run -s build', { cwd: REPO_ROOT, stdio: 'inherit' });
 	sandbox = await startSandbox({ quiet: true, webhookRetryScale: 0.001 });
 	cluster = await startQueueCluster({
 		workers: 2,
