@@ -106,20 +106,25 @@ async function lock(helpers: DeduplicationHelperFunctions, lockName: string): Pr
 		// three failures in a row are not a race for the insert: the database or the store fails
 		failures = state === 'failed' ? failures + 1 : 0;
 		if (failures >= 3 || waited >= LOCK_GIVE_UP_MS) return false;
-		// 5 ms doubling to 100 ms, each spread over half to one and a half times, so that waiters do not ask together
+		// each pause longer than the last, up to a bound, and drawn at random so that waiters never ask together
 		await sleep(Math.min(100, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random()));
 	}
 }
 
-async function unlock(helpers: DeduplicationHelperFunctions): Promise<void> {
+/** `run`'s answer, asked up to three times; undefined when every try failed. */
+async function threeTries<T>(run: () => Promise<T>): Promise<T | undefined> {
 	for (let attempt = 1; attempt <= 3; attempt++) {
 		try {
-			await helpers.clearAllProcessedItems('workflow', LOCK);
-			return;
+			return await run();
 		} catch {
 			await sleep(50 * attempt);
 		}
 	}
+	return undefined;
+}
+
+async function unlock(helpers: DeduplicationHelperFunctions): Promise<void> {
+	await threeTries(async () => await helpers.clearAllProcessedItems('workflow', LOCK));
 }
 
 /** Each process asks for a workflow's lock one execution at a time (per `lockName`); the others wait here. */
@@ -143,20 +148,10 @@ async function record(
 	keys: string[],
 	maxEntries: number,
 ): Promise<Set<string>> {
-	const seen = new Set<string>();
-	for (let attempt = 1; attempt <= 3; attempt++) {
-		try {
-			const { processed } = await store.call(ctx.helpers, keys, 'node', {
-				mode: 'entries',
-				maxEntries,
-			});
-			for (const key of processed) seen.add(String(key));
-			break;
-		} catch {
-			await sleep(50 * attempt);
-		}
-	}
-	return seen;
+	const answer = await threeTries(
+		async () => await store.call(ctx.helpers, keys, 'node', { mode: 'entries', maxEntries }),
+	);
+	return new Set((answer?.processed ?? []).map(String));
 }
 
 /**
