@@ -200,9 +200,8 @@ export class AmlTrigger implements INodeType {
 
 		// 4. Redelivery of an accepted event. Not in test mode: a test URL serves one delivery and is removed.
 		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
-		let key: string | undefined;
-		if (windowMinutes > 0 && this.getMode() !== 'manual' && rawBody !== undefined) {
-			key = deliveryKey(rawBody);
+		const key = rawBody === undefined ? undefined : deliveryKey(rawBody);
+		if (key && windowMinutes > 0 && this.getMode() !== 'manual') {
 			const now = Date.now();
 			const here = recentDeliveries.state(trigger, key, now, windowMinutes);
 			if (here === 'recorded') {
@@ -235,10 +234,11 @@ export class AmlTrigger implements INodeType {
 	}
 
 	/**
-	 * n8n runs this as the first step of the execution a delivery started (in a worker, in queue mode). It records
-	 * the delivery's key in n8n's deduplication store (its database, shared by every process; `maxEntries` newest
-	 * keys) where this n8n offers it, and an execution whose key is already there outputs nothing: a redelivery after
-	 * an n8n restart, or a copy another webhook process accepted, ends here instead of running the workflow twice.
+	 * n8n runs this as the first step of the execution a delivery started (in a worker, in queue mode), with the items
+	 * `webhook()` returned. It records the delivery's key in n8n's deduplication store (its database, shared by every
+	 * process; the newest `maxEntries` keys) where this n8n offers it, and an execution whose key is already there
+	 * outputs nothing: a redelivery after an n8n restart, or a copy another webhook process accepted after this one's
+	 * execution recorded it, ends here instead of running the workflow twice.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -250,11 +250,11 @@ export class AmlTrigger implements INodeType {
 		}
 		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
+		if (windowMinutes <= 0 || this.getMode() === 'manual') return [items];
 		const now = Date.now();
 		const keyOf = (item: INodeExecutionData) =>
 			typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined;
-		const deduplicate = windowMinutes > 0 && this.getMode() !== 'manual';
-		const keys = deduplicate ? items.map(keyOf).filter((k): k is string => k !== undefined) : [];
+		const keys = items.map(keyOf).filter((k): k is string => k !== undefined);
 		// Claimed in this process first, in one synchronous step (no await between the read and the mark): an execution
 		// of the same delivery that already ran here (a copy accepted again after PENDING_MS while the first execution
 		// waited to start on a loaded n8n) stops this one, whatever n8n's store answers for executions running together.
@@ -264,20 +264,11 @@ export class AmlTrigger implements INodeType {
 			if (recentDeliveries.state(trigger, key, now, windowMinutes) === 'recorded') ranHere.add(key);
 			recentDeliveries.markRecorded(trigger, key, now);
 		}
-		const seen = await recordedBefore(
-			this,
-			keys,
-			MAX_REMEMBERED_DELIVERIES,
-			this.getWorkflow().id ?? '',
-		);
-		const out: INodeExecutionData[] = [];
-		for (const item of items) {
+		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
+		const fresh = (item: INodeExecutionData) => {
 			const key = keyOf(item);
-			const json = { ...item.json };
-			delete json[KEY_FIELD];
-			if (key && deduplicate && (seen.has(key) || ranHere.has(key))) continue;
-			out.push({ ...item, json });
-		}
-		return [out];
+			return !key || !(seen.has(key) || ranHere.has(key));
+		};
+		return [items.filter(fresh)];
 	}
 }

@@ -9,8 +9,9 @@ import { createHash } from 'crypto';
  * Two places know accepted keys, each necessary (test/faults/dedup.test.ts: the same delivery in sequence, many
  * copies at once, later again; each event runs the workflow once; figures in docs/internals.md):
  * 1. n8n's deduplication store (nodes/shared/n8n/deduplication.ts): the trigger's `execute` records the key there and
- *    outputs nothing for a key already recorded, holding the workflow's lock meanwhile. In n8n's database, so it
- *    covers a redelivery after a restart and a copy reaching another n8n process (queue mode), also at once.
+ *    outputs nothing for a key already recorded. In n8n's database, so it covers a redelivery after a restart and a
+ *    copy reaching another n8n process (queue mode) after the first copy's execution recorded it; copies reaching two
+ *    processes at the same moment may both run (the store has no atomic claim).
  * 2. A small in-process map, kept per trigger: keys accepted here whose execution has not recorded them yet ("pending": an identical
  *    delivery is answered 503, so the service retries), and keys an execution in this process has recorded (answered
  *    "duplicate delivery", nothing started).
@@ -35,8 +36,12 @@ export const MAX_REMEMBERED_DELIVERIES = 10_000;
  */
 export const PENDING_MS = 60_000;
 
-/** Item field that carries the key from `webhook()` to `execute()`; removed before the item is output. */
-export const KEY_FIELD = '__amlDeliveryKey';
+/**
+ * Item field that carries the delivery's key (`deliveryKey`) from `webhook()` to `execute()` and on to the workflow:
+ * the trigger sets it on every delivery (a body that carries one cannot choose it), so a workflow can claim the key in
+ * an engine of its own (the queue-mode example claims it in Redis).
+ */
+export const KEY_FIELD = 'deliveryKey';
 
 /** SHA-256 of the raw body bytes as received (base64url, 43 characters). */
 export function deliveryKey(rawBody: Buffer): string {

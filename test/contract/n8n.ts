@@ -172,22 +172,40 @@ export function compiledSeam(name: string): string {
 /**
  * Runs `script` (CommonJS, given `input` parsed from JSON, printing its result as JSON) with the Node n8n runs on, in
  * the selected n8n install, where its own `n8n` package resolves: for n8n modules jest cannot load (ES modules among
- * their imports), and native ones built for that Node (isolated-vm, n8n's expression engine).
+ * their imports), and native ones built for that Node (isolated-vm, n8n's expression engine). Each run has an n8n user
+ * folder of its own: n8n-core writes its settings file there when it loads, and processes that start together on a
+ * new machine would otherwise read each other's half-written ~/.n8n/config. A run that fails throws the child's own
+ * error text (its exit and the end of its stderr), not the script.
  */
 export function inN8nProcess<T>(script: string, input: unknown): T {
-	const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+	const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
 	n8nNode ??= ensureN8nInstalled().node;
-	const out = execFileSync(
-		n8nNode,
-		['-e', `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n${script}`],
-		{
-			cwd: path.dirname(modules),
-			input: JSON.stringify(input),
-			encoding: 'utf8',
-			timeout: 120_000,
-		},
-	);
-	return JSON.parse(out.trim().split('\n').pop() ?? 'null') as T;
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'aml-contract-n8n-'));
+	const timeoutMs = 300_000;
+	try {
+		const run = spawnSync(
+			n8nNode,
+			['-e', `const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n${script}`],
+			{
+				cwd: path.dirname(modules),
+				input: JSON.stringify(input),
+				encoding: 'utf8',
+				timeout: timeoutMs,
+				maxBuffer: 64 * 1024 * 1024,
+				env: { ...process.env, N8N_USER_FOLDER: userFolder },
+			},
+		);
+		if (run.error || run.status !== 0) {
+			const how = run.error
+				? `${run.error.message}${run.signal ? ` (${run.signal}, limit ${timeoutMs / 1000} s)` : ''}`
+				: `exit ${run.status}${run.signal ? `, ${run.signal}` : ''}`;
+			const said = `${run.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n');
+			throw new Error(`The script in n8n ${N8N_VERSION}'s Node failed: ${how}\n${said}`);
+		}
+		return JSON.parse(run.stdout.trim().split('\n').pop() ?? 'null') as T;
+	} finally {
+		fs.rmSync(userFolder, { recursive: true, force: true });
+	}
 }
 
 /**

@@ -480,9 +480,8 @@ describe('AML Trigger redelivery', () => {
 	});
 
 	test("a Remove Duplicates node with scope Workflow after the trigger: each delivery runs once, that node's own record works", async () => {
-		// The trigger holds the workflow's shared deduplication record as a lock while it checks; a node that keeps its
-		// own data in that record (scope Workflow) makes n8n refuse the lock's mode: the trigger then checks without it
-		// and never changes that record.
+		// The trigger keeps its keys in its own node's deduplication record; a node with scope Workflow keeps its data in
+		// the workflow's record, which the trigger never reads or changes.
 		const webhookId = randomUUID();
 		const workflow = amlTriggerWorkflow(
 			`AML Trigger e2e remove duplicates ${webhookId.slice(0, 8)}`,

@@ -312,7 +312,7 @@ describe("AML Trigger: one trigger's deliveries do not touch another's memory", 
 });
 
 describe('AML Trigger: what a delivery cannot put into the output', () => {
-	test("Include Headers redacts Authorization, Proxy-Authorization, Cookie and the signature header; a body's own __amlDeliveryKey is dropped and chooses no key", async () => {
+	test("Include Headers redacts Authorization, Proxy-Authorization, Cookie and the signature header; a body's own deliveryKey is replaced by the delivery's and chooses no key", async () => {
 		const wf = await publish(
 			{ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } },
 			hmac,
@@ -322,7 +322,7 @@ describe('AML Trigger: what a delivery cannot put into the output', () => {
 		const forged = 'forged-key-chosen-by-the-body';
 		const body = event(8301, null, {}).replace(
 			'"action"',
-			`"__amlDeliveryKey":"${forged}","createdTime":"${new Date().toISOString()}","action"`,
+			`"deliveryKey":"${forged}","createdTime":"${new Date().toISOString()}","action"`,
 		);
 		const r = await post(wf.url, body, {
 			'X-AML-Signature': sign(body),
@@ -338,13 +338,13 @@ describe('AML Trigger: what a delivery cannot put into the output', () => {
 			authorization: '[redacted]',
 			'x-aml-signature': '[redacted]',
 		});
-		expect(out).not.toHaveProperty('__amlDeliveryKey');
+		const hash = createHash('sha256').update(body).digest('base64url');
+		expect(out.deliveryKey).toBe(hash);
 		const stored = JSON.stringify(await n8n().listExecutions(wf.id, { includeData: true }));
 		for (const secret of [cookie, proxy, 'caller-token', forged])
 			expect(stored).not.toContain(secret);
 		// The delivery is remembered under the hash of its bytes, not under the key the body named: other bytes that
 		// name that hash as their key run, and the same bytes again are a duplicate.
-		const hash = createHash('sha256').update(body).digest('base64url');
 		const other = body.replace(forged, hash);
 		expect((await post(wf.url, other, { 'X-AML-Signature': sign(other) })).data).toBe('');
 		expect((await post(wf.url, body, { 'X-AML-Signature': sign(body) })).data).toEqual({
