@@ -267,7 +267,7 @@ export async function webhookIntake(env: BenchEnv): Promise<Result[]> {
 		const base2 = await header(4);
 		const base = pooled(base1, base2);
 		const aml = pooled(aml1, aml2);
-		// The trigger's record at its bound (10,000 keys, read and written whole per delivery, under the lock): the
+		// The trigger's record at its bound (10,000 keys, read and written whole by each delivery's check): the
 		// same offer again. Not part of the ratio.
 		const filled = fillTriggerRecord(env, trigger.id, 10_000);
 		const full = filled ? await amlTrigger(5) : undefined;

@@ -182,7 +182,14 @@ describe('AML Trigger in a published workflow', () => {
 		const key = (e: Json) => JSON.stringify([e.action, e.createdTime, e.metadata]);
 		expect(out.map(key).sort()).toEqual(emitted.map(key).sort());
 		for (const item of out) {
-			expect(Object.keys(item).sort()).toEqual(['action', 'createdTime', 'metadata']);
+			expect(Object.keys(item).sort()).toEqual([
+				'action',
+				'createdTime',
+				'deliveryKey',
+				'metadata',
+			]);
+			// the delivery's key: the SHA-256 of its bytes, base64url
+			expect(item.deliveryKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
 			// The documented samples carry the same metadata fields as the real deliveries.
 			expect(Object.keys(item.metadata).sort()).toEqual(
 				Object.keys(SAMPLE_PAYLOADS[item.action].metadata as Json).sort(),
@@ -419,7 +426,9 @@ describe('AML Trigger verification', () => {
 			createdTime,
 			metadata: { personId, amount: 1.5 },
 		});
-		expect(out).toEqual(expect.arrayContaining([event('cust-é'), event('cust-è')]));
+		expect(out.map(({ deliveryKey: _key, ...rest }) => rest)).toEqual(
+			expect.arrayContaining([event('cust-é'), event('cust-è')]),
+		);
 		expect(out).toHaveLength(2);
 	});
 });

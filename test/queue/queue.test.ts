@@ -585,7 +585,7 @@ const numbers = (from: number, count: number) => Array.from({ length: count }, (
 // What the trigger promises across queue-mode processes (README "Alert notification", SECURITY.md), each measured
 // here: the service's redeliveries run once; copies reaching two processes at the same instant run at least once, at
 // the rate this burst measures (n8n's deduplication store has no atomic claim); exactly once at any timing is the
-// Redis claim of example 08.
+// Redis claim of example 09.
 test(`AML Trigger, the service's retry pattern across both webhook processes: each redelivery stopped, none lost`, async () => {
 	const EVENTS = 20;
 	const { id, urls, secret } = await publishedTrigger('retries');
@@ -674,7 +674,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 	console.log(`[queue] trigger burst ${JSON.stringify(figures.trigger)}`);
 }, 900_000);
 
-test('example 08 (a Redis claim after the trigger): copies at the same instant across both webhook processes run its steps exactly once, none lost', async () => {
+test('example 09 (a Redis claim after the trigger): copies at the same instant across both webhook processes run its steps exactly once, none lost', async () => {
 	const EVENTS = 50;
 	const client = n8n();
 	const redis = await client.createCredential(`Redis queue ${Date.now()}`, 'redis', {
@@ -686,7 +686,7 @@ test('example 08 (a Redis claim after the trigger): copies at the same instant a
 	const { id, urls, secret } = await publishedTrigger('exactly once', async (webhook) => {
 		const { importExample } = await import('../harness/examples');
 		return (
-			await importExample(client, '08-exactly-once-queue-mode.json', {
+			await importExample(client, '09-exactly-once-queue-mode.json', {
 				credentials: { amlWebhookApi: webhook, redis },
 			})
 		).id;
