@@ -175,7 +175,9 @@ export function compiledSeam(name: string): string {
  * their imports), and native ones built for that Node (isolated-vm, n8n's expression engine). Each run has an n8n user
  * folder of its own: n8n-core writes its settings file there when it loads, and processes that start together on a
  * new machine would otherwise read each other's half-written ~/.n8n/config. A run that fails throws the child's own
- * error text (its exit and the end of its stderr), not the script.
+ * error text (its exit or signal, the end of its stderr and its last output line), not the script. A script that
+ * starts n8n's isolated expression engine disposes it before it exits, as n8n does on shutdown (otherwise isolated-vm
+ * can crash the process in its teardown, after the output).
  */
 export function inN8nProcess<T>(script: string, input: unknown): T {
 	const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
@@ -200,7 +202,10 @@ export function inN8nProcess<T>(script: string, input: unknown): T {
 				? `${run.error.message}${run.signal ? ` (${run.signal}, limit ${timeoutMs / 1000} s)` : ''}`
 				: `exit ${run.status}${run.signal ? `, ${run.signal}` : ''}`;
 			const said = `${run.stderr ?? ''}`.trim().split('\n').slice(-30).join('\n');
-			throw new Error(`The script in n8n ${N8N_VERSION}'s Node failed: ${how}\n${said}`);
+			const printed = `${run.stdout ?? ''}`.trim().split('\n').pop()?.slice(0, 2000) ?? '';
+			throw new Error(
+				`The script in n8n ${N8N_VERSION}'s Node failed: ${how}\nstderr: ${said || '(empty)'}\nlast output: ${printed || '(none)'}`,
+			);
 		}
 		return JSON.parse(run.stdout.trim().split('\n').pop() ?? 'null') as T;
 	} finally {

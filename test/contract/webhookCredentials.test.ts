@@ -84,6 +84,9 @@ const context = (node) => new WebhookContext(workflow, node, additionalData, 'we
 		out.cases[name] = { seam: await read('seam', node === 'bare' ? bare : trigger), runless: await read('runless', node === 'bare' ? bare : trigger) };
 	}
 	if (isolates) await workflow.expression.releaseIsolate();
+	// n8n's own shutdown step: a process that exits with the engine's isolates alive can die in isolated-vm's
+	// teardown (SIGSEGV after its output).
+	if (typeof Expression.disposeExpressionEngine === 'function') await Expression.disposeExpressionEngine();
 	console.log(JSON.stringify(out));
 	process.exit(0);
 })().catch((e) => { console.log(JSON.stringify({ failed: String(e && e.stack) })); process.exit(0); });
