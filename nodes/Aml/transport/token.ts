@@ -137,7 +137,8 @@ export function tokenProvider(
 	let stopped: TokenGrant | undefined;
 	let refusedFresh = { count: 0, generation: -1 };
 
-	const stop = (failure: Classified): TokenGrant => {
+	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
+	const noToken = (failure: Classified): TokenGrant => {
 		const grant: TokenGrant =
 			failure.kind === 'other'
 				? { kind: 'other', message: failure.error?.message ?? 'Request failed' }
@@ -168,7 +169,7 @@ export function tokenProvider(
 			if (fresh && refusedFresh.count >= MAX_REFUSED_FRESH)
 				return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
 			const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
-			if (failure) return stop(failure);
+			if (failure) return noToken(failure);
 		}
 		const ms = attemptMs();
 		const expiring =
@@ -180,7 +181,7 @@ export function tokenProvider(
 			const waitMs = held ? ms : TOKEN_WAIT_MS;
 			const wasHeld = held;
 			const failure = await obtain({ ...step, before: token.generation, fetchMs: ms, waitMs });
-			if (failure && (!wasHeld || isTokenRefusal(failure))) return stop(failure);
+			if (failure && (!wasHeld || isTokenRefusal(failure))) return noToken(failure);
 		}
 		// the budget went to the token step: the request is not sent
 		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
