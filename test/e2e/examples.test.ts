@@ -495,13 +495,17 @@ describe('example 02: nightly custom list sync', () => {
 	const active = async () =>
 		(await control.get<Json[]>(`/custom-lists/${LIST}/records`)).filter((r) => !r.archived);
 
-	test('the list equals the CSV source; a second run changes nothing; Slack hears when the guard stops a run and when records fail, nothing else', async () => {
+	test('the list equals the CSV source; a second run changes nothing; Slack hears, in one message, when the guard stops a run, when records fail and when rows are invalid (the valid rows still written), nothing else', async () => {
 		await control.post('/reset');
 		const { id, workflow } = await importAsUser('02-custom-list-sync.json', {
 			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
 			settings: {
 				'Download blocklist CSV': { url: exportUrl },
-				'Sync blocklist': { customListId: { __rl: true, mode: 'id', value: LIST } },
+				// what the sticky note asks for after the dry run (the file ships with Dry Run on)
+				'Sync blocklist': {
+					customListId: { __rl: true, mode: 'id', value: LIST },
+					options: { dryRun: false, invalidRows: 'skip', maxArchivePercent: 50 },
+				},
 			},
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
@@ -599,7 +603,33 @@ describe('example 02: nightly custom list sync', () => {
 		}
 		expect(await active()).toHaveLength(1001);
 		expect((await posted()).slice(postedBefore + 2)).toEqual([
-			expect.stringMatching(/Blocklist sync: 1 of the changes failed .*First: create blk-new-\d: /),
+			expect.stringMatching(
+				/Blocklist sync: created 1, updated 0, archived 0, failed 1, invalid rows 0\. First failure: create blk-new-\d: /,
+			),
+		]);
+
+		// an export with an ID typed with a space and an ID twice: the valid new rows are added (blk-new-4, and the one
+		// refused above), nothing is archived, and one Slack message names the invalid rows (never one message per row)
+		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE\nblk-new-2,Other Entity,FR\nblk new 3,Typo Entity,DE\nblk-new-4,Fourth Entity,NL\nblk-1,Twice,DE\n`;
+		await n8n().callWebhook(hookPath, {});
+		const [, , , , , sixth] = await finishedExecutions(id, 6);
+		expect(sixth.status).toBe('success');
+		expect(nodeOutput(sixth, 'Sync blocklist')).toHaveLength(1);
+		expect(nodeOutput(sixth, 'Sync blocklist')[0]).toMatchObject({
+			created: 2,
+			archived: 0,
+			invalid: 3,
+			failed: 0,
+		});
+		const stored = await active();
+		expect(stored.map((r) => r.id)).toEqual(
+			expect.arrayContaining(['blk-new-1', 'blk-new-2', 'blk-new-4', 'blk-1']),
+		);
+		expect(stored).toHaveLength(1003);
+		expect((await posted()).slice(postedBefore + 3)).toEqual([
+			expect.stringMatching(
+				/^:warning: Blocklist sync: created 2, updated 0, archived 0, failed 0, invalid rows 3\. Nothing was archived: .*Item 0: the record ID "blk-1" is also in item\(s\) 1004; Item 1002: "Record ID" .*; Item 1004: the record ID "blk-1" is also in item\(s\) 0$/,
+			),
 		]);
 	});
 });
@@ -802,7 +832,7 @@ describe('example 06: alert to Jira ticket', () => {
 });
 
 describe('example 07: alert review in Slack', () => {
-	test('a monitoring and a manual alert each reach Slack with a button; the form the officer sends sets the chosen status and note on that alert in the service', async () => {
+	test("a monitoring and a manual alert each reach Slack with a button; the form the officer sends sets the chosen status, and the note with the officer's name, on that alert in the service (its type read from the trigger's alertType)", async () => {
 		const { id, target } = await publishAlertExample(
 			'07-alert-review-slack.json',
 			{ slackApi: await slackCredential() },
@@ -893,7 +923,7 @@ describe('example 07: alert review in Slack', () => {
 			).toBeGreaterThanOrEqual(400);
 
 			// The officer clicks the button: the form (the decisions, a note), then sends it as the browser does.
-			const answer = async (p: Json, decision: string, note: string) => {
+			const answer = async (p: Json, decision: string, note: string, officer: string) => {
 				const page = await axios.get(formUrl(p), {
 					headers: {
 						'user-agent':
@@ -907,10 +937,15 @@ describe('example 07: alert review in Slack', () => {
 					expect(html).toContain(option);
 				const fieldOf = (label: string) =>
 					new RegExp(`for='(field-\\d+)'[^>]*>\\s*${label}`).exec(html)?.[1];
-				expect([fieldOf('Decision'), fieldOf('Note')]).toEqual(['field-0', 'field-1']);
+				expect([fieldOf('Decision'), fieldOf('Note'), fieldOf('Officer')]).toEqual([
+					'field-0',
+					'field-1',
+					'field-2',
+				]);
 				const form = new FormData();
 				form.append('field-0', decision);
 				form.append('field-1', note);
+				form.append('field-2', officer);
 				const sent = await fetch(formUrl(p), { method: 'POST', body: form });
 				expect(sent.status).toBe(200);
 			};
@@ -918,11 +953,13 @@ describe('example 07: alert review in Slack', () => {
 				monitoringPost,
 				'CLOSED AS FALSE POSITIVE',
 				'Salary payment, matches the customer profile',
+				'Ana Officer',
 			);
 			await answer(
 				manualPost,
 				'ESCALATED',
 				'Escalated to the MLRO for a suspicious activity report',
+				'Ben Reviewer',
 			);
 
 			// the executions resume and end (waiting executions have a stop time too, so wait for their end state)
@@ -940,14 +977,14 @@ describe('example 07: alert review in Slack', () => {
 				'CLOSED AS FALSE POSITIVE',
 			]);
 			expect(stored.notes.map((n: Json) => n.content)).toEqual([
-				'Salary payment, matches the customer profile',
+				'Salary payment, matches the customer profile (decided by Ana Officer in the Slack review)',
 			]);
 			const storedManual = (await control.get<Json[]>('/manual-alerts')).find(
 				(a) => a.id === manual.id,
 			)!;
 			expect(storedManual.status).toBe('ESCALATED');
 			expect(storedManual.notes.map((n: Json) => n.content)).toEqual([
-				'Escalated to the MLRO for a suspicious activity report',
+				'Escalated to the MLRO for a suspicious activity report (decided by Ben Reviewer in the Slack review)',
 			]);
 			const updated = done.map((e) => nodeOutput(e, 'Update alert status')[0]);
 			expect(updated).toEqual(
@@ -1015,12 +1052,22 @@ describe('alert examples run on their pinned sample events, with the AML credent
 			headerSecret: randomUUID(),
 		});
 
+	const sampleRuns = async (id: string) => {
+		const [execution] = await finishedExecutions(id, 1);
+		const runData = execution.data.resultData.runData as Record<string, Json[]>;
+		const items = (name: string) =>
+			(runData[name] ?? [])
+				.flatMap((run: Json) => run.data?.main?.[0] ?? [])
+				.map((i: Json) => i.json);
+		return { execution, runData, items };
+	};
+
 	test.each([
-		['03-alert-notification.json', 'Get monitoring alert'],
-		['06-alert-ticket-jira.json', 'Get monitoring alert'],
+		['03-alert-notification.json', 'Monitoring alert message', 'Post to Slack'],
+		['06-alert-ticket-jira.json', 'Monitoring alert ticket', 'Create Jira issue'],
 	])(
-		'%s: the run stops at the AML node, which refuses the sample alert ID before sending; nothing is read, posted or changed',
-		async (file, stopsAt) => {
+		'%s: the samples run through the pinned AML answers to the message, and stop at Sample event?: nothing is read, posted or changed',
+		async (file, message, send) => {
 			await raiseAlerts(`pin${file.slice(0, 2)}`);
 			await axios.delete(`${context().slack.url}/calls`);
 			const before = await stateOfAlerts();
@@ -1052,10 +1099,12 @@ describe('alert examples run on their pinned sample events, with the AML credent
 						}
 					: {},
 			);
-			const [execution] = await finishedExecutions(id, 1);
-			expect(execution.status).toBe('error');
-			expect(execution.data.resultData.lastNodeExecuted).toBe(stopsAt);
-			expect(String(execution.data.resultData.error?.message)).toMatch(/Alert ID/);
+			const { execution, runData, items } = await sampleRuns(id);
+			expect(execution.status).toBe('success');
+			// the message or ticket of each sample can be seen before the first real event
+			expect(JSON.stringify(items(message))).toMatch(/alert 0\b/);
+			expect(items('Sample: nothing sent')).toHaveLength(2);
+			expect(runData[send]).toBeUndefined();
 			expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'))).toEqual(
 				[],
 			);
@@ -1064,44 +1113,29 @@ describe('alert examples run on their pinned sample events, with the AML credent
 		},
 	);
 
-	test('07-alert-review-slack.json: the sample reaches Slack; the answer to it is refused by the service (no alert 0), and no alert changes', async () => {
+	test('07-alert-review-slack.json: the samples stop at Sample event? with their message built: nothing reaches Slack, no alert status is sent', async () => {
 		await raiseAlerts('pin07');
 		await axios.delete(`${context().slack.url}/calls`);
 		const before = await stateOfAlerts();
 		const mark = await control.mark();
-		const { id, rest } = await runPinned('07-alert-review-slack.json', {
+		const { id } = await runPinned('07-alert-review-slack.json', {
 			amlOAuth2Api: context().credential,
 			amlWebhookApi: await webhookCredential(),
 			slackApi: await slackCredential(),
 		});
-		let posts: Json[] = [];
-		for (let i = 0; i < 300 && posts.length < 2; i++, await sleep(100))
-			posts = await slackCalls('chat.postMessage');
-		// one message per pinned event (Alert Created, Manual Alert Created), in one execution
-		expect(posts.length).toBeGreaterThanOrEqual(1);
-		const text = JSON.stringify(posts.map((p) => p.body.blocks));
-		expect(text).toMatch(/alert 0\b/);
-		const formUrl = String(
-			((posts[0].body.blocks as Json[]).find((b) => b.type === 'actions')!.elements[0] as Json).url,
-		);
-		const form = new FormData();
-		form.append('field-0', 'CLOSED AS FALSE POSITIVE');
-		form.append('field-1', 'pinned sample');
-		expect((await fetch(formUrl, { method: 'POST', body: form })).status).toBe(200);
-		let ended: Json | undefined;
-		for (let i = 0; i < 300 && !ended; i++, await sleep(100))
-			ended = (
-				(
-					await rest.get('/executions', {
-						params: { filter: JSON.stringify({ workflowId: id }) },
-					})
-				).data.data.results as Json[]
-			).find((e) => !['new', 'running', 'waiting'].includes(e.status));
-		expect(ended?.status).toBe('error');
-		const sent = (await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'));
-		expect(sent.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-			'PUT /api/v1/alerts/status 404',
+		const { execution, runData, items } = await sampleRuns(id);
+		expect(execution.status).toBe('success');
+		expect(items('Alert for review').map((i: Json) => i.alertType)).toEqual([
+			'MONITORING',
+			'MANUAL',
 		]);
+		expect(items('Sample: nothing sent')).toHaveLength(2);
+		expect(runData['Ask compliance officer']).toBeUndefined();
+		expect(runData['Update alert status']).toBeUndefined();
+		expect(await slackCalls('chat.postMessage')).toEqual([]);
+		expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'))).toEqual(
+			[],
+		);
 		expect(await stateOfAlerts()).toEqual(before);
 	});
 });
