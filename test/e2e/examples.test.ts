@@ -470,6 +470,66 @@ describe('example 01: transaction gate', () => {
 		);
 		expect(checks).toHaveLength(1);
 	});
+
+	test('the gate and the sync meet: after one run of example 02, a payment of example 01 to an account on the synced blocklist is blocked by screening; before it, the same payment was processed', async () => {
+		const IBAN = 'DE44500105175407324931'; // blk-3's account in the sandbox's blocklist.csv
+		// a customer of its own (the seeded one has met the velocity scenario in the tests above)
+		const personId = `cust-meet-${randomUUID().slice(0, 8)}`;
+		const onboarded = await n8n().callWebhook(
+			customerPath,
+			{ id: personId, type: 'INDIVIDUAL', attributes: { first_name: 'Mara', last_name: 'Lind' } },
+			{ headers: { [KEY]: secret } },
+		);
+		expect(onboarded.status).toBe(200);
+		expect(
+			await pay(payment('gate-meet-0', '75.00', { personId, receiver_account: IBAN })),
+		).toEqual({
+			transactionId: 'gate-meet-0',
+			decision: 'process',
+		});
+		const sync = await importAsUser('02-custom-list-sync.json', {
+			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
+			settings: {
+				'Download blocklist CSV': { url: `${context().sandbox.baseUrl}/files/blocklist.csv` },
+				'Sync blocklist': {
+					customListId: { __rl: true, mode: 'id', value: '5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10' },
+					options: { dryRun: false, invalidRows: 'skip', maxArchivePercent: 50 },
+				},
+			},
+		});
+		const hookPath = await scheduleToWebhook(sync.id, sync.workflow);
+		await n8n().activate(sync.id);
+		try {
+			expect((await n8n().callWebhook(hookPath, {})).status).toBe(200);
+			const [run] = await finishedExecutions(sync.id, 1);
+			expect(run.status).toBe('success');
+			expect(nodeOutput(run, 'Sync blocklist')[0]).toMatchObject({ failed: 0, invalid: 0 });
+		} finally {
+			await n8n().deactivate(sync.id);
+		}
+		const record = (
+			await control.get<Json[]>('/custom-lists/5f0c6a52-8a43-4b0e-9a59-6f1d2c3b4a10/records')
+		).find((r) => r.id === 'blk-3');
+		expect(record?.attributes.bank_account_numbers).toEqual([IBAN]);
+
+		const answer = await pay(payment('gate-meet-1', '75.00', { personId, receiver_account: IBAN }));
+		expect(answer).toMatchObject({
+			transactionId: 'gate-meet-1',
+			decision: 'block',
+			reason: expect.stringMatching(/screening match/),
+		});
+		// the account number went to the service with the payment, and the alert's hit is the blocklist record
+		const tx = (await control.get<Json[]>('/transactions', { personId })).find(
+			(t) => t.id === 'gate-meet-1',
+		);
+		expect(tx?.attributes.receiver_account).toBe(IBAN);
+		expect(JSON.stringify(answer)).not.toMatch(/decision":"process/);
+		expect(
+			await pay(
+				payment('gate-meet-2', '75.00', { personId, receiver_account: 'DE02120300000000202051' }),
+			),
+		).toEqual({ transactionId: 'gate-meet-2', decision: 'process' });
+	});
 });
 
 describe('example 02: nightly custom list sync', () => {
@@ -582,7 +642,7 @@ describe('example 02: nightly custom list sync', () => {
 		]);
 
 		// a new row the service refuses: the others are written, Slack names the failed record
-		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE\nblk-new-2,Other Entity,FR\n`;
+		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE,\nblk-new-2,Other Entity,FR,\n`;
 		await control.post('/faults', {
 			rules: [
 				{
@@ -610,7 +670,7 @@ describe('example 02: nightly custom list sync', () => {
 
 		// an export with an ID typed with a space and an ID twice: the valid new rows are added (blk-new-4, and the one
 		// refused above), nothing is archived, and one Slack message names the invalid rows (never one message per row)
-		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE\nblk-new-2,Other Entity,FR\nblk new 3,Typo Entity,DE\nblk-new-4,Fourth Entity,NL\nblk-1,Twice,DE\n`;
+		csv = `${lines.join('\n')}\nblk-new-1,New Entity,DE,\nblk-new-2,Other Entity,FR,\nblk new 3,Typo Entity,DE,\nblk-new-4,Fourth Entity,NL,\nblk-1,Twice,DE,\n`;
 		await n8n().callWebhook(hookPath, {});
 		const [, , , , , sixth] = await finishedExecutions(id, 6);
 		expect(sixth.status).toBe('success');

@@ -294,9 +294,14 @@ describe('AML Trigger in a published workflow', () => {
 			entityType: 'TRANSACTION',
 		}); // starts `alerts`
 		for (const wf of [alerts, risk, rules]) {
-			const d = await until(`9 deliveries to ${wf.url}`, async () => {
-				const list = await deliveries(wf.url);
-				return list.length >= 9 ? list : undefined;
+			// the last attempt of each of the 9 events (an attempt n8n answered too late on a loaded machine is retried)
+			const d = await until(`9 deliveries to ${wf.url} answered`, async () => {
+				const last = new Map<string, Json>();
+				for (const x of await deliveries(wf.url)) last.set(x.eventId, x);
+				const answered = [...last.values()];
+				return answered.length >= 9 && answered.every((x) => x.status !== null)
+					? answered
+					: undefined;
 			});
 			expect(d.map((x) => x.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200]);
 		}
