@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import axios from 'axios';
 
-import { context, control, n8n, nodeOutput, nodeOutputs, ownerRest } from '../harness/context';
+import {
+	context,
+	control,
+	n8n,
+	nodeOutput,
+	nodeOutputs,
+	ownerRest,
+	runAml,
+} from '../harness/context';
 import type { CredentialRef, Json } from '../harness/client';
 import { Aml } from '../../nodes/Aml/Aml.node';
 import { AmlTrigger } from '../../nodes/AmlTrigger/AmlTrigger.node';
@@ -1239,5 +1247,124 @@ describe('example 04: nightly CSV upload', () => {
 		expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(
 			report[0].text,
 		);
+	});
+});
+
+describe('example 08: release held payments', () => {
+	test('the hold loop: a blocked payment whose alerts are all closed as false positive is released by the decision webhook (status RELEASED in the service, the core banking stand-in told) and clears when sent again; one with a confirmed alert gets no release and stays blocked', async () => {
+		// the core banking system's release call: a stand-in that records what it is told
+		const told: Json[] = [];
+		const bank = http.createServer((req, res) => {
+			let data = '';
+			req.on('data', (chunk) => (data += chunk));
+			req.on('end', () => {
+				told.push({ path: req.url, body: JSON.parse(data || '{}') });
+				res.writeHead(200, { 'content-type': 'application/json' });
+				res.end('{"released":true}');
+			});
+		});
+		await new Promise<void>((resolve) => bank.listen(0, '127.0.0.1', resolve));
+		const bankUrl = `http://127.0.0.1:${(bank.address() as AddressInfo).port}/payments/release`;
+		const { id, target } = await publishAlertExample(
+			'08-payment-release.json',
+			{},
+			['TRANSACTION_RELEASABLE'],
+			{ 'Tell core banking': { url: bankUrl } },
+		);
+		const rules = (await control.get<Json>('/config')).decisionRules as Json[];
+		// the rule the sticky note asks for: every alert of the transaction closed, none as a true positive
+		await control.post('/config', {
+			decisionRules: [
+				...rules,
+				{
+					name: 'TRANSACTION_RELEASABLE',
+					entity: 'TRANSACTION',
+					condition: 'allAlertsClosedNoneConfirmed',
+				},
+			],
+		});
+		try {
+			const api = await amlApi();
+			const personId = `cust-hold-${randomUUID().slice(0, 8)}`;
+			await api.post('/v1/persons', {
+				id: personId,
+				type: 'INDIVIDUAL',
+				attributes: { first_name: 'Lena', last_name: 'Hofer' },
+			});
+			// the Gate of example 01 as shipped, fed what its webhook receives
+			const gateNode = (readExample('01-transaction-gate.json').nodes as Json[]).find(
+				(n) => n.name === 'AML Gate',
+			)!;
+			const gate = async (paymentId: string) => {
+				const run = await runAml(gateNode.parameters, [
+					{
+						body: {
+							id: paymentId,
+							personId,
+							amount: '25000.00',
+							type: 'wire_transfer',
+							direction: 'O',
+							timestamp: '2026-11-22T09:00:00Z',
+						},
+					},
+				]);
+				expect(run.status).toBe('success');
+				const [block = [], clear = []] = run.outputs;
+				return [...block, ...clear][0];
+			};
+			const close = async (alertId: number, status: string) =>
+				expect(
+					(
+						await api.put('/v1/alerts/status', {
+							alertType: 'MONITORING',
+							alertId,
+							status,
+							note: 'reviewed',
+						})
+					).status,
+				).toBe(200);
+			const statusOf = async (transactionId: string) =>
+				(await control.get<Json[]>('/transactions', { personId })).find(
+					(t) => t.id === transactionId,
+				)?.attributes.status;
+
+			// held: blocked by monitoring, its alerts closed as false positives
+			const held = await gate('hold-1');
+			expect(held).toMatchObject({ decision: 'block' });
+			const heldAlerts = held.alertIds as number[];
+			expect(heldAlerts.length).toBeGreaterThan(0);
+			for (const alertId of heldAlerts) await close(alertId, 'CLOSED AS FALSE POSITIVE');
+			const [release] = await finishedExecutions(id, 1);
+			expect(release.status).toBe('success');
+			expect(nodeOutput(release, 'AML Trigger')[0]).toMatchObject({
+				action: 'TRANSACTION_RELEASABLE',
+				metadata: { transactionId: 'hold-1', personId },
+			});
+			expect(String(await statusOf('hold-1')).toUpperCase()).toBe('RELEASED');
+			expect(told).toEqual([
+				{
+					path: '/payments/release',
+					body: { transactionId: 'hold-1', personId, action: 'release' },
+				},
+			]);
+			expect(await gate('hold-1')).toMatchObject({ transactionId: 'hold-1', decision: 'clear' });
+
+			// confirmed: one alert closed as a true positive, no release; sent again, still blocked
+			const confirmed = await gate('hold-2');
+			expect(confirmed).toMatchObject({ decision: 'block' });
+			const [first, ...rest] = confirmed.alertIds as number[];
+			await close(first, 'CLOSED AS TRUE POSITIVE');
+			for (const alertId of rest) await close(alertId, 'CLOSED AS FALSE POSITIVE');
+			await sleep(3000);
+			expect((await n8n().listExecutions(id, { limit: 50 })).length).toBe(1);
+			expect(told).toHaveLength(1);
+			expect(String((await statusOf('hold-2')) ?? '').toUpperCase()).not.toBe('RELEASED');
+			expect(await gate('hold-2')).toMatchObject({ transactionId: 'hold-2', decision: 'block' });
+		} finally {
+			await control.post('/config', { decisionRules: rules });
+			await control.del(`/webhooks/${target}`);
+			await n8n().deactivate(id);
+			await new Promise((resolve) => bank.close(resolve));
+		}
 	});
 });
