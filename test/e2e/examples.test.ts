@@ -904,7 +904,7 @@ describe('example 07: alert review in Slack', () => {
 		const { id, target } = await publishAlertExample(
 			'07-alert-review-slack.json',
 			{ slackApi: await slackCredential() },
-			['ALERT_CREATED', 'MANUAL_ALERT_CREATED'],
+			['ALERT_CREATED', 'MANUAL_ALERT_CREATED', 'SCREENING_ALERT_CREATED'],
 		);
 		try {
 			const api = await amlApi();
@@ -929,15 +929,23 @@ describe('example 07: alert review in Slack', () => {
 				(a) => a.transactionId === 'ex7-tx',
 			)!;
 			expect(monitoring).toBeDefined();
+			// a sanctions screening of a person: the screening alert is reviewed the same way
+			await api.post('/v1/persons/cust-1006/screening-checks');
+			const screening = (await control.get<Json[]>('/screening-alerts')).find(
+				(a) => a.personId === 'cust-1006',
+			)!;
+			expect(screening).toBeDefined();
 
 			// Slack receives one message per alert, with the button that opens n8n's form for this execution
 			let posts: Json[] = [];
-			for (let i = 0; i < 600 && posts.length < 2; i++, await sleep(100))
+			for (let i = 0; i < 600 && posts.length < 3; i++, await sleep(100))
 				posts = await slackCalls('chat.postMessage');
-			expect(posts).toHaveLength(2);
+			expect(posts).toHaveLength(3);
 			const post = (text: RegExp) => posts.find((p) => text.test(JSON.stringify(p.body.blocks)))!;
 			const monitoringPost = post(new RegExp(`AML monitoring alert ${monitoring.id}\\*`));
 			const manualPost = post(new RegExp(`AML manual alert ${manual.id}\\*`));
+			const screeningPost = post(new RegExp(`AML screening alert ${screening.id}\\*`));
+			expect(JSON.stringify(screeningPost.body.blocks)).toMatch(/screening hit\(s\)/);
 			for (const p of [monitoringPost, manualPost]) {
 				expect(p.token).toBe(SLACK_TOKEN);
 				expect(p.body.channel).toBe('#aml-alerts');
@@ -973,11 +981,11 @@ describe('example 07: alert review in Slack', () => {
 			let waiting: string[] = [];
 			for (
 				let i = 0;
-				i < 100 && waiting.filter((status) => status === 'waiting').length < 2;
+				i < 100 && waiting.filter((status) => status === 'waiting').length < 3;
 				i++, await sleep(100)
 			)
 				waiting = await statuses();
-			expect(waiting).toEqual(['waiting', 'waiting']);
+			expect(waiting).toEqual(['waiting', 'waiting', 'waiting']);
 			expect(
 				(await control.get<Json[]>('/alerts')).find((a) => a.id === monitoring.id)!.status,
 			).toBe('NEW');
@@ -1029,14 +1037,27 @@ describe('example 07: alert review in Slack', () => {
 				'Escalated to the MLRO for a suspicious activity report',
 				'Ben Reviewer',
 			);
+			await answer(
+				screeningPost,
+				'CLOSED AS TRUE POSITIVE',
+				'Same person as the sanctions list entry',
+				'Cem Analyst',
+			);
 
 			// the executions resume and end (waiting executions have a stop time too, so wait for their end state)
 			let ended: Json[] = [];
-			for (let i = 0; i < 600 && ended.length < 2; i++, await sleep(100))
+			for (let i = 0; i < 600 && ended.length < 3; i++, await sleep(100))
 				ended = (await n8n().listExecutions(id, { limit: 50 })).filter(
 					(e) => !['new', 'running', 'waiting'].includes(e.status),
 				);
-			expect(ended.map((e) => e.status)).toEqual(['success', 'success']);
+			expect(ended.map((e) => e.status)).toEqual(['success', 'success', 'success']);
+			const storedScreening = (await control.get<Json[]>('/screening-alerts')).find(
+				(a) => a.id === screening.id,
+			)!;
+			expect(storedScreening.status).toBe('CLOSED AS TRUE POSITIVE');
+			expect(JSON.stringify(storedScreening.statuses)).toContain(
+				'Same person as the sanctions list entry (decided by Cem Analyst in the Slack review)',
+			);
 			const done = await Promise.all(ended.map((e) => n8n().getExecution(e.id, true)));
 			const stored = (await control.get<Json[]>('/alerts')).find((a) => a.id === monitoring.id)!;
 			expect(stored.status).toBe('CLOSED AS FALSE POSITIVE');
@@ -1067,6 +1088,12 @@ describe('example 07: alert review in Slack', () => {
 						alertType: 'MANUAL',
 						alertId: manual.id,
 						status: 'ESCALATED',
+						updated: true,
+					}),
+					expect.objectContaining({
+						alertType: 'SCREENING',
+						alertId: screening.id,
+						status: 'CLOSED AS TRUE POSITIVE',
 						updated: true,
 					}),
 				]),
@@ -1196,8 +1223,9 @@ describe('alert examples run on their pinned sample events, with the AML credent
 		expect(items('Alert for review').map((i: Json) => i.alertType)).toEqual([
 			'MONITORING',
 			'MANUAL',
+			'SCREENING',
 		]);
-		expect(items('Sample: nothing sent')).toHaveLength(2);
+		expect(items('Sample: nothing sent')).toHaveLength(3);
 		expect(runData['Ask compliance officer']).toBeUndefined();
 		expect(runData['Update alert status']).toBeUndefined();
 		expect(await slackCalls('chat.postMessage')).toEqual([]);
