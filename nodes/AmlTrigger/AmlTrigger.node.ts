@@ -27,7 +27,7 @@ import {
 	triggerId,
 } from './dedup';
 import { staleness } from './freshness';
-import { rejection, splitList } from './filters';
+import { eventFields, rejection, splitList } from './filters';
 import {
 	MAX_EVENT_DEPTH,
 	nestedDeeperThan,
@@ -185,17 +185,14 @@ export class AmlTrigger implements INodeType {
 
 		// 3. Event selection and filters: answered 200 so that the service does not retry them.
 		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const skipped = rejection(
-			{
-				events: this.getNodeParameter('events', []) as string[],
-				decisionRules: splitList(options.decisionRules),
-				entityType: options.entityType as string | undefined,
-				scenarioType: options.scenarioType as string | undefined,
-				riskLevels: splitList(options.riskLevels),
-			},
-			action,
-			metadata,
-		);
+		const filter = {
+			events: this.getNodeParameter('events', []) as string[],
+			decisionRules: splitList(options.decisionRules),
+			entityType: options.entityType as string | undefined,
+			scenarioType: options.scenarioType as string | undefined,
+			riskLevels: splitList(options.riskLevels),
+		};
+		const skipped = rejection(filter, action, metadata);
 		if (skipped) return { webhookResponse: { received: true, started: false, reason: skipped } };
 
 		// 4. Redelivery of an accepted event. Not in test mode: a test URL serves one delivery and is removed.
@@ -223,6 +220,7 @@ export class AmlTrigger implements INodeType {
 			action,
 			createdTime: payload.createdTime ?? null,
 			metadata,
+			...eventFields(filter, action, metadata),
 		};
 		if (options.includeHeaders)
 			json.headers = redactedHeaders(headers, secretHeaderNames(settings));

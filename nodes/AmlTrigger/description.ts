@@ -102,7 +102,7 @@ const options: INodeProperties = {
 			default: '',
 			placeholder: 'e.g. HIGH, UNACCEPTABLE',
 			description:
-				'Only Final Risk Updated events whose new risk level is one of these, separated by commas (for example LOW, LOW_TO_MEDIUM, MEDIUM, MEDIUM_TO_HIGH, HIGH, UNACCEPTABLE). Other events are not filtered.',
+				'Only Final Risk Updated events whose new risk level is one of these, separated by commas (for example LOW, LOW_TO_MEDIUM, MEDIUM, MEDIUM_TO_HIGH, HIGH, UNACCEPTABLE). Other events are not filtered; one without a risk level (metadata.finalRisk) starts the workflow, with "unappliedFilters" naming this filter.',
 		},
 		{
 			displayName: 'Scenario Type',
@@ -116,7 +116,7 @@ const options: INodeProperties = {
 			],
 			default: '',
 			description:
-				'Only alerts of this scenario type (metadata.scenarioType, any case). Events without a scenario type are not filtered.',
+				'Only alerts of this scenario type (metadata.scenarioType, any case). Events without a scenario type are not filtered (an Alert Created without one says so in "unappliedFilters").',
 		},
 	],
 };

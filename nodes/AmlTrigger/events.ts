@@ -60,3 +60,22 @@ export const EVENT_ACTIONS = [
 		description: 'A screening alert was updated (for example new hits)',
 	},
 ] as const;
+
+/** The alert type the service's alert operations take, for each alert action (undefined for other events). */
+const ALERT_TYPES: Record<string, 'MONITORING' | 'SCREENING' | 'MANUAL'> = {
+	ALERT_CREATED: 'MONITORING',
+	ALERT_STATUS_UPDATED: 'MONITORING',
+	MANUAL_ALERT_CREATED: 'MANUAL',
+	MANUAL_ALERT_STATUS_UPDATED: 'MANUAL',
+	SCREENING_ALERT_CREATED: 'SCREENING',
+	SCREENING_ALERT_STATUS_UPDATED: 'SCREENING',
+	SCREENING_ALERT_UPDATED: 'SCREENING',
+};
+
+/**
+ * The alert type of an event's alert (MONITORING, SCREENING or MANUAL), read from its action: what Alert → Update
+ * Status and the other alert operations take, so a workflow never maps it by hand. Null for an event about no alert.
+ */
+export function alertTypeOf(action: string): 'MONITORING' | 'SCREENING' | 'MANUAL' | null {
+	return ALERT_TYPES[action.trim().toUpperCase()] ?? null;
+}

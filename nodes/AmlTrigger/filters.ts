@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { alertTypeOf } from './events';
+
 /** What the node is set to let through. */
 export interface EventFilter {
 	/** Selected actions; '*' selects every action (also decision rules). */
@@ -54,7 +56,8 @@ export function riskLevelOf(metadata: IDataObject): string {
 /**
  * Why an event does not start the workflow, or undefined when it does. Filters apply to the events that carry
  * the value: scenario type to events with `metadata.scenarioType` (alert created), risk level to
- * FINAL_RISK_UPDATED, entity type to events about a person or a transaction. Comparisons ignore case.
+ * FINAL_RISK_UPDATED events with a risk level, entity type to events about a person or a transaction; an event
+ * without the field passes (marked: `unappliedFilters`). Comparisons ignore case.
  */
 export function rejection(
 	filter: EventFilter,
@@ -81,8 +84,46 @@ export function rejection(
 	}
 	if (filter.riskLevels?.length && wanted === 'FINAL_RISK_UPDATED') {
 		const level = riskLevelOf(metadata);
-		if (!filter.riskLevels.some((r) => upper(r) === level))
-			return `risk level ${level || '(none)'} is filtered out`;
+		if (level && !filter.riskLevels.some((r) => upper(r) === level))
+			return `risk level ${level} is filtered out`;
 	}
 	return undefined;
+}
+
+/**
+ * The filters set that could not be applied to an event it lets through, because the event lacks the filter's field
+ * (the interface does not fix every payload's shape): such an event starts the workflow, marked, instead of being
+ * dropped without a trace. Risk Levels on FINAL_RISK_UPDATED, Scenario Type on ALERT_CREATED, Entity Type on events
+ * other than custom list events.
+ */
+export function unappliedFilters(
+	filter: EventFilter,
+	action: string,
+	metadata: IDataObject,
+): string[] {
+	const wanted = upper(action);
+	const unapplied: string[] = [];
+	if (filter.entityType && !wanted.startsWith('CUSTOM_LIST_') && !entityTypeOf(metadata))
+		unapplied.push('Entity Type: the event names no person or transaction (metadata.entityType)');
+	if (filter.scenarioType && wanted === 'ALERT_CREATED' && !upper(metadata.scenarioType))
+		unapplied.push('Scenario Type: the event has no metadata.scenarioType');
+	if (filter.riskLevels?.length && wanted === 'FINAL_RISK_UPDATED' && !riskLevelOf(metadata))
+		unapplied.push('Risk Levels: the event has no risk level (metadata.finalRisk)');
+	return unapplied;
+}
+
+/**
+ * What the trigger adds to an event it lets through: `alertType` (MONITORING, SCREENING, MANUAL, or null for an
+ * event about no alert), `sample: false` (only the pinned sample events say true, so a workflow can stop them before
+ * any send; a delivery cannot claim to be one), and `unappliedFilters` when a filter could not be applied to it.
+ */
+export function eventFields(
+	filter: EventFilter,
+	action: string,
+	metadata: IDataObject,
+): IDataObject {
+	const fields: IDataObject = { alertType: alertTypeOf(action), sample: false };
+	const unapplied = unappliedFilters(filter, action, metadata);
+	if (unapplied.length > 0) fields.unappliedFilters = unapplied;
+	return fields;
 }

@@ -1,5 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { eventFields } from './filters';
+
 /**
  * One sample payload per action, so users can map fields before the first real event (the README shows them, the
  * alert examples pin them). ALERT_CREATED has the interface's metadata keys; the interface does not show the other
@@ -161,3 +163,20 @@ export const SAMPLE_PAYLOADS: Record<string, IDataObject> = {
 		},
 	},
 };
+
+/**
+ * The trigger's item for the sample of `action` (its fields added, as for a delivery with no filter set) marked
+ * `sample: true`: what the alert examples pin.
+ */
+export function sampleItem(action: string): IDataObject {
+	const payload = SAMPLE_PAYLOADS[action];
+	return {
+		...payload,
+		...eventFields(
+			{ events: [action], decisionRules: [] },
+			action,
+			payload.metadata as IDataObject,
+		),
+		sample: true,
+	};
+}

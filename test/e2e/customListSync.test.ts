@@ -257,6 +257,74 @@ describe('Custom List → Sync in real n8n', () => {
 		expect(await listRequests(mark, listId)).toHaveLength(0);
 	});
 
+	test('invalid rows (an ID with a space, an ID twice): one error listing every row, never one error item per row; nothing is sent', async () => {
+		const mark = await control.mark();
+		const source = [
+			{ id: 'ok-1', name: 'A' },
+			{ id: 'bad id', name: 'B' },
+			{ id: 'twice', name: 'C' },
+			{ id: 'ok-2', name: 'D' },
+			{ id: 'twice', name: 'C again' },
+		];
+		const run = await runAml(syncParams(listId), source, { continueErrorOutput: true });
+		expect(run.status).toBe('success');
+		expect(run.outputs[0] ?? []).toEqual([]);
+		expect(run.outputs[1]).toHaveLength(1);
+		expect(run.outputs[1][0].error).toBe(
+			'3 input rows cannot be synced, so nothing was sent to the AML service',
+		);
+		const failed = await runAml(syncParams(listId), source);
+		expect(failed.status).toBe('error');
+		expect(String(failed.error?.description)).toMatch(
+			/^Item 1: "Record ID" may only contain.*; Item 2: the record ID "twice" is also in item\(s\) 4; Item 4: the record ID "twice" is also in item\(s\) 2\./,
+		);
+		expect(await listRequests(mark, listId)).toHaveLength(0);
+	});
+
+	test('Invalid Rows → Sync the Valid Rows: the valid rows are created and updated, the invalid ones reported by row, nothing archived', async () => {
+		const small = await newList(`sync invalid rows ${Date.now()}`);
+		const first = await runAml(syncParams(small), [
+			{ id: 'v-1', name: 'One' },
+			{ id: 'v-2', name: 'Two' },
+			{ id: 'v-3', name: 'Three' },
+		]);
+		expect(first.outputs[0][0]).toMatchObject({ created: 3 });
+		const run = await runAml(syncParams(small, { invalidRows: 'skip' }), [
+			{ id: 'v-1', name: 'One v2' },
+			{ id: 'new 4', name: 'Four' },
+			{ id: 'v-5', name: 'Five' },
+			{ id: 'v-2', name: 'Two' },
+			{ id: 'v-2', name: 'Two again' },
+		]);
+		expect(run.status).toBe('success');
+		expect(run.outputs[0]).toHaveLength(1);
+		const [summary] = run.outputs[0];
+		expect(summary).toMatchObject({
+			created: 1,
+			updated: 1,
+			archived: 0,
+			failed: 0,
+			invalid: 3,
+			createdIds: ['v-5'],
+			updatedIds: ['v-1'],
+		});
+		expect(summary.invalidRows).toEqual([
+			{ itemIndex: 1, id: 'new 4', error: expect.stringMatching(/^Item 1: "Record ID"/) },
+			{ itemIndex: 3, id: 'v-2', error: expect.stringMatching(/also in item\(s\) 4/) },
+			{ itemIndex: 4, id: 'v-2', error: expect.stringMatching(/also in item\(s\) 3/) },
+		]);
+		expect(summary.archiveSkipped).toMatch(/^Nothing was archived: 3 input row/);
+		// v-2 (given twice) and v-3 (missing from the input) stay as they were: a run with invalid rows archives nothing
+		expect(await active(small)).toEqual(
+			new Map([
+				['v-1', { name: 'One v2' }],
+				['v-2', { name: 'Two' }],
+				['v-3', { name: 'Three' }],
+				['v-5', { name: 'Five' }],
+			]),
+		);
+	});
+
 	test('a failed write is reported, the rest is applied, and the node fails afterwards (or reports with continue on fail)', async () => {
 		const small = await newList(`sync failures ${Date.now()}`);
 		const seed = [

@@ -48,9 +48,11 @@ function configError(b: Json): string | undefined {
 				(r) =>
 					typeof r.name !== 'string' ||
 					!['PERSON', 'TRANSACTION'].includes(String(r.entity)) ||
-					!['allAlertsClosed', 'anyTruePositive'].includes(String(r.condition)),
+					!['allAlertsClosed', 'anyTruePositive', 'allAlertsClosedNoneConfirmed'].includes(
+						String(r.condition),
+					),
 			))
-			? 'decisionRules must be [{name, entity: PERSON|TRANSACTION, condition: allAlertsClosed|anyTruePositive}]'
+			? 'decisionRules must be [{name, entity: PERSON|TRANSACTION, condition: allAlertsClosed|anyTruePositive|allAlertsClosedNoneConfirmed}]'
 			: undefined)
 	);
 }

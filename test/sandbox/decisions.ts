@@ -29,10 +29,13 @@ export class Decisions {
 				rule.entity === 'PERSON' ? a.personId === id : a.transactionId === id,
 			);
 			if (!alerts.length) continue;
+			const confirmed = alerts.some((a) => a.status === 'CLOSED AS TRUE POSITIVE');
 			const holds =
 				rule.condition === 'allAlertsClosed'
 					? alerts.every((a) => closed(a.status))
-					: alerts.some((a) => a.status === 'CLOSED AS TRUE POSITIVE');
+					: rule.condition === 'allAlertsClosedNoneConfirmed'
+						? alerts.every((a) => closed(a.status)) && !confirmed
+						: confirmed;
 			if (holds) {
 				hooks.emit(rule.name, {
 					rule: rule.name,

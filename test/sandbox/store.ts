@@ -125,8 +125,11 @@ export interface Upload {
 export interface DecisionRule {
 	name: string;
 	entity: 'PERSON' | 'TRANSACTION';
-	/** allAlertsClosed: every alert is closed (CLOSED…, FILTERED); anyTruePositive: some alert is CLOSED AS TRUE POSITIVE. */
-	condition: 'allAlertsClosed' | 'anyTruePositive';
+	/**
+	 * allAlertsClosed: every alert is closed (CLOSED…, FILTERED); anyTruePositive: some alert is CLOSED AS TRUE POSITIVE;
+	 * allAlertsClosedNoneConfirmed: every alert is closed and none as CLOSED AS TRUE POSITIVE.
+	 */
+	condition: 'allAlertsClosed' | 'anyTruePositive' | 'allAlertsClosedNoneConfirmed';
 }
 
 /** A risk rule: a factor with a level when it applies. */

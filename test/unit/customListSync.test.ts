@@ -4,7 +4,7 @@ import {
 	archiveSharePercent,
 	canonicalJson,
 	exceedsArchiveGuard,
-	findDuplicateId,
+	splitDuplicates,
 	planSync,
 	sameAttributes,
 } from '../../nodes/Aml/actions/customList/syncPlan';
@@ -54,15 +54,18 @@ describe('custom list sync planning', () => {
 		expect(exceedsArchiveGuard(planSync([], current, false), 0)).toBe(false);
 	});
 
-	test('duplicate ids name both item indexes', () => {
-		expect(
-			findDuplicateId([
-				{ id: 'x', attributes: {}, itemIndex: 0 },
-				{ id: 'y', attributes: {}, itemIndex: 1 },
-				{ id: 'x', attributes: {}, itemIndex: 7 },
-			]),
-		).toEqual({ id: 'x', first: 0, second: 7 });
-		expect(findDuplicateId([{ id: 'x', attributes: {}, itemIndex: 0 }])).toBeUndefined();
+	test('every row of an id given twice is a duplicate, naming its other rows', () => {
+		const x0 = { id: 'x', attributes: {}, itemIndex: 0 };
+		const y1 = { id: 'y', attributes: {}, itemIndex: 1 };
+		const x7 = { id: 'x', attributes: {}, itemIndex: 7 };
+		expect(splitDuplicates([x0, y1, x7])).toEqual({
+			unique: [y1],
+			duplicates: [
+				{ record: x0, others: [7] },
+				{ record: x7, others: [0] },
+			],
+		});
+		expect(splitDuplicates([x0])).toEqual({ unique: [x0], duplicates: [] });
 	});
 
 	test('archived flags in a listing are recognised', () => {

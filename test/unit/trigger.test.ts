@@ -21,6 +21,7 @@ import {
 } from '../../nodes/AmlTrigger/freshness';
 import {
 	entityTypeOf,
+	eventFields,
 	rejection,
 	splitList,
 	type EventFilter,
@@ -35,7 +36,8 @@ import {
 	verificationFailure,
 } from '../../nodes/AmlTrigger/refusal';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
-import { SAMPLE_PAYLOADS } from '../../nodes/AmlTrigger/samples';
+import { SAMPLE_PAYLOADS, sampleItem } from '../../nodes/AmlTrigger/samples';
+import { alertTypeOf } from '../../nodes/AmlTrigger/events';
 import {
 	hmacHex,
 	missingSetting,
@@ -352,7 +354,8 @@ describe('AML Trigger event selection and filters', () => {
 		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'HIGH' })).toBeUndefined();
 		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'unacceptable' })).toBeUndefined();
 		expect(rejection(f, 'FINAL_RISK_UPDATED', { finalRisk: 'LOW' })).toMatch(/risk level LOW/);
-		expect(rejection(f, 'FINAL_RISK_UPDATED', {})).toMatch(/risk level/);
+		// an event without a risk level passes (marked: unappliedFilters), never dropped without a trace
+		expect(rejection(f, 'FINAL_RISK_UPDATED', {})).toBeUndefined();
 		expect(rejection(f, 'ALERT_CREATED', { finalRisk: 'LOW' })).toBeUndefined();
 	});
 
@@ -540,12 +543,17 @@ describe('AML Trigger sample events pinned in the alert examples', () => {
 			) as Json & { nodes: Json[]; pinData?: Record<string, Array<{ json: Json }>> };
 			const trigger = workflow.nodes.find((n) => n.type === 'n8n-nodes-aml.amlTrigger')!;
 			const parameters = trigger.parameters as { events: string[]; options?: Json };
-			expect(Object.keys(workflow.pinData ?? {})).toEqual([trigger.name]);
+			expect(Object.keys(workflow.pinData ?? {})[0]).toEqual(trigger.name);
 			const items = workflow.pinData![trigger.name as string];
-			expect(items.map((i) => i.json)).toEqual(parameters.events.map((e) => SAMPLE_PAYLOADS[e]));
+			// the trigger's items for the samples: alertType added, marked sample
+			expect(items.map((i) => i.json)).toEqual(parameters.events.map((e) => sampleItem(e)));
+			expect(items.map((i) => i.json.sample)).toEqual(parameters.events.map(() => true));
 			for (const { json } of items) {
 				// What the trigger would output for these bytes: read as an event, selected by its filters.
-				expect(payloadOf(Buffer.from(JSON.stringify(json)))).toEqual(json);
+				const { alertType, sample, ...payload } = json;
+				expect(alertType).toBe(alertTypeOf(String(json.action)));
+				expect(sample).toBe(true);
+				expect(payloadOf(Buffer.from(JSON.stringify(payload)))).toEqual(payload);
 				expect(
 					rejection(
 						{ events: parameters.events, decisionRules: [], riskLevels: [] },
@@ -553,8 +561,60 @@ describe('AML Trigger sample events pinned in the alert examples', () => {
 						json.metadata as IDataObject,
 					),
 				).toBeUndefined();
-				expect(Object.keys(json).sort()).toEqual(['action', 'createdTime', 'metadata']);
+				expect(Object.keys(payload).sort()).toEqual(['action', 'createdTime', 'metadata']);
 			}
 		},
 	);
+});
+
+describe('AML Trigger item fields', () => {
+	test('alertType is read from the action: MONITORING, SCREENING, MANUAL, null for events about no alert', () => {
+		expect(alertTypeOf('ALERT_CREATED')).toBe('MONITORING');
+		expect(alertTypeOf('alert_status_updated')).toBe('MONITORING');
+		expect(alertTypeOf('SCREENING_ALERT_CREATED')).toBe('SCREENING');
+		expect(alertTypeOf('SCREENING_ALERT_UPDATED')).toBe('SCREENING');
+		expect(alertTypeOf('MANUAL_ALERT_CREATED')).toBe('MANUAL');
+		expect(alertTypeOf('FINAL_RISK_UPDATED')).toBeNull();
+		expect(alertTypeOf('TRANSACTION_CLEARED')).toBeNull();
+	});
+
+	test('a filter whose field the event lacks lets it through, marked; a delivery is never a sample', () => {
+		const filter = {
+			events: ['*'],
+			decisionRules: [],
+			riskLevels: ['HIGH'],
+			scenarioType: 'OFFLINE',
+			entityType: 'TRANSACTION',
+		};
+		const person = { ...filter, entityType: 'PERSON' };
+		expect(
+			rejection(person, 'FINAL_RISK_UPDATED', { personId: 'p', riskScore: 3 }),
+		).toBeUndefined();
+		expect(eventFields(person, 'FINAL_RISK_UPDATED', { personId: 'p', riskScore: 3 })).toEqual({
+			alertType: null,
+			sample: false,
+			unappliedFilters: ['Risk Levels: the event has no risk level (metadata.finalRisk)'],
+		});
+		expect(rejection(person, 'FINAL_RISK_UPDATED', { personId: 'p', finalRisk: 'LOW' })).toBe(
+			'risk level LOW is filtered out',
+		);
+		expect(
+			eventFields(filter, 'ALERT_CREATED', {
+				alertId: 1,
+				transactionId: 't',
+				scenarioType: 'offline',
+			}),
+		).toEqual({ alertType: 'MONITORING', sample: false });
+		expect(
+			eventFields(filter, 'ALERT_CREATED', { alertId: 1, transactionId: 't' }).unappliedFilters,
+		).toEqual(['Scenario Type: the event has no metadata.scenarioType']);
+		expect(eventFields(filter, 'ALERT_CREATED', { alertId: 1 }).unappliedFilters).toEqual([
+			'Entity Type: the event names no person or transaction (metadata.entityType)',
+			'Scenario Type: the event has no metadata.scenarioType',
+		]);
+		expect(eventFields(filter, 'CUSTOM_LIST_RECORD_CREATED', { recordId: 'r' })).toEqual({
+			alertType: null,
+			sample: false,
+		});
+	});
 });

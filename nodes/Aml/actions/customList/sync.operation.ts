@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { parallelRequests, prepareEveryItem, runWholeRun } from '../../helpers/items';
+import { asItemError, parallelRequests, prepareEveryItem, runWholeRun } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
 import { customListIdLocator, locatorProperty } from '../../helpers/locators';
 import { amlApiRequest, PAGE_ANSWER, type Paged, walkPages } from '../../transport';
@@ -24,8 +24,8 @@ import {
 import {
 	archiveSharePercent,
 	exceedsArchiveGuard,
-	findDuplicateId,
 	planSync,
+	splitDuplicates,
 	type CurrentRecord,
 	type DesiredRecord,
 	type PlannedChange,
@@ -95,6 +95,28 @@ const properties: INodeProperties[] = [
 				'Whether to only report what would change, without changing anything in the list',
 		},
 		{
+			displayName: 'Invalid Rows',
+			name: 'invalidRows',
+			type: 'options',
+			options: [
+				{
+					name: 'Stop Without Changes',
+					value: 'stop',
+					description:
+						'The sync changes nothing; its error lists every invalid row (item index and reason)',
+				},
+				{
+					name: 'Sync the Valid Rows, Report the Invalid Ones',
+					value: 'skip',
+					description:
+						'Valid rows are created and updated; invalid rows are left out and listed in the summary (invalidRows). Such a run archives nothing, since an invalid row may stand for a record of the list.',
+				},
+			],
+			default: 'stop',
+			description:
+				'What happens when input rows cannot be synced: a Record ID the service refuses (e.g. with a space), an ID given twice, an attribute that is not valid',
+		},
+		{
 			displayName: 'Max Share to Archive (%)',
 			name: 'maxArchivePercent',
 			type: 'number',
@@ -135,38 +157,106 @@ function isEmptyItem(item: INodeExecutionData): boolean {
 	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
 }
 
-/** Validates and reads every item before anything is sent. */
+/** One input row the sync left out (Invalid Rows → Sync the Valid Rows): its item index, ID when read, and why. */
+export interface InvalidRow extends IDataObject {
+	itemIndex: number;
+	id: string | null;
+	error: string;
+}
+
+/** What the input asks for: the valid records, and every row that cannot be synced (all of them, not the first). */
+interface ReadInput {
+	desired: DesiredRecord[];
+	invalid: InvalidRow[];
+	/** The first problem's error (its own message, item index and field), used when there is one problem only. */
+	firstError?: Error;
+	/** Problems found: one per row refused by a rule, one per ID given twice. */
+	problems: number;
+}
+
+/** Validates and reads every item before anything is sent; collects every invalid row instead of stopping at the first. */
 async function readDesired(
 	ctx: IExecuteFunctions,
 	items: INodeExecutionData[],
 	validate: ItemValidator,
-): Promise<DesiredRecord[]> {
+): Promise<ReadInput> {
 	// A single empty item is what n8n passes on when the previous node found nothing but has
 	// "Always Output Data" on: the source is empty (and the archive guard decides).
-	const empty = items.every(isEmptyItem);
-	const read = await prepareEveryItem(
-		ctx,
-		items.length,
-		validate,
-		(i): DesiredRecord | undefined =>
-			empty
-				? undefined
-				: { id: readRecordId(ctx, i), attributes: readRecordAttributes(ctx, i), itemIndex: i },
-	);
-	const desired = read.filter((record): record is DesiredRecord => record !== undefined);
-	const duplicate = findDuplicateId(desired);
-	if (duplicate) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Items ${duplicate.first} and ${duplicate.second} both have the record ID "${duplicate.id}"`,
-			{
-				itemIndex: duplicate.second,
-				description:
-					'Each record may appear only once in the input of a sync, otherwise it is unclear which attributes it should get. Nothing was sent to the AML service. Remove the duplicates (e.g. with a Remove Duplicates node) and run again.',
-			},
-		);
+	if (items.every(isEmptyItem)) {
+		await prepareEveryItem(ctx, items.length, validate, () => undefined);
+		return { desired: [], invalid: [], problems: 0 };
 	}
-	return desired;
+	const read: DesiredRecord[] = [];
+	const invalid: InvalidRow[] = [];
+	let firstError: Error | undefined;
+	let problems = 0;
+	for (let i = 0; i < items.length; i++) {
+		try {
+			validate(i);
+			read.push({
+				id: readRecordId(ctx, i),
+				attributes: readRecordAttributes(ctx, i),
+				itemIndex: i,
+			});
+		} catch (error) {
+			const itemError = asItemError(ctx, error, i);
+			firstError ??= itemError;
+			problems++;
+			invalid.push({ itemIndex: i, id: rawRecordId(ctx, i), error: itemError.message });
+		}
+	}
+	// Every row of an ID given twice is invalid: it is unclear which attributes the record should get.
+	const { unique: desired, duplicates } = splitDuplicates(read);
+	const counted = new Set<string>();
+	for (const { record, others } of duplicates) {
+		invalid.push({
+			itemIndex: record.itemIndex,
+			id: record.id,
+			error: `Item ${record.itemIndex}: the record ID "${record.id}" is also in item(s) ${others.join(', ')}`,
+		});
+		// One problem per ID; its error names its first two rows (as the second row is reached).
+		if (counted.has(record.id) || others[0] > record.itemIndex) continue;
+		counted.add(record.id);
+		problems++;
+		if (!firstError) {
+			firstError = new NodeOperationError(
+				ctx.getNode(),
+				`Items ${others[0]} and ${record.itemIndex} both have the record ID "${record.id}"`,
+				{
+					itemIndex: record.itemIndex,
+					description:
+						'Each record may appear only once in the input of a sync, otherwise it is unclear which attributes it should get. Nothing was sent to the AML service. Remove the duplicates (e.g. with a Remove Duplicates node) and run again.',
+				},
+			);
+		}
+	}
+	invalid.sort((a, b) => a.itemIndex - b.itemIndex);
+	return { desired, invalid, firstError, problems };
+}
+
+/** The row's Record ID as given (for the report of an invalid row), or null when there is none. */
+function rawRecordId(ctx: IExecuteFunctions, itemIndex: number): string | null {
+	try {
+		const raw = ctx.getNodeParameter('recordId', itemIndex, '') as unknown;
+		return typeof raw === 'string' || typeof raw === 'number' ? String(raw) : null;
+	} catch {
+		return null;
+	}
+}
+
+/** The error of a run stopped by invalid rows: a single row's own error, or one error listing every row. */
+function invalidRowsError(ctx: IExecuteFunctions, read: ReadInput): Error {
+	if (read.problems === 1 && read.firstError) return read.firstError;
+	const lines = read.invalid.slice(0, 20).map((row) => row.error);
+	if (read.invalid.length > 20) lines.push(`… and ${read.invalid.length - 20} more`);
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${read.invalid.length} input rows cannot be synced, so nothing was sent to the AML service`,
+		{
+			itemIndex: read.invalid[0].itemIndex,
+			description: `${lines.join('; ')}. Fix the rows in the source, or set "Invalid Rows" under Options to "Sync the Valid Rows, Report the Invalid Ones".`,
+		},
+	);
 }
 
 async function readCurrent(
@@ -214,12 +304,20 @@ export async function execute(
 	items: INodeExecutionData[],
 	validate: ItemValidator,
 ): Promise<INodeExecutionData[][]> {
-	// Every item is validated and read before anything else (Sync plans over all items instead of running them one by one).
-	const desired = await readDesired(this, items, validate);
-	// Past validation, a failure (the list unreadable, the archive guard) is one error item under Continue On Fail.
+	// A failure of the run (invalid rows, the list unreadable, the archive guard) is one error item under On Error →
+	// Continue, paired with every input item: never one error item per row.
 	return await runWholeRun(this, items, async () => {
+		// Every item is validated and read before any request (Sync plans over all items instead of running them one by one).
+		const read = await readDesired(this, items, validate);
+		const skipInvalid =
+			(itemParameter(this, 'options.invalidRows', 0, 'stop') as string) === 'skip';
+		if (read.invalid.length > 0 && !skipInvalid) throw invalidRowsError(this, read);
+		const { desired, invalid } = read;
 		const customListId = readListId(this, 0);
-		const archiveMissing = (itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive';
+		// A run that left rows out archives nothing: an invalid row may stand for a record of the list.
+		const archiveMissing =
+			(itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive' &&
+			invalid.length === 0;
 		const dryRun = itemParameter(this, 'options.dryRun', 0, false) as boolean;
 		const maxArchivePercent = itemParameter(this, 'options.maxArchivePercent', 0, 50) as number;
 		const outputChanges =
@@ -255,6 +353,15 @@ export async function execute(
 			recordsInInput: desired.length,
 			results,
 		});
+		if (skipInvalid) {
+			summary.invalid = invalid.length;
+			summary.invalidRows = invalid;
+			if (
+				invalid.length > 0 &&
+				(itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive'
+			)
+				summary.archiveSkipped = `Nothing was archived: ${invalid.length} input row(s) are invalid and may stand for records of the list.`;
+		}
 		if (dryRun && refused) {
 			summary.wouldBeRefused = true;
 			summary.warning = `A real run would stop: it would archive ${percent(share)} of the list, more than the allowed ${maxArchivePercent}% ("Max Share to Archive (%)").`;
@@ -270,7 +377,7 @@ export async function execute(
 				this.getNode(),
 				`Sync finished with ${failures.length} failed change(s): created ${summary.created}, updated ${summary.updated}, archived ${summary.archived}, unchanged ${summary.unchanged}, failed ${failures.length}`,
 				{
-					description: `Every change not counted as failed was applied (after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row the sync starts no further change and counts the rest as failed, not attempted). Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Turn on "Continue On Fail" (Settings → On Error) to get the summary item instead of an error.`,
+					description: `Every change not counted as failed was applied (after ${MAX_CONSECUTIVE_FAILURES} failed requests in a row the sync starts no further change and counts the rest as failed, not attempted). Failed: ${lines.join('; ')}. Fix the cause and run the sync again: it only applies what is still different. Set Settings → On Error to "Continue" to get the summary item instead of an error.`,
 				},
 			);
 		}

@@ -53,17 +53,28 @@ export function sameAttributes(a: unknown, b: unknown): boolean {
 	return canonicalJson(a ?? {}) === canonicalJson(b ?? {});
 }
 
-/** The first ID that appears twice in the input: both item indexes. */
-export function findDuplicateId(
-	desired: DesiredRecord[],
-): { id: string; first: number; second: number } | undefined {
-	const seen = new Map<string, number>();
-	for (const record of desired) {
-		const first = seen.get(record.id);
-		if (first !== undefined) return { id: record.id, first, second: record.itemIndex };
-		seen.set(record.id, record.itemIndex);
+/**
+ * The records whose ID no other record has, and each record whose ID appears more than once with the item indexes of
+ * its other rows (in input order).
+ */
+export function splitDuplicates(records: DesiredRecord[]): {
+	unique: DesiredRecord[];
+	duplicates: Array<{ record: DesiredRecord; others: number[] }>;
+} {
+	const rows = new Map<string, DesiredRecord[]>();
+	for (const record of records) rows.set(record.id, [...(rows.get(record.id) ?? []), record]);
+	const unique: DesiredRecord[] = [];
+	const duplicates: Array<{ record: DesiredRecord; others: number[] }> = [];
+	for (const record of records) {
+		const same = rows.get(record.id) ?? [];
+		if (same.length <= 1) unique.push(record);
+		else
+			duplicates.push({
+				record,
+				others: same.filter((row) => row !== record).map((row) => row.itemIndex),
+			});
 	}
-	return undefined;
+	return { unique, duplicates };
 }
 
 /**

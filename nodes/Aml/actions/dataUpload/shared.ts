@@ -131,7 +131,7 @@ export function unsuccessfulUpload(
 ): NodeOperationError {
 	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
 	const hint =
-		'Turn on "Continue On Fail" (Settings → On Error) to get the status as an item with success false instead of an error.';
+		'Set Settings → On Error to "Continue" to get the status as an item with success false instead of an error.';
 	if (json.timedOut) {
 		const state = json.lastPollError
 			? `its status could not be read (${json.lastPollError})`

@@ -55,13 +55,13 @@ const properties: INodeProperties[] = [
 				name: 'Person',
 				value: 'PERSON',
 				description:
-					'Persons. Header columns: the ID column, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
+					'New persons only: the service refuses a row whose ID is stored already (PARTIALLY_COMPLETED). Change stored persons with Person → Update. Header columns: the ID column, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
 			},
 			{
 				name: 'Person Relation',
 				value: 'PERSON_RELATION',
 				description:
-					'Relations between two stored persons. Header columns `person_id`, `related_person_id`, `relation_type`.',
+					'Relations between two stored persons. Header columns this node requires (the service shows no CSV layout for this type): `person_id`, `related_person_id`, `relation_type`.',
 			},
 			{
 				name: 'Transaction',
@@ -73,13 +73,13 @@ const properties: INodeProperties[] = [
 				name: 'Transaction Update',
 				value: 'TRANSACTION_UPDATE',
 				description:
-					'Changes to stored transactions. Header columns: the ID column, `person_id`, then the columns to add, or `status`.',
+					'Changes to stored transactions. Header columns this node requires (the service shows no CSV layout for this type): the ID column, `person_id`, then the columns to add, or `status`.',
 			},
 		],
 		default: 'PERSON',
 		description:
 			'What the rows of the file are. The file needs a header row with the required columns of this type.',
-		hint: 'Header names are lower-case, as listed with each type; the ID column is named "id"',
+		hint: 'Column names as listed with each type (snake_case; camelCase such as personId where accepted); the ID column is "id"',
 	},
 	{
 		displayName: 'Wait for Completion',
