@@ -204,7 +204,7 @@ export async function runItems<P>(
 		const error = results[firstFailure].error as NodeApiError;
 		const done = results.filter((result) => result?.json !== undefined).length;
 		if (done > 0) {
-			const note = `${done} other item(s) of this run had already been processed by the service when this item failed; the node stopped sending further items. Turn on "Continue On Fail" (Settings → On Error) to process every item and get one error item per failure.`;
+			const note = `${done} other item(s) of this run had already been processed by the service when this item failed; the node stopped sending further items. Set Settings → On Error to "Continue" (or "Continue (using error output)") to process every item and get one error item per failure.`;
 			error.description = error.description ? `${error.description}. ${note}` : note;
 		}
 		throw error;
