@@ -1165,3 +1165,126 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		expect(regular.outputs[0]).toEqual([expect.objectContaining({ decision: 'block' })]);
 	});
 });
+
+describe('Transaction → Gate: a run that may have learnt something never ends without a record of it', () => {
+	const stored = async (id: string): Promise<Json> =>
+		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
+	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+
+	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
+		const id = tx('refused-once');
+		const sent = payment(id, true, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/screening-checks$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate(), [sent], { continueOnFail: true });
+		expect(first.outputs[1]).toEqual([]);
+		const [failed] = first.outputs[0];
+		expect(failed.error).toMatch(/^Insufficient permissions/);
+		expect(failed).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				monitoring: expect.objectContaining({ status: 'block' }),
+				screening: expect.objectContaining({ status: 'refused', httpCode: '403' }),
+				record: { status: 'written' },
+			}),
+		});
+		expect(failed.alertIds.length).toBeGreaterThan(0);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
+			decision: 'block',
+			reason: expect.stringMatching(/monitoring scenario\(s\) triggered/),
+			alertIds: (failed.alertIds as number[]).join(','),
+		});
+		const mark = await control.mark();
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[1]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({ decision: 'block', alertIds: failed.alertIds });
+		expect(sentFor(await since(mark), id)).toEqual([]);
+	});
+
+	test('a claim past its time without a decision (the first run\'s block write failed): Block "first submission\'s outcome unknown", naming its execution, recorded, no check sent', async () => {
+		const id = tx('unknown-outcome');
+		const sent = payment(id, true, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'PATCH',
+					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		expect(decisionOf(first)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({ record: expect.objectContaining({ status: 'failed' }) }),
+		});
+		expect((await stored(id)).attributes.n8n_gate_decision).toBeUndefined();
+		// the claim: the budget (1 s) plus 5 s
+		await new Promise((resolve) => setTimeout(resolve, 6500));
+		const mark = await control.mark();
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[1]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ claim: 'ended without a decision' }),
+				record: { status: 'written' },
+			}),
+		});
+		expect(decisionOf(resend).reason).toMatch(
+			new RegExp(
+				`^first submission's outcome unknown: its run \\(execution ${first.executionId}\\)`,
+			),
+		);
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+	});
+});
+
+describe('Transaction → Gate: each step reports its own failure', () => {
+	test('a store refused (403), or a 502 then 403: the failed item says "store refused", names the store as the step, never a check; no check sent', async () => {
+		for (const [name, answers] of [
+			['403', [403]],
+			['502-403', [502, 403]],
+		] as const) {
+			const id = tx(`store-${name}`);
+			await control.post('/faults', {
+				rules: answers.map((status) => ({
+					method: 'POST',
+					path: `^/api/v1/persons/${personId}/transactions$`,
+					answer: {
+						status,
+						body: status === 403 ? 'Forbidden' : 'Bad Gateway',
+						contentType: 'text/plain',
+					},
+					times: 1,
+				})),
+			});
+			const mark = await control.mark();
+			const run = await runAml(gate(), [payment(id, false, false)], { continueOnFail: true });
+			await control.del('/faults');
+			expect(run.outputs[1]).toEqual([]);
+			const [failed] = run.outputs[0];
+			expect(failed.error).toEqual(expect.any(String));
+			expect(failed.reason).toMatch(/^store refused: /);
+			expect(failed).toMatchObject({
+				decision: 'block',
+				reasons: {
+					store: expect.objectContaining({ status: 'refused' }),
+					monitoring: { status: 'not sent' },
+					screening: { status: 'not sent' },
+				},
+			});
+			expect(sentFor(await since(mark), id)).toEqual([]);
+		}
+	});
+});

@@ -3,6 +3,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { headerProblem } from '../../nodes/Aml/actions/dataUpload/csv';
 import {
 	CLAIM_ATTRIBUTE,
+	claimLive,
+	CLOCK_MARGIN_MS,
 	decisionAttribute,
 	DECISION_ATTRIBUTE,
 	isReleased,
@@ -162,5 +164,15 @@ describe("the record's keys on other write paths", () => {
 			/has the column "n8n_gate_claim"/,
 		);
 		expect(headerProblem('id,type,n8n_gate_claim', 'PERSON')).toBeUndefined();
+	});
+});
+
+describe('a claim is live', () => {
+	test('only until its end less the clock margin (2 s): a clear is answered only then', () => {
+		const until = 1_000_000;
+		expect(CLOCK_MARGIN_MS).toBe(2000);
+		expect(claimLive({ until }, until - 2001)).toBe(true);
+		expect(claimLive({ until }, until - 2000)).toBe(false);
+		expect(claimLive({ until }, until + 1)).toBe(false);
 	});
 });

@@ -15,13 +15,15 @@ import {
 } from '../../helpers/checks';
 import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
-import { runItems } from '../../helpers/items';
+import { runItems, withItemFacts } from '../../helpers/items';
 import { isBudgetSpent, isTransientFailure, type Deadline } from '../../transport';
 import { earlierAlerts } from '../unresolvedAlerts';
 import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import {
 	awaitOtherRun,
+	claimLive,
+	CLAIM_ENDED_REASON,
 	isReleased,
 	newClaim,
 	recordKey,
@@ -53,12 +55,15 @@ import {
 
 /**
  * Transaction → Gate: a payment decision in one node, and the one rule it keeps. A payment is answered clear only on
- * checks of its own whose every answer the Gate knows, when no other check of it can have run unseen: (a) the
- * transaction is stored with this payment's data, (b) every enabled check answered a present, empty list from the
- * only attempt that may have run, (c) at least one check is enabled, (d) a payment stored before has no open alert
- * after those checks, and (e) all of it within the time budget. A payment the Gate decided before is answered with that
- * decision, from any execution or worker (record.ts); a block stands until the transaction's status releases it.
- * Anything else blocks, and `reason` says which step failed.
+ * checks of its own whose every answer the Gate knows, inside its own claim, when no other check of it can have run
+ * unseen: (a) the transaction is stored with this payment's data, (b) every enabled check answered a present, empty
+ * list from the only attempt that may have run, (c) at least one check is enabled, (d) a payment stored before has no
+ * open alert after those checks, and (e) all of it within the time budget and while this run's claim is live. A
+ * decision is answered only when a Gate of this credential wrote it (record.ts: signed), from any execution or worker;
+ * a block stands until a release made after it (a status set on the transaction after the block). A run that may have
+ * learnt something never ends without a record of it: a block is written before the item is answered or fails, and a
+ * claim past its time without a decision is a block of its own. Anything else blocks, and `reason` says which step
+ * failed.
  */
 
 const CHECKS: Array<{
@@ -157,6 +162,35 @@ function failedStep(error: unknown): IDataObject {
 		message: (error as Error).message,
 		...mayHaveAppliedFields(error),
 	};
+}
+
+/**
+ * A store that failed or was refused: the step to report, or the error thrown on (a refused credential, a lost read
+ * back, bad input), whose failed item then reports the store as the step that failed, never a check.
+ */
+function storeStepOrThrow(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	transaction: TransactionToStore,
+	i: number,
+	reasons: IDataObject,
+	notTaken: () => void,
+): IDataObject {
+	try {
+		return storeFailureOrThrow(ctx, error, transaction, i);
+	} catch (thrown) {
+		const message = (thrown as Error).message;
+		const reason = isTransientFailure(thrown)
+			? `store failed: ${message}`
+			: `store refused: ${message}`;
+		reasons.store = {
+			status: isTransientFailure(thrown) ? 'failed' : 'refused',
+			message,
+			...mayHaveAppliedFields(thrown),
+		};
+		notTaken();
+		throw withItemFacts(thrown as Error, { reason, reasons, alertIds: [] });
+	}
 }
 
 /** A store that failed or was refused: the step to report, or the error thrown on (a refused credential, bad input). */
@@ -310,7 +344,7 @@ export async function execute(
 				stored = await storeTransaction(this, transaction, i, deadline, claim?.attribute);
 			} catch (error) {
 				// Not stored (or not known to be): no check is sent.
-				const step = storeFailureOrThrow(this, error, transaction, i);
+				const step = storeStepOrThrow(this, error, transaction, i, reasons, notTaken);
 				reasons.store = step;
 				return answer('block', step.reason as string);
 			}
@@ -364,20 +398,30 @@ export async function execute(
 				),
 			);
 			// A check refused for a reason the user must fix (a credential refused after renewal, 403, 404) fails the
-			// item, after both have settled; every failed item still carries decision "block".
+			// item, after both have settled and after the block is recorded (the other check may have raised an alert);
+			// every failed item still carries decision "block", the steps and the alert IDs answered.
 			const refusal = settled.find(
 				(result) => result.status === 'rejected' && !isTransientFailure(result.reason),
 			) as PromiseRejectedResult | undefined;
-			if (refusal) throw refusal.reason;
 			const json: IDataObject = { transactionId, personId: transaction.personId };
 			const alertIds = new Set<number>();
 			let reason: string | undefined;
 			checks.forEach((check: Check, index) => {
 				const result = settled[index];
 				if (result.status === 'rejected') {
+					json[check.key] = [];
+					if (!isTransientFailure(result.reason)) {
+						// Refused: not applied, so no reason of its own to block; the item fails with it (below).
+						const error = result.reason as NodeApiError;
+						reasons[check.step] = {
+							status: 'refused',
+							message: error.message,
+							...(error.httpCode ? { httpCode: error.httpCode } : {}),
+						};
+						return;
+					}
 					const step = failedStep(result.reason);
 					reasons[check.step] = step;
-					json[check.key] = [];
 					reason ??= step.reason as string;
 					return;
 				}
@@ -390,6 +434,26 @@ export async function execute(
 				for (const id of outcome.alertIds) alertIds.add(id);
 				if (outcome.decision !== 'clear') reason ??= outcome.reason;
 			});
+			if (refusal) {
+				const refused = `check refused: ${(refusal.reason as Error).message}`;
+				if (signing && claim && !recordTaken) {
+					reasons.record = await recordBlock(
+						this,
+						signing,
+						transaction,
+						{
+							decision: 'block',
+							reason: reason ?? refused,
+							alertIds: [...alertIds],
+							status: statusOf(stored.stored),
+							run: claim.claim.run,
+						},
+						i,
+					);
+				}
+				notTaken();
+				throw withItemFacts(refusal.reason as Error, { reasons, alertIds: [...alertIds] });
+			}
 
 			// 4. A payment stored before: its own checks say only that they raised nothing new; any alert open now blocks.
 			if (reason === undefined && lookupAfter) {
@@ -397,6 +461,9 @@ export async function execute(
 				reasons.unresolvedAlerts = earlier.step;
 				reason = earlier.reason;
 			}
+
+			// A clear only while this run's claim is live by every worker's clock: after it, another run may have decided.
+			if (reason === undefined && claim && !claimLive(claim.claim)) reason = CLAIM_ENDED_REASON;
 
 			// 5. The decision on the transaction: a block before the answer, a clear after it.
 			if (recordTaken) {
@@ -499,6 +566,7 @@ async function foundStored(
 	store.decidedBefore = {
 		decision: decision.decision,
 		...(decision.reason ? { reason: decision.reason } : {}),
+		...(decision.alertIds.length ? { alertIds: decision.alertIds } : {}),
 	};
 	if (decision.decision === 'clear') return { answer: { decision: 'clear', alertIds: [] } };
 	const released = isReleased(stored, release, decision);
@@ -507,13 +575,14 @@ async function foundStored(
 	store.released = released;
 	// A record that does not verify says nothing of the payment: released, it is checked as a first submission.
 	if (!decision.verified) return { check: true, lookupAfter: true, recordTaken: true };
-	// Released by its status: it clears once no alert of it is open.
+	// Released by its status: it clears once no alert of it is open. The lookup names no alert, so the answer names
+	// none (the old block's are in `store.decidedBefore`).
 	const earlier = await earlierAlerts(ctx, transaction.id, i, deadline);
 	return {
 		answer: {
 			decision: earlier.reason === undefined ? 'clear' : 'block',
 			reason: earlier.reason,
-			alertIds: decision.alertIds,
+			alertIds: [],
 			unresolvedAlerts: earlier.step,
 		},
 	};

@@ -10,13 +10,18 @@ import { amlRequest, idSegment, type Deadline } from '../../transport';
  * The Gate's record on the stored transaction: what makes a payment's decision hold across executions, resends and
  * queue-mode workers, which share nothing but the service. The service adds new attribute keys to a stored
  * transaction but never changes them (only `status`), so each key below is written once and the first writer wins:
- * - `n8n_gate_claim` `{run, execution, until}`: sent with the store itself (no extra request). The run whose store
- *   created the transaction decides it; until `until` (its time budget plus RECORD_MS) no other run checks it.
- * - `n8n_gate_decision` `{decision, reason, alertIds, decidedAt, execution}`: added by the run that decided. A block is
- *   written before the item is answered; a clear after it, so that a clean payment's answer waits for nothing.
- * A run that finds the payment stored reads both: a decision is answered as it is (a block until the transaction's
- * `status` is one of the node's Release Statuses), another run's live claim is waited for, and anything else (a claim
- * past its time, no claim) is checked again by the run itself, with the open-alerts lookup after its checks.
+ * - `n8n_gate_claim` `{run, execution, until, sig}`: sent with the store itself (no extra request). The run whose
+ *   store created the transaction decides it; until `until` (its time budget plus RECORD_MS) no other run checks it.
+ * - `n8n_gate_decision` `{decision, reason, alertIds, status, run, decidedAt, execution, sig}`: added by the run that
+ *   decided. A block is written before the item is answered; a clear after it, so that a clean payment's answer waits
+ *   for nothing. `status` is the transaction's status when it was written: it never releases the block.
+ * Only a Gate writes them: every other write path of the package refuses the keys, and `sig` (HMAC-SHA256 with a key
+ * of the credential's client secret, over the transaction's person and ID and every value) tells a record this
+ * credential's Gate wrote from any other, which is never answered as a decision. A run that finds the payment stored
+ * reads both: a decision is answered as it is (a block until a Release Status set after it), another run's live claim
+ * is waited for, a claim past its time without a decision or one that does not verify is a block of its own, and a
+ * transaction with no claim (stored by Create or an upload) is checked by the run itself, with the open-alerts lookup
+ * after its checks.
  */
 
 export const CLAIM_ATTRIBUTE = GATE_RECORD_KEYS[0];
@@ -28,6 +33,21 @@ export const RECORD_MS = 5_000;
 const UNBUDGETED_CLAIM_MS = 120_000;
 /** How often a run waiting for another run's decision reads the transaction again. */
 const POLL_MS = 250;
+
+/**
+ * How far the clocks of the workers deciding one payment may differ: a run answers clear only until its claim's `until`
+ * less this margin, so that no other worker has read the claim as over meanwhile.
+ */
+export const CLOCK_MARGIN_MS = 2_000;
+
+/** The reason of a run whose claim ended before it could answer clear. */
+export const CLAIM_ENDED_REASON =
+	'claim ended before the decision: the run outlived its claim (no Time Budget, or a slow store), so another run may have decided the payment';
+
+/** Whether the claim is live with the clock margin to spare (`now`: this worker's clock). */
+export function claimLive(claim: Pick<Claim, 'until'>, now = Date.now()): boolean {
+	return now < claim.until - CLOCK_MARGIN_MS;
+}
 
 /** The credential type whose client secret keys the record's signature. */
 const CREDENTIAL_TYPE = 'amlOAuth2Api';
