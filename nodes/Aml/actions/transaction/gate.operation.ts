@@ -110,7 +110,14 @@ const properties: INodeProperties[] = [
 		error:
 			'Fail the item as an error when its ID is already stored: never answered clear (with On Error set to continue, it carries decision "block")',
 		skip: "Use the stored transaction when it has this payment's data: answered with the decision written to it, or checked again; other data under the ID blocks",
-	}),
+	}).map((property) =>
+		property.name === 'onExisting'
+			? {
+					...property,
+					hint: 'Error: a payment sent again fails as an error (never clear); Skip answers it with its recorded decision',
+				}
+			: property,
+	),
 	{
 		displayName: 'Run Monitoring Check',
 		name: 'runMonitoring',
