@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 
 import * as path_ from 'node:path';
 
+import axios from 'axios';
+
 import {
 	context,
 	control,
@@ -13,6 +15,7 @@ import {
 } from '../harness/context';
 import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 import { mcpTools, textOf } from '../harness/mcp';
+import { upload } from '../harness/upload';
 
 /**
  * Transaction → Gate in real n8n against the sandbox (issue 33): what the sandbox stored, which checks it was sent and
@@ -165,7 +168,7 @@ describe('Transaction → Gate', () => {
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a payment sent again (same data): Skip stores nothing new, reads it back and answers the decision written to it, no check sent; Error blocks', async () => {
+	test('a payment sent again (same data): Skip stores nothing new, reads it back and answers the decision written to it, no check sent', async () => {
 		const id = tx('again');
 		const sent = payment(id, false, false);
 		const first = await runAml(gate(), [sent]);
@@ -205,13 +208,6 @@ describe('Transaction → Gate', () => {
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
 		expect(stored[0].attributes.n8n_gate_decision).toMatchObject({ decision: 'clear' });
 		expect(stored[0].attributes.n8n_gate_claim).toMatchObject({ run: expect.any(String) });
-
-		const refused = await runAml(gate({ onExisting: 'error' }), [sent]);
-		expect(refused.outputs[1]).toEqual([]);
-		expect(refused.outputs[0][0]).toMatchObject({
-			decision: 'block',
-			reasons: { store: { status: 'refused', httpCode: '422' } },
-		});
 	});
 
 	test('a transaction ID already stored with other data: Block "transaction ID already used with other data", nothing changed, no check sent', async () => {
@@ -930,5 +926,365 @@ describe('Transaction → Gate across executions', () => {
 				screening: { status: 'off' },
 			}),
 		});
+	});
+});
+
+describe('Transaction → Gate: its record is its own (nothing a payment carries or another write stores opens or forges it)', () => {
+	const stored = async (id: string): Promise<Json> =>
+		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
+	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+	/** The service's API as another client of the same account (its web app, a script): not this package. */
+	const otherClient = async () => {
+		const c = context().sandbox;
+		const token = (
+			await axios.post(c.tokenUrl, 'grant_type=client_credentials', {
+				auth: { username: c.clientId, password: c.clientSecret },
+			})
+		).data.access_token as string;
+		return axios.create({
+			baseURL: `${c.baseUrl}/api`,
+			headers: { Authorization: `Bearer ${token}` },
+		});
+	};
+	const requestsFor = async (mark: number, fragment: string) =>
+		(await since(mark)).filter((r) => r.path.includes(fragment));
+
+	test("every write path refuses the Gate's record keys before any request, naming the field or column", async () => {
+		const id = tx('forge');
+		const mark = await control.mark();
+		const viaJson = await runAml({
+			resource: 'transaction',
+			operation: 'create',
+			personId,
+			transactionId: id,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({
+				amount: '25000.00',
+				n8n_gate_decision: { decision: 'clear' },
+			}),
+		});
+		expect(viaJson.error?.message).toMatch(
+			/"attributes\.n8n_gate_decision" is a key of the record/,
+		);
+		const viaInput = await runAml(transactionCreateFromInput(), [
+			payment(id, true, false, { n8n_gate_claim: { run: 'x', until: '2099-01-01T00:00:00' } }),
+		]);
+		expect(viaInput.error?.message).toMatch(/"attributes\.n8n_gate_claim" is a key of the record/);
+		const viaUpdate = await runAml({
+			resource: 'transaction',
+			operation: 'update',
+			personId,
+			transactionId: id,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({ n8nGateDecision: '{"decision":"clear"}' }),
+		});
+		expect(viaUpdate.error?.message).toMatch(
+			/"attributes\.n8nGateDecision" is a key of the record/,
+		);
+		const viaGate = await runAml(gate(), [
+			payment(id, false, false, { n8n_gate_decision: { decision: 'clear' } }),
+		]);
+		expect(viaGate.error?.message).toMatch(
+			/"attributes\.n8n_gate_decision" is a key of the record/,
+		);
+		for (const uploadType of ['TRANSACTION', 'TRANSACTION_UPDATE']) {
+			const run = await upload(
+				{
+					rows: [
+						{
+							id,
+							person_id: personId,
+							timestamp: '2026-01-01T00:00:00Z',
+							amount: '25000.00',
+							direction: 'O',
+							n8n_gate_decision: '{"decision":"clear"}',
+						},
+					],
+				},
+				{ uploadType },
+			);
+			expect(run.error?.message).toMatch(/"CSV header" has the column "n8n_gate_decision"/);
+		}
+		expect(await requestsFor(mark, id)).toEqual([]);
+		expect(await requestsFor(mark, '/data-upload')).toEqual([]);
+		expect(await stored(id)).toEqual({});
+	});
+
+	test('a payment whose own status is a Release Status is refused before any request, naming the field', async () => {
+		const id = tx('own-status');
+		const mark = await control.mark();
+		const released = await runAml(gate(), [payment(id, true, false, { status: 'released' })]);
+		expect(released.error?.message).toMatch(/"attributes\.status" is one of the Release Statuses/);
+		const approved = await runAml(gate({ options: { releaseStatuses: 'APPROVED' } }), [
+			payment(id, true, false, { status: 'approved' }),
+		]);
+		expect(approved.error?.message).toMatch(/"attributes\.status" is one of the Release Statuses/);
+		expect(await requestsFor(mark, id)).toEqual([]);
+	});
+
+	test("a resend differing only in status is the same payment: blocked with status pending, released by the analyst's RELEASED while the payment system still sends pending", async () => {
+		const id = tx('pending');
+		const sent = payment(id, true, false, { status: 'pending' });
+		const first = await runAml(gate(), [sent]);
+		expect(decisionOf(first)).toMatchObject({ decision: 'block' });
+		for (const alertId of decisionOf(first).alertIds as number[]) {
+			const closed = await runAml({
+				resource: 'alert',
+				operation: 'updateStatus',
+				alertType: 'MONITORING',
+				alertId: String(alertId),
+				status: 'CLOSED AS FALSE POSITIVE',
+			});
+			expect(closed.status).toBe('success');
+		}
+		const update = await runAml({
+			resource: 'transaction',
+			operation: 'update',
+			personId,
+			transactionId: id,
+			attributesMode: 'json',
+			attributesJson: JSON.stringify({ status: 'RELEASED' }),
+		});
+		expect(update.status).toBe('success');
+		const again = await runAml(gate(), [sent]);
+		expect(again.outputs[1]).toEqual([
+			expect.objectContaining({
+				decision: 'clear',
+				reasons: expect.objectContaining({
+					store: expect.objectContaining({ status: 'skipped', released: 'RELEASED' }),
+				}),
+			}),
+		]);
+	});
+
+	test('a payment stored by an import with a Release Status as its status: that status never releases its block', async () => {
+		const id = tx('imported-released');
+		const created = await runAml(transactionCreateFromInput(), [
+			payment(id, true, false, { status: 'RELEASED' }),
+		]);
+		expect(created.status).toBe('success');
+		const sent = {
+			...payment(id, true, false),
+			timestamp: (await stored(id)).attributes.timestamp,
+		};
+		const first = await runAml(gate(), [{ ...sent, status: 'pending' }]);
+		expect(decisionOf(first)).toMatchObject({ decision: 'block' });
+		const again = await runAml(gate(), [{ ...sent, status: 'pending' }]);
+		expect(again.outputs[1]).toEqual([]);
+		expect(decisionOf(again)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					decidedBefore: expect.objectContaining({ decision: 'block' }),
+				}),
+			}),
+		});
+		expect(decisionOf(again).reasons.store.released).toBeUndefined();
+	});
+
+	test('a decision another writer stored (not signed by this credential) is never answered: it blocks with no check sent; released, the payment is checked as a first submission', async () => {
+		const id = tx('forged-clear');
+		const sent = payment(id, true, false);
+		const api = await otherClient();
+		const { id: _id, personId: _p, ...attributes } = sent;
+		await api.post(`/v1/persons/${personId}/transactions`, {
+			id,
+			attributes: { ...attributes, n8n_gate_decision: { decision: 'clear' } },
+		});
+		const mark = await control.mark();
+		const first = await runAml(gate(), [sent]);
+		expect(first.outputs[1]).toEqual([]);
+		expect(decisionOf(first)).toMatchObject({ decision: 'block' });
+		expect(decisionOf(first).reason).toMatch(/not signed by this credential/);
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		await api.patch(`/v1/persons/${personId}/transactions/${id}`, {
+			id,
+			attributes: { status: 'RELEASED' },
+		});
+		const mark2 = await control.mark();
+		const released = await runAml(gate(), [sent]);
+		expect(decisionOf(released)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				monitoring: expect.objectContaining({ status: 'block' }),
+			}),
+		});
+		expect(sentFor(await since(mark2), id)).toEqual(
+			expect.arrayContaining(['monitoring-checks', 'screening-checks']),
+		);
+	});
+
+	test('a claim that cannot be read (a text; an unsigned claim whose until has no time zone) blocks, and the block is recorded', async () => {
+		const api = await otherClient();
+		for (const [name, claim] of [
+			['text', 'taken'],
+			['local', { run: 'r', execution: '1', until: '2020-01-01T00:00:00' }],
+		] as const) {
+			const id = tx(`claim-${name}`);
+			const sent = payment(id, false, false);
+			const { id: _id, personId: _p, ...attributes } = sent;
+			await api.post(`/v1/persons/${personId}/transactions`, {
+				id,
+				attributes: { ...attributes, n8n_gate_claim: claim },
+			});
+			const mark = await control.mark();
+			const run = await runAml(gate(), [sent]);
+			expect(run.outputs[1]).toEqual([]);
+			expect(decisionOf(run)).toMatchObject({
+				decision: 'block',
+				reasons: expect.objectContaining({ record: { status: 'written' } }),
+			});
+			expect(decisionOf(run).reason).toMatch(/claim on the transaction unreadable/);
+			expect(sentFor(await since(mark), id)).toEqual([]);
+			expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
+				decision: 'block',
+				sig: expect.stringMatching(/^[0-9a-f]{64}$/),
+			});
+		}
+	});
+
+	test('If Transaction Already Exists → Error: a payment found stored fails the item as an error naming the setting, never clear', async () => {
+		const id = tx('exists-error');
+		const sent = payment(id, false, false);
+		expect((await runAml(gate(), [sent])).outputs[1]).toHaveLength(1);
+		const stopped = await runAml(gate({ onExisting: 'error' }), [sent]);
+		expect(stopped.status).toBe('error');
+		expect(stopped.error?.message).toMatch(/"If Transaction Already Exists" is set to Error/);
+		const continued = await runAml(gate({ onExisting: 'error' }), [sent], {
+			continueErrorOutput: true,
+		});
+		expect(continued.outputs[0]).toEqual([]);
+		expect(continued.outputs[1]).toEqual([]);
+		expect(continued.outputs[2]).toEqual([
+			expect.objectContaining({
+				error: expect.stringMatching(/"If Transaction Already Exists" is set to Error/),
+			}),
+		]);
+		const regular = await runAml(gate({ onExisting: 'error' }), [sent], { continueOnFail: true });
+		expect(regular.outputs[1]).toEqual([]);
+		expect(regular.outputs[0]).toEqual([expect.objectContaining({ decision: 'block' })]);
+	});
+});
+
+describe('Transaction → Gate: a run that may have learnt something never ends without a record of it', () => {
+	const stored = async (id: string): Promise<Json> =>
+		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
+	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+
+	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
+		const id = tx('refused-once');
+		const sent = payment(id, true, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/screening-checks$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate(), [sent], { continueOnFail: true });
+		expect(first.outputs[1]).toEqual([]);
+		const [failed] = first.outputs[0];
+		expect(failed.error).toMatch(/^Insufficient permissions/);
+		expect(failed).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				monitoring: expect.objectContaining({ status: 'block' }),
+				screening: expect.objectContaining({ status: 'refused', httpCode: '403' }),
+				record: { status: 'written' },
+			}),
+		});
+		expect(failed.alertIds.length).toBeGreaterThan(0);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
+			decision: 'block',
+			reason: expect.stringMatching(/monitoring scenario\(s\) triggered/),
+			alertIds: (failed.alertIds as number[]).join(','),
+		});
+		const mark = await control.mark();
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[1]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({ decision: 'block', alertIds: failed.alertIds });
+		expect(sentFor(await since(mark), id)).toEqual([]);
+	});
+
+	test('a claim past its time without a decision (the first run\'s block write failed): Block "first submission\'s outcome unknown", naming its execution, recorded, no check sent', async () => {
+		const id = tx('unknown-outcome');
+		const sent = payment(id, true, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'PATCH',
+					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		expect(decisionOf(first)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({ record: expect.objectContaining({ status: 'failed' }) }),
+		});
+		expect((await stored(id)).attributes.n8n_gate_decision).toBeUndefined();
+		// the claim: the budget (1 s) plus 5 s
+		await new Promise((resolve) => setTimeout(resolve, 6500));
+		const mark = await control.mark();
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[1]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ claim: 'ended without a decision' }),
+				record: { status: 'written' },
+			}),
+		});
+		expect(decisionOf(resend).reason).toMatch(
+			new RegExp(
+				`^first submission's outcome unknown: its run \\(execution ${first.executionId}\\)`,
+			),
+		);
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+	});
+});
+
+describe('Transaction → Gate: each step reports its own failure', () => {
+	test('a store refused (403), or a 502 then 403: the failed item says "store refused", names the store as the step, never a check; no check sent', async () => {
+		for (const [name, answers] of [
+			['403', [403]],
+			['502-403', [502, 403]],
+		] as const) {
+			const id = tx(`store-${name}`);
+			await control.post('/faults', {
+				rules: answers.map((status) => ({
+					method: 'POST',
+					path: `^/api/v1/persons/${personId}/transactions$`,
+					answer: {
+						status,
+						body: status === 403 ? 'Forbidden' : 'Bad Gateway',
+						contentType: 'text/plain',
+					},
+					times: 1,
+				})),
+			});
+			const mark = await control.mark();
+			const run = await runAml(gate(), [payment(id, false, false)], { continueOnFail: true });
+			await control.del('/faults');
+			expect(run.outputs[1]).toEqual([]);
+			const [failed] = run.outputs[0];
+			expect(failed.error).toEqual(expect.any(String));
+			expect(failed.reason).toMatch(/^store refused: /);
+			expect(failed).toMatchObject({
+				decision: 'block',
+				reasons: {
+					store: expect.objectContaining({ status: 'refused' }),
+					monitoring: { status: 'not sent' },
+					screening: { status: 'not sent' },
+				},
+			});
+			expect(sentFor(await since(mark), id)).toEqual([]);
+		}
 	});
 });

@@ -102,6 +102,7 @@ function executeContext(baseUrl: string, parameters: Record<string, unknown>) {
 			baseUrl,
 			apiPathPrefix: '/api',
 			accessTokenUrl: `${baseUrl}/oauth/token`,
+			clientSecret: 'secret',
 			oauthTokenData: { access_token: 'tok', token_type: 'Bearer' },
 		}),
 		continueOnFail: () => false,

@@ -320,3 +320,34 @@ function scalarsAsText(attributes: unknown): unknown {
 		]),
 	);
 }
+
+/** The attribute keys Transaction → Gate writes as its record on a stored transaction (record.ts). */
+export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision'];
+
+/**
+ * Whether an attribute key or CSV column names a key of the Gate's record, in any case and in snake_case or camelCase:
+ * no write path of this package stores one, so that only a Gate writes its record.
+ */
+export function isGateRecordKey(name: string): boolean {
+	const bare = name.trim().toLowerCase().replace(/[_-]/g, '');
+	return GATE_RECORD_KEYS.some((key) => key.replace(/_/g, '') === bare);
+}
+
+/** Refuses, before any request, transaction attributes that carry a key of the Gate's record, naming it. */
+export function withoutGateRecordKeys(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	attributes: IDataObject,
+	field = 'attributes',
+): IDataObject {
+	const key = Object.keys(attributes).find(isGateRecordKey);
+	if (key !== undefined)
+		throw invalid(
+			ctx,
+			itemIndex,
+			`${field}.${key}`,
+			attributes[key],
+			'is a key of the record Transaction → Gate writes on the transaction: no other write may set it (leave it out of the attributes)',
+		);
+	return attributes;
+}

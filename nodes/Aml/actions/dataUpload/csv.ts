@@ -3,6 +3,8 @@
  * service's status `reason`. No n8n context here, so they are unit-testable.
  */
 
+import { isGateRecordKey } from '../../helpers/attributes';
+
 export const UPLOAD_TYPES = [
 	'PERSON',
 	'TRANSACTION',
@@ -140,6 +142,12 @@ export function headerProblem(headerLine: string, type: UploadType): string | un
 		if (seen.has(name)) return `names the column "${name}" twice in the header row`;
 		seen.add(name);
 	}
+	const gateKey =
+		type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE'
+			? names.find(isGateRecordKey)
+			: undefined;
+	if (gateKey !== undefined)
+		return `has the column "${gateKey}", a key of the record Transaction → Gate writes on the transaction: no upload may set it (remove the column)`;
 	const { columns, snakeOnly } = REQUIRED_COLUMNS[type];
 	const missing = columns.filter(
 		(column) => !seen.has(column) && (snakeOnly.includes(column) || !seen.has(camel(column))),

@@ -15,16 +15,18 @@ import {
 } from '../../helpers/checks';
 import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
-import { runItems } from '../../helpers/items';
+import { runItems, withItemFacts } from '../../helpers/items';
 import { isBudgetSpent, isTransientFailure, type Deadline } from '../../transport';
 import { earlierAlerts } from '../unresolvedAlerts';
 import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
 import {
 	awaitOtherRun,
+	claimLive,
+	CLAIM_ENDED_REASON,
 	isReleased,
 	newClaim,
-	RECORD_ATTRIBUTES,
+	recordKey,
 	releaseStatuses,
 	storedClaim,
 	storedDecision,
@@ -53,12 +55,15 @@ import {
 
 /**
  * Transaction → Gate: a payment decision in one node, and the one rule it keeps. A payment is answered clear only on
- * checks of its own whose every answer the Gate knows, when no other check of it can have run unseen: (a) the
- * transaction is stored with this payment's data, (b) every enabled check answered a present, empty list from the
- * only attempt that may have run, (c) at least one check is enabled, (d) a payment stored before has no open alert
- * after those checks, and (e) all of it within the time budget. A payment the Gate decided before is answered with that
- * decision, from any execution or worker (record.ts); a block stands until the transaction's status releases it.
- * Anything else blocks, and `reason` says which step failed.
+ * checks of its own whose every answer the Gate knows, inside its own claim, when no other check of it can have run
+ * unseen: (a) the transaction is stored with this payment's data, (b) every enabled check answered a present, empty
+ * list from the only attempt that may have run, (c) at least one check is enabled, (d) a payment stored before has no
+ * open alert after those checks, and (e) all of it within the time budget and while this run's claim is live. A
+ * decision is answered only when a Gate of this credential wrote it (record.ts: signed), from any execution or worker;
+ * a block stands until a release made after it (a status set on the transaction after the block). A run that may have
+ * learnt something never ends without a record of it: a block is written before the item is answered or fails, and a
+ * claim past its time without a decision is a block of its own. Anything else blocks, and `reason` says which step
+ * failed.
  */
 
 const CHECKS: Array<{
@@ -81,7 +86,14 @@ const STILL_DECIDING_REASON = 'first submission still being decided';
 /** The reason of a payment found stored when decisions are not written to transactions. */
 const NOT_RECORDED_REASON = 'payment stored before; its decision is not recorded';
 
-/** A store refused for this transaction's data (unknown person, an existing ID with Error): a block, not a fault. */
+/** The reason of a payment whose stored claim is not one this credential's Gate signed. */
+const UNREADABLE_CLAIM_REASON =
+	"claim on the transaction unreadable (not signed by this credential's Gate): review the transaction and its alerts, then set a Release Status to have it checked again";
+/** The reason of a payment whose first run's claim ended without a decision. */
+const outcomeUnknownReason = (execution: string) =>
+	`first submission's outcome unknown: its run${execution ? ` (execution ${execution})` : ''} ended without a decision; its checks may have raised alerts: review the transaction's alerts and that execution, then set a Release Status`;
+
+/** A store refused for this transaction's data (unknown person): a block, not a fault. */
 const REFUSED_STORE = new Set(['400', '404', '409', '422']);
 
 const DEFAULT_RELEASE_STATUSES = 'RELEASED';
@@ -95,9 +107,17 @@ const properties: INodeProperties[] = [
 		default: '',
 	},
 	...storeProperties('skip', {
-		error: 'Block the payment (reason "store refused") when its ID is already stored',
+		error:
+			'Fail the item as an error when its ID is already stored: never answered clear (with On Error set to continue, it carries decision "block")',
 		skip: "Use the stored transaction when it has this payment's data: answered with the decision written to it, or checked again; other data under the ID blocks",
-	}),
+	}).map((property) =>
+		property.name === 'onExisting'
+			? {
+					...property,
+					hint: 'Error: a payment sent again fails as an error (never clear); Skip answers it with its recorded decision',
+				}
+			: property,
+	),
 	{
 		displayName: 'Run Monitoring Check',
 		name: 'runMonitoring',
@@ -130,8 +150,8 @@ const properties: INodeProperties[] = [
 			default: DEFAULT_RELEASE_STATUSES,
 			placeholder: 'e.g. RELEASED, APPROVED',
 			description:
-				"Transaction statuses that release a payment the Gate blocked (comma-separated, any case). Set one on the transaction (the service's web app or Transaction → Update) after reviewing its alerts: sent again, it clears when no alert is open.",
-			hint: 'A blocked payment stays blocked for every resend until its status is one of these',
+				"Transaction statuses that release a payment the Gate blocked (comma-separated, any case). Set one on the transaction (the service's web app or Transaction → Update) after reviewing its alerts: sent again, it clears when no alert is open. Only a status set after the block releases it: a payment sent with one of these as its own status is refused, and a transaction that had one when it was blocked needs another.",
+			hint: 'A block stands for every resend until one of these is set on the transaction after it',
 		},
 	]),
 ];
@@ -151,8 +171,57 @@ function failedStep(error: unknown): IDataObject {
 	};
 }
 
+/**
+ * A store that failed or was refused: the step to report, or the error thrown on (a refused credential, a lost read
+ * back, bad input), whose failed item then reports the store as the step that failed, never a check.
+ */
+function storeStepOrThrow(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	transaction: TransactionToStore,
+	i: number,
+	reasons: IDataObject,
+	notTaken: () => void,
+): IDataObject {
+	try {
+		return storeFailureOrThrow(ctx, error, transaction, i);
+	} catch (thrown) {
+		const message = (thrown as Error).message;
+		const reason = isTransientFailure(thrown)
+			? `store failed: ${message}`
+			: `store refused: ${message}`;
+		reasons.store = {
+			status: isTransientFailure(thrown) ? 'failed' : 'refused',
+			message,
+			...mayHaveAppliedFields(thrown),
+		};
+		notTaken();
+		throw withItemFacts(thrown as Error, { reason, reasons, alertIds: [] });
+	}
+}
+
 /** A store that failed or was refused: the step to report, or the error thrown on (a refused credential, bad input). */
-function storeFailureOrThrow(error: unknown): IDataObject {
+function storeFailureOrThrow(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	transaction: TransactionToStore,
+	i: number,
+): IDataObject {
+	if (
+		transaction.onExisting === 'error' &&
+		error instanceof NodeApiError &&
+		String(error.httpCode) === '422'
+	) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Transaction ID "${transaction.id}" is already stored and "If Transaction Already Exists" is set to Error: the payment is not decided`,
+			{
+				itemIndex: i,
+				description:
+					'Choose Skip to answer a payment sent again with the decision recorded for it. With Error, the item fails (never clear): On Error set to continue gives it decision "block".',
+			},
+		);
+	}
 	if (error instanceof ReusedTransactionId) {
 		return { status: 'refused', reason: REUSED_ID_REASON, differences: error.differences };
 	}
@@ -179,17 +248,20 @@ function enabledChecks(ctx: IExecuteFunctions, i: number) {
 	return checks;
 }
 
-/** The item's transaction, without attributes the Gate writes itself. */
-function readPayment(ctx: IExecuteFunctions, i: number) {
+/**
+ * The item's transaction (the Gate's record keys are refused when it is read), refused when its own status is a Release
+ * Status: only a status set after a block releases it.
+ */
+function readPayment(ctx: IExecuteFunctions, i: number, release: string[]) {
 	const transaction = readTransactionToStore(ctx, i);
-	const reserved = RECORD_ATTRIBUTES.find((key) => key in transaction.attributes);
-	if (reserved) {
+	const status = transaction.attributes.status;
+	if (typeof status === 'string' && release.includes(status.trim().toUpperCase())) {
 		throw invalid(
 			ctx,
 			i,
-			`attributes.${reserved}`,
-			transaction.attributes[reserved],
-			"is written by the Gate itself: leave it out of the payment's attributes",
+			'attributes.status',
+			status,
+			"is one of the Release Statuses: a payment's own status never releases it (send it under another status, or leave status out)",
 		);
 	}
 	return transaction;
@@ -197,8 +269,34 @@ function readPayment(ctx: IExecuteFunctions, i: number) {
 
 type Check = (typeof CHECKS)[number];
 
-/** How a run that found the payment stored goes on: an answer already, or its own checks. */
-type Found = { answer: IDataObject } | { check: true; lookupAfter: boolean };
+/**
+ * How a run that found the payment stored goes on: an answer already (`record`: a block of its own, to write), or its
+ * own checks (`recordTaken`: a decision is stored already, so this run's cannot be).
+ */
+type Found =
+	| { answer: IDataObject; record?: boolean }
+	| { check: true; lookupAfter: boolean; recordTaken?: boolean };
+
+/** The transaction's stored status, as recorded with a decision. */
+function statusOf(stored: IDataObject): string {
+	return typeof stored.status === 'string' ? stored.status : '';
+}
+
+/** Writes a block before it is answered; the record step as reported. */
+async function recordBlock(
+	ctx: IExecuteFunctions,
+	key: Buffer,
+	transaction: TransactionToStore,
+	decided: RecordedDecision & { run: string },
+	i: number,
+): Promise<IDataObject> {
+	try {
+		await writeDecision(ctx, key, transaction, decided, i);
+		return { status: 'written' };
+	} catch (error) {
+		return { status: 'failed', message: (error as Error).message };
+	}
+}
 
 export async function execute(
 	this: IExecuteFunctions,
@@ -208,16 +306,22 @@ export async function execute(
 	const asTool = runsAsTool(this);
 	const routed = !asTool && itemParameter(this, 'routeOutputs', 0, true) !== false;
 	const startedAt = Date.now();
+	let key: Promise<Buffer> | undefined;
+	/** The record's signing key, read from the credential once per execution. */
+	const signingKey = async () => await (key ??= recordKey(this));
 	return await runItems(this, items, validate, {
-		prepare: (i) => ({
-			transaction: readPayment(this, i),
-			checks: enabledChecks(this, i),
-			deadline: timeBudgetDeadline(this, i, CHECK_BUDGET_MS, startedAt),
-			record: itemParameter(this, 'options.recordDecision', i, true) !== false,
-			release: releaseStatuses(
+		prepare: (i) => {
+			const release = releaseStatuses(
 				itemParameter(this, 'options.releaseStatuses', i, DEFAULT_RELEASE_STATUSES),
-			),
-		}),
+			);
+			return {
+				transaction: readPayment(this, i, release),
+				checks: enabledChecks(this, i),
+				deadline: timeBudgetDeadline(this, i, CHECK_BUDGET_MS, startedAt),
+				record: itemParameter(this, 'options.recordDecision', i, true) !== false,
+				release,
+			};
+		},
 		key: ({ transaction }) => transaction.id,
 		send: async ({ transaction, checks, deadline, record, release }, i) => {
 			const transactionId = transaction.id;
@@ -240,13 +344,14 @@ export async function execute(
 			};
 
 			// 1. Store the payment, with this run's claim on its decision.
-			const claim = record ? newClaim(this, deadline) : undefined;
+			const signing = record ? await signingKey() : undefined;
+			const claim = signing ? newClaim(this, signing, transaction, deadline) : undefined;
 			let stored: StoredTransaction;
 			try {
 				stored = await storeTransaction(this, transaction, i, deadline, claim?.attribute);
 			} catch (error) {
 				// Not stored (or not known to be): no check is sent.
-				const step = storeFailureOrThrow(error);
+				const step = storeStepOrThrow(this, error, transaction, i, reasons, notTaken);
 				reasons.store = step;
 				return answer('block', step.reason as string);
 			}
@@ -256,11 +361,13 @@ export async function execute(
 
 			// 2. Found stored: answered as decided before, after another run's decision, or checked again.
 			let lookupAfter = false;
+			let recordTaken = false;
 			if (stored.json.result !== 'created') {
 				const found: Found = await foundStored(this, {
 					transaction,
 					stored: stored.stored,
 					claim: claim?.claim,
+					key: signing,
 					deadline,
 					release,
 					store,
@@ -269,9 +376,26 @@ export async function execute(
 				if ('answer' in found) {
 					const { decision, reason, alertIds, unresolvedAlerts } = found.answer as IDataObject;
 					if (unresolvedAlerts) reasons.unresolvedAlerts = unresolvedAlerts;
+					if (found.record && signing && claim) {
+						// A block this run decided on what it found (no decision stored): recorded before it is answered.
+						reasons.record = await recordBlock(
+							this,
+							signing,
+							transaction,
+							{
+								decision: 'block',
+								reason: reason as string,
+								alertIds: [],
+								status: statusOf(stored.stored),
+								run: claim.claim.run,
+							},
+							i,
+						);
+					}
 					return answer(decision as Decision, reason as string | undefined, alertIds as number[]);
 				}
 				lookupAfter = found.lookupAfter;
+				recordTaken = found.recordTaken ?? false;
 			}
 
 			// 3. The checks, side by side: the gate takes as long as the slower check, not the sum.
@@ -281,20 +405,30 @@ export async function execute(
 				),
 			);
 			// A check refused for a reason the user must fix (a credential refused after renewal, 403, 404) fails the
-			// item, after both have settled; every failed item still carries decision "block".
+			// item, after both have settled and after the block is recorded (the other check may have raised an alert);
+			// every failed item still carries decision "block", the steps and the alert IDs answered.
 			const refusal = settled.find(
 				(result) => result.status === 'rejected' && !isTransientFailure(result.reason),
 			) as PromiseRejectedResult | undefined;
-			if (refusal) throw refusal.reason;
 			const json: IDataObject = { transactionId, personId: transaction.personId };
 			const alertIds = new Set<number>();
 			let reason: string | undefined;
 			checks.forEach((check: Check, index) => {
 				const result = settled[index];
 				if (result.status === 'rejected') {
+					json[check.key] = [];
+					if (!isTransientFailure(result.reason)) {
+						// Refused: not applied, so no reason of its own to block; the item fails with it (below).
+						const error = result.reason as NodeApiError;
+						reasons[check.step] = {
+							status: 'refused',
+							message: error.message,
+							...(error.httpCode ? { httpCode: error.httpCode } : {}),
+						};
+						return;
+					}
 					const step = failedStep(result.reason);
 					reasons[check.step] = step;
-					json[check.key] = [];
 					reason ??= step.reason as string;
 					return;
 				}
@@ -307,6 +441,26 @@ export async function execute(
 				for (const id of outcome.alertIds) alertIds.add(id);
 				if (outcome.decision !== 'clear') reason ??= outcome.reason;
 			});
+			if (refusal) {
+				const refused = `check refused: ${(refusal.reason as Error).message}`;
+				if (signing && claim && !recordTaken) {
+					reasons.record = await recordBlock(
+						this,
+						signing,
+						transaction,
+						{
+							decision: 'block',
+							reason: reason ?? refused,
+							alertIds: [...alertIds],
+							status: statusOf(stored.stored),
+							run: claim.claim.run,
+						},
+						i,
+					);
+				}
+				notTaken();
+				throw withItemFacts(refusal.reason as Error, { reasons, alertIds: [...alertIds] });
+			}
 
 			// 4. A payment stored before: its own checks say only that they raised nothing new; any alert open now blocks.
 			if (reason === undefined && lookupAfter) {
@@ -315,23 +469,25 @@ export async function execute(
 				reason = earlier.reason;
 			}
 
+			// A clear only while this run's claim is live by every worker's clock: after it, another run may have decided.
+			if (reason === undefined && claim && !claimLive(claim.claim)) reason = CLAIM_ENDED_REASON;
+
 			// 5. The decision on the transaction: a block before the answer, a clear after it.
-			if (record) {
-				const decided: RecordedDecision = {
-					decision: reason === undefined ? 'clear' : 'block',
+			if (recordTaken) {
+				reasons.record = { status: 'not written', reason: 'a decision record is stored already' };
+			} else if (signing && claim) {
+				const decided = {
+					decision: reason === undefined ? ('clear' as const) : ('block' as const),
 					reason,
 					alertIds: [...alertIds],
+					status: statusOf(stored.stored),
+					run: claim.claim.run,
 				};
 				if (decided.decision === 'block') {
-					try {
-						await writeDecision(this, transaction, decided, i);
-						reasons.record = { status: 'written' };
-					} catch (error) {
-						reasons.record = { status: 'failed', message: (error as Error).message };
-					}
+					reasons.record = await recordBlock(this, signing, transaction, decided, i);
 				} else {
 					reasons.record = { status: 'after answer' };
-					void writeDecision(this, transaction, decided, i).catch(() => undefined);
+					void writeDecision(this, signing, transaction, decided, i).catch(() => undefined);
 				}
 			}
 			notTaken();
@@ -366,53 +522,74 @@ async function foundStored(
 		transaction: TransactionToStore;
 		stored: IDataObject;
 		claim?: Claim;
+		key?: Buffer;
 		deadline?: Deadline;
 		release: string[];
 		store: IDataObject;
 		i: number;
 	},
 ): Promise<Found> {
-	const { transaction, claim, deadline, release, store, i } = found;
-	if (!claim) return { answer: { decision: 'block', reason: NOT_RECORDED_REASON } };
+	const { transaction, claim, key, deadline, release, store, i } = found;
+	if (!claim || !key) return { answer: { decision: 'block', reason: NOT_RECORDED_REASON } };
 	let stored = found.stored;
-	let decision = storedDecision(stored);
-	const other = storedClaim(stored);
-	if (!decision && other?.run === claim.run) return { check: true, lookupAfter: false };
-	if (!decision && other && other.until > Date.now()) {
-		store.waitedFor = 'another run';
-		let waited;
-		try {
-			waited = await awaitOtherRun(
-				async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
-				other,
-				deadline,
-			);
-		} catch (error) {
-			return stillDecidingOrThrow(error, store);
+	let decision = storedDecision(stored, key, transaction);
+	if (!decision) {
+		const other = storedClaim(stored, key, transaction);
+		if (other.kind === 'unreadable') {
+			store.claim = 'unreadable';
+			return { answer: { decision: 'block', reason: UNREADABLE_CLAIM_REASON }, record: true };
 		}
-		if (waited.kind === 'budget')
-			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
-		if (waited.kind === 'expired') return { check: true, lookupAfter: true };
-		decision = waited.decision;
-		stored = waited.stored;
+		if (other.kind === 'none') return { check: true, lookupAfter: true };
+		if (other.run === claim.run) return { check: true, lookupAfter: false };
+		if (other.until > Date.now()) {
+			store.waitedFor = 'another run';
+			let waited;
+			try {
+				waited = await awaitOtherRun(
+					async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
+					(read) => storedDecision(read, key, transaction),
+					other,
+					deadline,
+				);
+			} catch (error) {
+				return stillDecidingOrThrow(error, store);
+			}
+			if (waited.kind === 'budget')
+				return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
+			if (waited.kind === 'decided') {
+				decision = waited.decision;
+				stored = waited.stored;
+			}
+		}
+		if (!decision) {
+			// The first run's claim ended without a decision: what its checks did is unknown.
+			store.claim = 'ended without a decision';
+			return {
+				answer: { decision: 'block', reason: outcomeUnknownReason(other.execution) },
+				record: true,
+			};
+		}
 	}
-	if (!decision) return { check: true, lookupAfter: true };
 	store.decidedBefore = {
 		decision: decision.decision,
 		...(decision.reason ? { reason: decision.reason } : {}),
+		...(decision.alertIds.length ? { alertIds: decision.alertIds } : {}),
 	};
 	if (decision.decision === 'clear') return { answer: { decision: 'clear', alertIds: [] } };
-	const released = isReleased(stored, release);
+	const released = isReleased(stored, release, decision);
 	if (!released)
 		return { answer: { decision: 'block', reason: decision.reason, alertIds: decision.alertIds } };
-	// Released by its status: it clears once no alert of it is open.
 	store.released = released;
+	// A record that does not verify says nothing of the payment: released, it is checked as a first submission.
+	if (!decision.verified) return { check: true, lookupAfter: true, recordTaken: true };
+	// Released by its status: it clears once no alert of it is open. The lookup names no alert, so the answer names
+	// none (the old block's are in `store.decidedBefore`).
 	const earlier = await earlierAlerts(ctx, transaction.id, i, deadline);
 	return {
 		answer: {
 			decision: earlier.reason === undefined ? 'clear' : 'block',
 			reason: earlier.reason,
-			alertIds: decision.alertIds,
+			alertIds: [],
 			unresolvedAlerts: earlier.step,
 		},
 	};

@@ -1,6 +1,8 @@
-import { randomUUID } from 'crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { GATE_RECORD_KEYS } from '../../helpers/attributes';
 
 import { amlRequest, idSegment, type Deadline } from '../../transport';
 
@@ -8,19 +10,22 @@ import { amlRequest, idSegment, type Deadline } from '../../transport';
  * The Gate's record on the stored transaction: what makes a payment's decision hold across executions, resends and
  * queue-mode workers, which share nothing but the service. The service adds new attribute keys to a stored
  * transaction but never changes them (only `status`), so each key below is written once and the first writer wins:
- * - `n8n_gate_claim` `{run, execution, until}`: sent with the store itself (no extra request). The run whose store
- *   created the transaction decides it; until `until` (its time budget plus RECORD_MS) no other run checks it.
- * - `n8n_gate_decision` `{decision, reason, alertIds, decidedAt, execution}`: added by the run that decided. A block is
- *   written before the item is answered; a clear after it, so that a clean payment's answer waits for nothing.
- * A run that finds the payment stored reads both: a decision is answered as it is (a block until the transaction's
- * `status` is one of the node's Release Statuses), another run's live claim is waited for, and anything else (a claim
- * past its time, no claim) is checked again by the run itself, with the open-alerts lookup after its checks.
+ * - `n8n_gate_claim` `{run, execution, until, sig}`: sent with the store itself (no extra request). The run whose
+ *   store created the transaction decides it; until `until` (its time budget plus RECORD_MS) no other run checks it.
+ * - `n8n_gate_decision` `{decision, reason, alertIds, status, run, decidedAt, execution, sig}`: added by the run that
+ *   decided. A block is written before the item is answered; a clear after it, so that a clean payment's answer waits
+ *   for nothing. `status` is the transaction's status when it was written: it never releases the block.
+ * Only a Gate writes them: every other write path of the package refuses the keys, and `sig` (HMAC-SHA256 with a key
+ * of the credential's client secret, over the transaction's person and ID and every value) tells a record this
+ * credential's Gate wrote from any other, which is never answered as a decision. A run that finds the payment stored
+ * reads both: a decision is answered as it is (a block until a Release Status set after it), another run's live claim
+ * is waited for, a claim past its time without a decision or one that does not verify is a block of its own, and a
+ * transaction with no claim (stored by Create or an upload) is checked by the run itself, with the open-alerts lookup
+ * after its checks.
  */
 
-export const CLAIM_ATTRIBUTE = 'n8n_gate_claim';
-export const DECISION_ATTRIBUTE = 'n8n_gate_decision';
-/** Attribute names the Gate writes: refused in the user's own attributes. */
-export const RECORD_ATTRIBUTES = [CLAIM_ATTRIBUTE, DECISION_ATTRIBUTE];
+export const CLAIM_ATTRIBUTE = GATE_RECORD_KEYS[0];
+export const DECISION_ATTRIBUTE = GATE_RECORD_KEYS[1];
 
 /** Time a run has after its budget to write its block: part of its claim, so a waiting run sees the block. */
 export const RECORD_MS = 5_000;
@@ -29,58 +34,160 @@ const UNBUDGETED_CLAIM_MS = 120_000;
 /** How often a run waiting for another run's decision reads the transaction again. */
 const POLL_MS = 250;
 
+/**
+ * How far the clocks of the workers deciding one payment may differ: a run answers clear only until its claim's `until`
+ * less this margin, so that no other worker has read the claim as over meanwhile.
+ */
+export const CLOCK_MARGIN_MS = 2_000;
+
+/** The reason of a run whose claim ended before it could answer clear. */
+export const CLAIM_ENDED_REASON =
+	'claim ended before the decision: the run outlived its claim (no Time Budget, or a slow store), so another run may have decided the payment';
+
+/** Whether the claim is live with the clock margin to spare (`now`: this worker's clock). */
+export function claimLive(claim: Pick<Claim, 'until'>, now = Date.now()): boolean {
+	return now < claim.until - CLOCK_MARGIN_MS;
+}
+
+/** The credential type whose client secret keys the record's signature. */
+const CREDENTIAL_TYPE = 'amlOAuth2Api';
+
 export interface Claim {
 	run: string;
 	until: number;
+	execution: string;
 }
+
+/** A stored claim as read: none, one signed by this credential's key, or one that cannot be trusted. */
+export type StoredClaim = { kind: 'none' } | { kind: 'unreadable' } | ({ kind: 'claim' } & Claim);
 
 export interface RecordedDecision {
 	decision: 'block' | 'clear';
 	reason?: string;
 	alertIds: number[];
+	/** The transaction's status when the decision was written: never the status that releases it. */
+	status?: string;
 }
+
+/** A decision as read from the transaction; `verified` when its signature is this credential's. */
+export type StoredDecision = RecordedDecision & { verified: boolean };
+
+/** The transaction a record belongs to: part of what is signed, so a record copied to another transaction fails. */
+export interface RecordOwner {
+	id: string;
+	personId: string;
+}
+
+/**
+ * The key that signs the record: HMAC-SHA256 of a fixed label, keyed by the credential's client secret (only its
+ * owner holds it). A record signed under another secret (the credential's secret changed, another account's Gate, any
+ * other writer) does not verify and is never answered as a decision.
+ */
+export async function recordKey(ctx: IExecuteFunctions): Promise<Buffer> {
+	const credentials = await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE);
+	const secret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
+	if (!secret)
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The credential has no client secret: Transaction → Gate signs its record with it',
+		);
+	return createHmac('sha256', secret).update('n8n-nodes-aml gate record v1').digest();
+}
+
+function signature(key: Buffer, kind: string, owner: RecordOwner, fields: string[]): string {
+	return createHmac('sha256', key)
+		.update(JSON.stringify([kind, owner.personId, owner.id, ...fields]))
+		.digest('hex');
+}
+
+function signed(key: Buffer, kind: string, owner: RecordOwner, fields: string[], sig: unknown) {
+	if (typeof sig !== 'string' || !/^[0-9a-f]{64}$/.test(sig)) return false;
+	const expected = Buffer.from(signature(key, kind, owner, fields), 'hex');
+	return timingSafeEqual(expected, Buffer.from(sig, 'hex'));
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 /** This item's claim, written with the store. */
 export function newClaim(
 	ctx: IExecuteFunctions,
+	key: Buffer,
+	owner: RecordOwner,
 	deadline: Deadline | undefined,
 ): { claim: Claim; attribute: IDataObject } {
 	const until = (deadline?.at ?? Date.now() + UNBUDGETED_CLAIM_MS) + RECORD_MS;
-	const claim = { run: randomUUID(), until };
+	const claim = { run: randomUUID(), until, execution: String(ctx.getExecutionId() ?? '') };
+	const fields = [claim.run, claim.execution, new Date(until).toISOString()];
 	return {
 		claim,
 		attribute: {
 			[CLAIM_ATTRIBUTE]: {
-				run: claim.run,
-				execution: String(ctx.getExecutionId() ?? ''),
-				until: new Date(until).toISOString(),
+				run: fields[0],
+				execution: fields[1],
+				until: fields[2],
+				sig: signature(key, 'claim', owner, fields),
 			},
 		},
 	};
 }
 
-/** The claim stored on the transaction, if it is one the Gate wrote. */
-export function storedClaim(stored: IDataObject): Claim | undefined {
-	const value = stored[CLAIM_ATTRIBUTE] as IDataObject | undefined;
-	if (!value || typeof value !== 'object') return undefined;
-	const until = typeof value.until === 'string' ? Date.parse(value.until) : NaN;
-	if (typeof value.run !== 'string' || Number.isNaN(until)) return undefined;
-	return { run: value.run, until };
+/**
+ * The claim stored on the transaction: `none` when there is none, `unreadable` for anything but a claim this
+ * credential's Gate signed (a text, a claim without its signature or with another's, an `until` that is not a time).
+ */
+export function storedClaim(stored: IDataObject, key: Buffer, owner: RecordOwner): StoredClaim {
+	const value = stored[CLAIM_ATTRIBUTE];
+	if (value === undefined || value === null) return { kind: 'none' };
+	if (typeof value !== 'object' || Array.isArray(value)) return { kind: 'unreadable' };
+	const record = value as IDataObject;
+	const [run, execution, untilText] = [
+		text(record.run),
+		text(record.execution),
+		text(record.until),
+	];
+	if (run === undefined || execution === undefined || untilText === undefined)
+		return { kind: 'unreadable' };
+	if (!signed(key, 'claim', owner, [run, execution, untilText], record.sig))
+		return { kind: 'unreadable' };
+	const until = Date.parse(untilText);
+	if (Number.isNaN(until)) return { kind: 'unreadable' };
+	return { kind: 'claim', run, execution, until };
 }
 
-/** The decision stored on the transaction; anything there but exactly "clear" reads as a block. */
-export function storedDecision(stored: IDataObject): RecordedDecision | undefined {
+/** The reason of a decision record that does not verify (see `recordKey`). */
+export const UNVERIFIED_RECORD_REASON =
+	"decision record not signed by this credential (written under another client secret, or not by a Gate): review the transaction's alerts, then set a Release Status to have it checked again";
+
+/**
+ * The decision stored on the transaction. Only a record this credential's Gate signed is read as written; any other
+ * value there (unsigned, signed by another key, not an object) is a block that is not `verified`.
+ */
+export function storedDecision(
+	stored: IDataObject,
+	key: Buffer,
+	owner: RecordOwner,
+): StoredDecision | undefined {
 	const value = stored[DECISION_ATTRIBUTE];
 	if (value === undefined || value === null) return undefined;
-	const record = (typeof value === 'object' ? value : {}) as IDataObject;
-	const alertIds = String(record.alertIds ?? '')
+	const record = (typeof value === 'object' && !Array.isArray(value) ? value : {}) as IDataObject;
+	const fields = ['decision', 'reason', 'alertIds', 'status', 'run', 'decidedAt', 'execution'].map(
+		(name) => text(record[name]) ?? '',
+	);
+	if (!signed(key, 'decision', owner, fields, record.sig))
+		return { decision: 'block', reason: UNVERIFIED_RECORD_REASON, alertIds: [], verified: false };
+	const [decision, reason, alertIds, status] = fields;
+	const ids = alertIds
 		.split(',')
 		.map((id) => Number(id.trim()))
 		.filter((id) => Number.isInteger(id) && id > 0);
-	if (record.decision === 'clear') return { decision: 'clear', alertIds };
-	const reason =
-		typeof record.reason === 'string' && record.reason ? record.reason : 'unreadable record';
-	return { decision: 'block', reason, alertIds };
+	if (decision === 'clear') return { decision: 'clear', alertIds: ids, status, verified: true };
+	return {
+		decision: 'block',
+		reason: reason || 'blocked',
+		alertIds: ids,
+		status,
+		verified: true,
+	};
 }
 
 /**
@@ -89,10 +196,11 @@ export function storedDecision(stored: IDataObject): RecordedDecision | undefine
  */
 export async function awaitOtherRun(
 	read: (deadline?: Deadline) => Promise<IDataObject>,
+	decisionOf: (stored: IDataObject) => StoredDecision | undefined,
 	claim: Claim,
 	deadline: Deadline | undefined,
 ): Promise<
-	| { kind: 'decided'; decision: RecordedDecision; stored: IDataObject }
+	| { kind: 'decided'; decision: StoredDecision; stored: IDataObject }
 	| { kind: 'expired' }
 	| { kind: 'budget' }
 > {
@@ -103,7 +211,7 @@ export async function awaitOtherRun(
 		await sleep(Math.min(POLL_MS, claim.until - now, deadline ? deadline.at - now : POLL_MS));
 		if (deadline && Date.now() >= deadline.at) return { kind: 'budget' };
 		const stored = await read(deadline);
-		const decision = storedDecision(stored);
+		const decision = decisionOf(stored);
 		if (decision) return { kind: 'decided', decision, stored };
 	}
 }
@@ -114,32 +222,46 @@ export async function awaitOtherRun(
  */
 export async function writeDecision(
 	ctx: IExecuteFunctions,
-	transaction: { id: string; personId: string },
-	decision: RecordedDecision,
+	key: Buffer,
+	transaction: RecordOwner,
+	decision: RecordedDecision & { run: string },
 	i: number,
 ): Promise<void> {
+	const attribute = decisionAttribute(key, transaction, decision, {
+		execution: String(ctx.getExecutionId() ?? ''),
+		decidedAt: new Date().toISOString(),
+	});
 	await amlRequest.call(
 		ctx,
 		{
 			method: 'PATCH',
 			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
-			body: {
-				id: transaction.id,
-				attributes: {
-					[DECISION_ATTRIBUTE]: {
-						decision: decision.decision,
-						...(decision.reason ? { reason: decision.reason.slice(0, 1000) } : {}),
-						alertIds: decision.alertIds.join(','),
-						decidedAt: new Date().toISOString(),
-						execution: String(ctx.getExecutionId() ?? ''),
-					},
-				},
-			},
+			body: { id: transaction.id, attributes: attribute },
 			retry: 'safe',
 			deadline: { at: Date.now() + RECORD_MS, ms: RECORD_MS },
 		},
 		i,
 	);
+}
+
+/** The decision as the attribute written: every value text, signed for its transaction. */
+export function decisionAttribute(
+	key: Buffer,
+	transaction: RecordOwner,
+	decision: RecordedDecision & { run: string },
+	written: { execution: string; decidedAt: string },
+): IDataObject {
+	const values = {
+		decision: decision.decision,
+		reason: (decision.reason ?? '').slice(0, 1000),
+		alertIds: decision.alertIds.join(','),
+		status: decision.status ?? '',
+		run: decision.run,
+		decidedAt: written.decidedAt,
+		execution: written.execution,
+	};
+	const sig = signature(key, 'decision', transaction, Object.values(values));
+	return { [DECISION_ATTRIBUTE]: { ...values, sig } };
 }
 
 /** The Release Statuses option as a list (compared without regard to case). */
@@ -150,8 +272,18 @@ export function releaseStatuses(value: unknown): string[] {
 		.filter(Boolean);
 }
 
-/** Whether the stored transaction's `status` releases a recorded block. */
-export function isReleased(stored: IDataObject, statuses: string[]): string | undefined {
+/**
+ * Whether the stored transaction's `status` releases a recorded block: one of the Release Statuses, set after the
+ * block (a status the transaction had when the block was written never releases it).
+ */
+export function isReleased(
+	stored: IDataObject,
+	statuses: string[],
+	decision: Pick<RecordedDecision, 'status'>,
+): string | undefined {
 	const status = typeof stored.status === 'string' ? stored.status.trim() : '';
-	return status && statuses.includes(status.toUpperCase()) ? status : undefined;
+	const atBlock = (decision.status ?? '').trim().toUpperCase();
+	return status && statuses.includes(status.toUpperCase()) && status.toUpperCase() !== atBlock
+		? status
+		: undefined;
 }

@@ -1,7 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import {
+	attributeProperties,
+	readAttributes,
+	withoutGateRecordKeys,
+} from '../../helpers/attributes';
 import { answerOrSent, lostAnswerFields } from '../../helpers/answers';
 import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest, idSegment, type Deadline } from '../../transport';
@@ -101,6 +105,7 @@ export function readTransactionToStore(ctx: IExecuteFunctions, i: number): Trans
 		}
 	}
 	validTransactionAttributes(ctx, i, attributes, fromFields);
+	withoutGateRecordKeys(ctx, i, attributes);
 	return {
 		personId,
 		id,
@@ -231,9 +236,12 @@ async function sameAsStored(
 	return stored as IDataObject;
 }
 
-/** The attributes sent whose stored value differs (an attribute stored later by Update is not compared). */
+/**
+ * The attributes sent whose stored value differs. An attribute stored later by Update is not compared, nor is `status`:
+ * the one attribute the service lets change after the store (a payment's status moves on; it is the same payment).
+ */
 export function attributeDifferences(sent: IDataObject, stored: IDataObject): string[] {
-	return Object.keys(sent).filter((key) => !sameValue(sent[key], stored[key]));
+	return Object.keys(sent).filter((key) => key !== 'status' && !sameValue(sent[key], stored[key]));
 }
 
 /** Values equal as stored: texts and numbers by their text (a decimal also by its value), lists and objects deeply. */

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { attributeProperties, readAttributes } from '../../helpers/attributes';
+import {
+	attributeProperties,
+	readAttributes,
+	withoutGateRecordKeys,
+} from '../../helpers/attributes';
 import { optionsCollection } from '../../helpers/descriptions';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
@@ -40,7 +44,7 @@ export async function execute(
 		prepare: (i) => {
 			const personId = readOwnerId(this, i);
 			const id = readTransactionId(this, i);
-			const attributes = readAttributes(this, i);
+			const attributes = withoutGateRecordKeys(this, i, readAttributes(this, i));
 			if (Object.keys(attributes).length === 0) {
 				throw invalid(
 					this,
