@@ -63,8 +63,6 @@ export function blocksPayment(error: unknown): boolean {
 			return false;
 	}
 }
-/** The name `blocksPayment` had before: its callers keep working. */
-export const isTransientFailure = blocksPayment;
 
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
 export function isBudgetSpent(error: unknown): boolean {
