@@ -289,6 +289,31 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
+	test('fresh tokens refused with a 2xx answer between them (tokens revoked early by the service, not a revoked client): each renewed, the run goes on', async () => {
+		// every token serves one request, then the service takes it back
+		const used = new Set<string>();
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (used.has(token))
+				res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"revoked"}');
+			else {
+				used.add(token);
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			}
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		try {
+			for (let i = 0; i < 4; i++)
+				expect(
+					(await amlRequest.call(ctx, { method: 'GET', path: `/v1/c${i}` }, 0, FAST_BACKOFF))
+						.status,
+				).toBe(200);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('a renewed token refused only after half its lifetime (it expired before the request went out: short tokens, a busy process) is renewed again, not taken for a refusal', async () => {
 		// 200 ms tokens; the first two renewed ones reach the service too late (answered 401 after 150 ms)
 		const late = new Set(['tok-renewed-1', 'tok-renewed-2']);

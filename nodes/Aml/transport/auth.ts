@@ -97,6 +97,7 @@ export async function sendAttempt<T>(
 			timeout,
 			skipSslCertificateValidation: run.ignoreSslIssues,
 		})) as FullResponse<T>;
+		if (response.statusCode < 300) run.tokens.accepted();
 		return { outcome: { kind: 'answer', response }, generation };
 	} catch (error) {
 		// a send's failure, thrown by n8n while a token was held: the service's

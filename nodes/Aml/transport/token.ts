@@ -34,8 +34,9 @@ import { rememberSecret } from './quote';
  *   was obtained meanwhile (then the request is only sent again). Without n8n's renewal in the context, the token is
  *   sent as it is.
  * - A token this process obtained, refused within half its lifetime, is refused fresh: MAX_REFUSED_FRESH tokens in a
- *   row refused fresh stop the run asking, every further request failing with that 401 (a revoked client must not cost a token
- *   request per item). One refused later may have expired before the request went out: it is renewed again.
+ *   row refused fresh, with no 2xx answer of the run between them (`accepted`), stop the run asking, every further
+ *   request failing with that 401 (a revoked client must not cost a token request per item). One refused later may
+ *   have expired before the request went out: it is renewed again.
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
@@ -96,6 +97,8 @@ export type TokenGrant =
 
 export interface TokenProvider {
 	tokenFor(need: TokenNeed): Promise<TokenGrant>;
+	/** The service answered 2xx: the tokens refused before were not a refused credential (the count starts again). */
+	accepted(): void;
 	/** n8n's renewal is there in this context: a 401 can be answered with a new token. */
 	renews: boolean;
 }
@@ -187,7 +190,10 @@ export function tokenProvider(
 		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
 		return { generation: token.generation };
 	}
-	return { tokenFor, renews };
+	const accepted = () => {
+		refusedFresh = { count: 0, generation: -1 };
+	};
+	return { tokenFor, accepted, renews };
 }
 
 /** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
