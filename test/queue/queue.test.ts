@@ -37,7 +37,7 @@ import { startSandbox, type Sandbox } from '../sandbox';
 /**
  * The package on n8n's queue mode (test/harness/queue.ts): PostgreSQL, Redis, one main process, two workers that
  * run the executions, two webhook processes that take the production webhooks (every call below goes to them in
- * turn). Sizes follow the issue; AML_QUEUE_SCALE (default 1) scales them down for a quick look; AML_QUEUE_TOKEN_SECONDS
+ * turn). Sizes follow the issue; AML_QUEUE_SCALE (default 1; `npm test` runs 0.5) scales them; AML_QUEUE_TOKEN_SECONDS
  * (default 2) sets the token lifetime of the token-economy test (1: a harder run).
  */
 const SCALE = Number(process.env.AML_QUEUE_SCALE ?? 1);
@@ -587,7 +587,7 @@ const numbers = (from: number, count: number) => Array.from({ length: count }, (
 // the rate this burst measures (n8n's deduplication store has no atomic claim); exactly once at any timing is the
 // Redis claim of example 09.
 test(`AML Trigger, the service's retry pattern across both webhook processes: each redelivery stopped, none lost`, async () => {
-	const EVENTS = 20;
+	const EVENTS = Math.max(10, Math.round(20 * SCALE));
 	const { id, urls, secret } = await publishedTrigger('retries');
 	const { base, event } = alertEvents();
 	// As the service redelivers one event: a copy 1 s after an answer it took as failed or late, to the other process
@@ -675,7 +675,7 @@ test(`AML Trigger across both webhook processes: ${DELIVERIES} deliveries, 10 % 
 }, 900_000);
 
 test('example 09 (a Redis claim after the trigger): copies at the same instant across both webhook processes run its steps exactly once, none lost', async () => {
-	const EVENTS = 50;
+	const EVENTS = Math.max(20, Math.round(50 * SCALE));
 	const client = n8n();
 	const redis = await client.createCredential(`Redis queue ${Date.now()}`, 'redis', {
 		host: '127.0.0.1',
