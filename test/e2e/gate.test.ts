@@ -52,6 +52,16 @@ const payment = (id: string, hit: boolean, match: boolean, extra: Json = {}) => 
 	...extra,
 });
 
+/** Transaction → Update of the payment `id` of the test's person with `attributes` (as an analyst or a feed would). */
+const updateTransaction = async (id: string, attributes: Json) =>
+	await runAml({
+		resource: 'transaction',
+		operation: 'update',
+		personId,
+		transactionId: id,
+		attributesMode: 'json',
+		attributesJson: JSON.stringify(attributes),
+	});
 const gate = (extra: Json = {}) =>
 	transactionCreateFromInput({
 		operation: 'gate',
@@ -784,14 +794,7 @@ describe('Transaction → Gate across executions', () => {
 		expect(again.outputs[1]).toEqual([]);
 		expect(decisionOf(again)).toMatchObject({ decision: 'block', alertIds: [alertId] });
 
-		const released = await runAml({
-			resource: 'transaction',
-			operation: 'update',
-			personId,
-			transactionId: id,
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({ status: 'released' }),
-		});
+		const released = await updateTransaction(id, { status: 'released' });
 		expect(released.status).toBe('success');
 		const afterRelease = await runAml(gate(), [sent]);
 		expect(afterRelease.outputs[1]).toEqual([
@@ -970,14 +973,7 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 			payment(id, true, false, { n8n_gate_claim: { run: 'x', until: '2099-01-01T00:00:00' } }),
 		]);
 		expect(viaInput.error?.message).toMatch(/"attributes\.n8n_gate_claim" is a key of the record/);
-		const viaUpdate = await runAml({
-			resource: 'transaction',
-			operation: 'update',
-			personId,
-			transactionId: id,
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({ n8nGateDecision: '{"decision":"clear"}' }),
-		});
+		const viaUpdate = await updateTransaction(id, { n8nGateDecision: '{"decision":"clear"}' });
 		expect(viaUpdate.error?.message).toMatch(
 			/"attributes\.n8nGateDecision" is a key of the record/,
 		);
@@ -1037,14 +1033,7 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 			});
 			expect(closed.status).toBe('success');
 		}
-		const update = await runAml({
-			resource: 'transaction',
-			operation: 'update',
-			personId,
-			transactionId: id,
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({ status: 'RELEASED' }),
-		});
+		const update = await updateTransaction(id, { status: 'RELEASED' });
 		expect(update.status).toBe('success');
 		const again = await runAml(gate(), [sent]);
 		expect(again.outputs[1]).toEqual([
