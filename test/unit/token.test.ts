@@ -1,6 +1,6 @@
 /**
- * The token step: nodes/Aml/transport/token.ts (the token endpoint's rules) and auth.ts (sending, what a 401 does),
- * through n8n's real HTTP client against a local service and token endpoint.
+ * The token provider (nodes/Aml/transport/token.ts: its rules, what a 401 renews) and one attempt (auth.ts), through
+ * n8n's real HTTP client against a local service and token endpoint.
  */
 import { NodeApiError, sleep } from 'n8n-workflow';
 
@@ -201,12 +201,17 @@ describe('transport: authentication through n8n (every request signed by httpReq
 				lifetimeS: 3600,
 			});
 			try {
-				// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
+				// first request: refused, renewed, refused fresh, renewed again, refused fresh -> 401 error; no token is
+				// sent twice once the service refused it
 				await expect(
 					amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, FAST_BACKOFF),
 				).rejects.toMatchObject({ httpCode: '401' });
 				expect(store.renewals).toBe(2);
-				expect(server.requests).toHaveLength(4);
+				expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+					'Bearer tok-a',
+					'Bearer tok-renewed-1',
+					'Bearer tok-renewed-2',
+				]);
 				// 20 more items of the same run: answered with the same refusal, no token request and nothing sent (a revoked
 				// client must not cost a token request per item)
 				for (let i = 0; i < 20; i++) {
@@ -215,7 +220,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 					).rejects.toMatchObject({ httpCode: '401' });
 				}
 				expect(store.renewals).toBe(2);
-				expect(server.requests).toHaveLength(4);
+				expect(server.requests).toHaveLength(3);
 			} finally {
 				await server.close();
 			}
@@ -281,6 +286,31 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			expect(run.store.renewals).toBe(0);
 		} finally {
 			await short.close();
+		}
+	});
+
+	test('fresh tokens refused with a 2xx answer between them (tokens revoked early by the service, not a revoked client): each renewed, the run goes on', async () => {
+		// every token serves one request, then the service takes it back
+		const used = new Set<string>();
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (used.has(token))
+				res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"revoked"}');
+			else {
+				used.add(token);
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			}
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		try {
+			for (let i = 0; i < 4; i++)
+				expect(
+					(await amlRequest.call(ctx, { method: 'GET', path: `/v1/c${i}` }, 0, FAST_BACKOFF))
+						.status,
+				).toBe(200);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
 		}
 	});
 

@@ -1,7 +1,6 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
-import { amlApiRequest, CHECK_REQUEST_PATH } from '../../transport';
+import { amlApiRequest, CHECK_REQUEST_PATH, failureOf } from '../../transport';
 import { safeFileName } from './csv';
 
 /** Read size when copying a stored file (n8n's default is 64 KiB: 1,600 reads for 100 MB). */
@@ -124,8 +123,11 @@ export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): P
 		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
 		.then(
 			() => undefined,
-			(error: unknown) =>
-				error instanceof NodeApiError && error.httpCode === '401' ? error : undefined,
+			(error: unknown) => {
+				// the service's 401 after the token was renewed (decided in transport/retry.ts like every repeat)
+				const failure = failureOf(error);
+				return failure?.kind === 'service' && failure.status === 401 ? error : undefined;
+			},
 		);
 	if (refused) throw refused;
 }
