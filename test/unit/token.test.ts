@@ -314,6 +314,38 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
+	test("queue mode: another process stores its own token over the one this process just renewed, and the service refuses it: taken as the other's (age unknown), renewed, never counted as the client refused", async () => {
+		// two renewals of this process are overwritten at once by another process's token, which the service refuses
+		// (it had expired); the third is kept. Before: both counted as fresh tokens refused, and the run stopped.
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (token.startsWith('tok-renewed-'))
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			else res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"expired"}');
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		const read = (ctx as { getCredentials: () => Promise<unknown> }).getCredentials;
+		let overwritten = 0;
+		(ctx as { getCredentials: () => Promise<unknown> }).getCredentials = async () => {
+			const credentials = await read();
+			// the other process's write lands just after this process read its own renewed token back
+			if (store.token === `tok-renewed-${overwritten + 1}` && overwritten < 2)
+				store.token = `other-${++overwritten}`;
+			return credentials;
+		};
+		try {
+			const answer = await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, {
+				...FAST_BACKOFF,
+				maxAttempts: 6,
+			});
+			expect(answer.status).toBe(200);
+			expect(overwritten).toBe(2);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('a renewed token refused only after half its lifetime (it expired before the request went out: short tokens, a busy process) is renewed again, not taken for a refusal', async () => {
 		// 200 ms tokens; the first two renewed ones reach the service too late (answered 401 after 150 ms)
 		const late = new Set(['tok-renewed-1', 'tok-renewed-2']);

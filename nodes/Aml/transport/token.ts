@@ -33,10 +33,13 @@ import { rememberSecret } from './quote';
  * - A 401 (retry.ts `decide` has the attempt renew and send once more) renews the token it refused, unless a newer one
  *   was obtained meanwhile (then the request is only sent again). Without n8n's renewal in the context, the token is
  *   sent as it is.
- * - A token this process obtained, refused within half its lifetime, is refused fresh: MAX_REFUSED_FRESH tokens in a
- *   row refused fresh, with no 2xx answer of the run between them (`accepted`), stop the run asking, every further
- *   request failing with that 401 (a revoked client must not cost a token request per item). One refused later may
- *   have expired before the request went out: it is renewed again.
+ * - A token refused within half its lifetime is refused fresh: MAX_REFUSED_FRESH tokens refused fresh, with no 2xx
+ *   answer of the run between them (`accepted`), stop the run asking, every further request failing with that 401 (a
+ *   revoked client must not cost a token request per item). Its age is n8n's expiry less its lifetime where n8n keeps
+ *   one, else the time since this process fetched it; a token another process stored, without n8n's expiry, has no
+ *   known age and is never refused fresh. A refusal counts only while the credential still holds that token (read
+ *   again: in queue mode another process may have stored its own meanwhile, which is then only sent). One refused
+ *   later may have expired before the request went out: it is renewed again.
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
@@ -65,6 +68,7 @@ const TOKEN_BACKOFF: BackoffPolicy = {
 interface TokenState {
 	/** Tokens this process obtained or saw stored by another: a request refused before the last one is sent again. */
 	generation: number;
+	/** When this process fetched the token; 0 for a token another process stored (its age unknown here). */
 	obtainedAt: number;
 	/** The stored token as last read (a change while paused ends the wait). */
 	token?: string;
@@ -133,7 +137,11 @@ export function tokenProvider(
 		failures: 0,
 	};
 	tokenStates.set(key, token);
-	noteToken(token, credentials);
+	// a token another process stored since is taken as theirs (its age unknown here)
+	const { token: storedNow } = storedToken(credentials);
+	if (token.token !== undefined && storedNow !== undefined && storedNow !== token.token)
+		obtained(token, credentials, false);
+	else noteToken(token, credentials);
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
@@ -161,18 +169,17 @@ export function tokenProvider(
 		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
 		const { refused } = need;
 		if (refused && renews && token.generation === refused.generation) {
-			const age = Date.now() - token.obtainedAt;
-			const fresh =
-				token.obtainedAt > 0 && !(token.lifetimeMs !== undefined && age >= token.lifetimeMs / 2);
-			if (fresh && refusedFresh.generation !== refused.generation)
-				refusedFresh = {
-					count: refusedFresh.generation === refused.generation - 1 ? refusedFresh.count + 1 : 1,
-					generation: refused.generation,
-				};
-			if (fresh && refusedFresh.count >= MAX_REFUSED_FRESH)
-				return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
-			const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
-			if (failure) return noToken(failure);
+			if (isFresh(token) && (await stillStored(ctx, token))) {
+				if (refusedFresh.generation !== refused.generation)
+					refusedFresh = { count: refusedFresh.count + 1, generation: refused.generation };
+				if (refusedFresh.count >= MAX_REFUSED_FRESH)
+					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
+			}
+			// a token another process stored meanwhile is only sent; the refused one is renewed
+			if (token.generation === refused.generation) {
+				const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
+				if (failure) return noToken(failure);
+			}
 		}
 		const ms = attemptMs();
 		const expiring =
@@ -194,6 +201,25 @@ export function tokenProvider(
 		refusedFresh = { count: 0, generation: -1 };
 	};
 	return { tokenFor, accepted, renews };
+}
+
+/** Within half its lifetime (see the rules at the top); a token of unknown age is not. */
+function isFresh(token: TokenState): boolean {
+	const { expiresAt, lifetimeMs } = token;
+	let age: number | undefined;
+	if (expiresAt !== undefined && lifetimeMs !== undefined) age = lifetimeMs - (expiresAt - Date.now());
+	else if (token.obtainedAt > 0) age = Date.now() - token.obtainedAt;
+	if (age === undefined) return false;
+	return lifetimeMs === undefined || age < lifetimeMs / 2;
+}
+
+/** Whether the credential still holds the token last seen; another one stored meanwhile is taken (not fetched here). */
+async function stillStored(ctx: IExecuteFunctions, token: TokenState): Promise<boolean> {
+	const stored = await readCredentials(ctx);
+	const { token: storedNow } = storedToken(stored);
+	if (storedNow === undefined || storedNow === token.token) return true;
+	obtained(token, stored, false);
+	return false;
 }
 
 /** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
@@ -255,7 +281,7 @@ async function obtainToken(
 			await sleep(probe);
 			const stored = await readCredentials(ctx);
 			const { token: storedNow } = storedToken(stored);
-			if (storedNow !== undefined && storedNow !== token.token) obtained(token, stored);
+			if (storedNow !== undefined && storedNow !== token.token) obtained(token, stored, false);
 			continue;
 		}
 		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
@@ -270,7 +296,7 @@ async function obtainToken(
 						timeout: step.fetchMs,
 					})
 				: renewToken(ctx, CREDENTIAL_TYPE)
-		).then(async () => obtained(token, await readCredentials(ctx)));
+		).then(async () => obtained(token, await readCredentials(ctx), true));
 		token.fetch = { done, until: fetchEnd };
 		void done
 			.catch(() => undefined)
@@ -293,10 +319,10 @@ async function obtainToken(
 	return undefined;
 }
 
-/** A token was obtained or found stored: every request waiting for one goes. */
-function obtained(token: TokenState, credentials: IDataObject | undefined): void {
+/** A token was fetched here (`fetched`) or found stored by another process: every request waiting for one goes. */
+function obtained(token: TokenState, credentials: IDataObject | undefined, fetched: boolean): void {
 	noteToken(token, credentials);
-	Object.assign(token, { obtainedAt: Date.now(), failures: 0, pausedUntil: 0 });
+	Object.assign(token, { obtainedAt: fetched ? Date.now() : 0, failures: 0, pausedUntil: 0 });
 	token.generation++;
 	token.lastError = token.downSince = undefined;
 }
