@@ -13,9 +13,9 @@ import {
 	type Outcome,
 	type RetryMode,
 } from './retry';
-import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { failureOf, toNodeError, type Failure, type MayHaveApplied } from './errors';
 import { executionCancelSignal, runOf, sendAttempt, type AmlContext } from './auth';
-import type { TokenNeed } from './token';
+import { CHECK_REQUEST_PATH, type TokenNeed } from './token';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -197,4 +197,19 @@ export async function amlApiRequest<T = unknown>(
 ): Promise<T> {
 	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
 	return response.body;
+}
+
+/**
+ * Before a large body (an upload): one small read, so that a token the service refuses is renewed (`decide`'s 401 row)
+ * before any byte of the body goes out (a server refusing a large request's token may close the connection mid-body,
+ * which n8n reports as a dropped connection, not the 401). A 401 that survives the renewal fails the item; any other
+ * failure is left to the request itself.
+ */
+export async function confirmToken(this: AmlContext, itemIndex: number): Promise<void> {
+	await amlRequest
+		.call(this, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
+		.catch((error: unknown) => {
+			const failure = failureOf(error);
+			if (failure?.kind === 'service' && failure.status === 401) throw error;
+		});
 }

@@ -137,11 +137,7 @@ export function tokenProvider(
 		failures: 0,
 	};
 	tokenStates.set(key, token);
-	// a token another process stored since is taken as theirs (its age unknown here)
-	const { token: storedNow } = storedToken(credentials);
-	if (token.token !== undefined && storedNow !== undefined && storedNow !== token.token)
-		obtained(token, credentials, false);
-	else noteToken(token, credentials);
+	sameStored(token, credentials);
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
@@ -169,7 +165,7 @@ export function tokenProvider(
 		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
 		const { refused } = need;
 		if (refused && renews && token.generation === refused.generation) {
-			if (isFresh(token) && (await stillStored(ctx, token))) {
+			if (isFresh(token) && sameStored(token, await readCredentials(ctx))) {
 				if (refusedFresh.generation !== refused.generation)
 					refusedFresh = { count: refusedFresh.count + 1, generation: refused.generation };
 				if (refusedFresh.count >= MAX_REFUSED_FRESH)
@@ -204,21 +200,21 @@ export function tokenProvider(
 }
 
 /** Within half its lifetime (see the rules at the top); a token of unknown age is not. */
-function isFresh(token: TokenState): boolean {
-	const { expiresAt, lifetimeMs } = token;
-	let age: number | undefined;
-	if (expiresAt !== undefined && lifetimeMs !== undefined) age = lifetimeMs - (expiresAt - Date.now());
-	else if (token.obtainedAt > 0) age = Date.now() - token.obtainedAt;
-	if (age === undefined) return false;
-	return lifetimeMs === undefined || age < lifetimeMs / 2;
+function isFresh({ expiresAt, lifetimeMs, obtainedAt }: TokenState): boolean {
+	const age =
+		expiresAt !== undefined && lifetimeMs !== undefined
+			? lifetimeMs - (expiresAt - Date.now())
+			: obtainedAt > 0
+				? Date.now() - obtainedAt
+				: undefined;
+	return age !== undefined && (lifetimeMs === undefined || age < lifetimeMs / 2);
 }
 
-/** Whether the credential still holds the token last seen; another one stored meanwhile is taken (not fetched here). */
-async function stillStored(ctx: IExecuteFunctions, token: TokenState): Promise<boolean> {
-	const stored = await readCredentials(ctx);
-	const { token: storedNow } = storedToken(stored);
+/** Whether the credential holds the token last seen (or none); another process's is taken, as theirs (age unknown). */
+function sameStored(token: TokenState, credentials: IDataObject | undefined): boolean {
+	const { token: storedNow } = storedToken(credentials);
 	if (storedNow === undefined || storedNow === token.token) return true;
-	obtained(token, stored, false);
+	obtained(token, credentials, false);
 	return false;
 }
 
@@ -279,9 +275,7 @@ async function obtainToken(
 			const probe = Math.min(token.pausedUntil - Date.now(), PROBE_MS);
 			if (Date.now() + probe > waitEnd() || step.signal?.aborted) return lastFailure();
 			await sleep(probe);
-			const stored = await readCredentials(ctx);
-			const { token: storedNow } = storedToken(stored);
-			if (storedNow !== undefined && storedNow !== token.token) obtained(token, stored, false);
+			sameStored(token, await readCredentials(ctx));
 			continue;
 		}
 		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
