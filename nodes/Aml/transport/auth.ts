@@ -103,12 +103,11 @@ export async function sendAttempt<T>(
 		// a send's failure, thrown by n8n while a token was held: the service's
 		const thrown = classify(error);
 		if (thrown.kind === 'http') {
-			const response = {
-				statusCode: thrown.status,
-				body: thrown.body as T,
-				headers: thrown.headers,
+			const { status: statusCode, body, headers } = thrown;
+			return {
+				outcome: { kind: 'answer', response: { statusCode, body: body as T, headers } },
+				generation,
 			};
-			return { outcome: { kind: 'answer', response }, generation };
 		}
 		if (thrown.kind === 'network') return { outcome: thrown, generation };
 		// only the message: the raw error may carry the request configuration and its headers

@@ -201,13 +201,10 @@ export function tokenProvider(
 
 /** Within half its lifetime (see the rules at the top); a token of unknown age is not. */
 function isFresh({ expiresAt, lifetimeMs, obtainedAt }: TokenState): boolean {
-	const age =
-		expiresAt !== undefined && lifetimeMs !== undefined
-			? lifetimeMs - (expiresAt - Date.now())
-			: obtainedAt > 0
-				? Date.now() - obtainedAt
-				: undefined;
-	return age !== undefined && (lifetimeMs === undefined || age < lifetimeMs / 2);
+	const expiryKept = expiresAt !== undefined && lifetimeMs !== undefined;
+	if (!expiryKept && obtainedAt === 0) return false;
+	const age = expiryKept ? lifetimeMs - (expiresAt - Date.now()) : Date.now() - obtainedAt;
+	return lifetimeMs === undefined || age < lifetimeMs / 2;
 }
 
 /** Whether the credential holds the token last seen (or none); another process's is taken, as theirs (age unknown). */
@@ -216,12 +213,6 @@ function sameStored(token: TokenState, credentials: IDataObject | undefined): bo
 	if (storedNow === undefined || storedNow === token.token) return true;
 	obtained(token, credentials, false);
 	return false;
-}
-
-/** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
-function noteToken(state: TokenState, credentials: IDataObject | undefined): void {
-	Object.assign(state, storedToken(credentials));
-	rememberSecret(state.token);
 }
 
 /** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
@@ -313,9 +304,13 @@ async function obtainToken(
 	return undefined;
 }
 
-/** A token was fetched here (`fetched`) or found stored by another process: every request waiting for one goes. */
+/**
+ * A token was fetched here (`fetched`) or found stored by another process: taken note of as n8n keeps it (redacted from
+ * quoted text from now on), and every request waiting for one goes.
+ */
 function obtained(token: TokenState, credentials: IDataObject | undefined, fetched: boolean): void {
-	noteToken(token, credentials);
+	Object.assign(token, storedToken(credentials));
+	rememberSecret(token.token);
 	Object.assign(token, { obtainedAt: fetched ? Date.now() : 0, failures: 0, pausedUntil: 0 });
 	token.generation++;
 	token.lastError = token.downSince = undefined;
