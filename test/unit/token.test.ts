@@ -314,6 +314,36 @@ describe('transport: authentication through n8n (every request signed by httpReq
 		}
 	});
 
+	test('tokens the service takes back early twice in a row, the second before any 2xx of the run: each renewed, the run goes on (the token it started with is not one it renewed)', async () => {
+		// an earlier run renewed tok-renewed-1 and used it; the service takes it back, then the next one at its first use
+		const revoked = new Set(['tok-a']);
+		let takeBack = 'tok-renewed-2';
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (token === takeBack) {
+				takeBack = '';
+				revoked.add(token);
+			}
+			if (revoked.has(token))
+				res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"expired"}');
+			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		try {
+			const get = { method: 'GET', path: '/v1/a' } as const;
+			expect((await amlRequest.call(ctx, get, 0, FAST_BACKOFF)).status).toBe(200);
+			revoked.add('tok-renewed-1');
+			// the next run (a new context object of the same process)
+			const next = { ...(ctx as object) } as never;
+			expect(
+				(await amlRequest.call(next, get, 0, { ...FAST_BACKOFF, maxAttempts: 6 })).status,
+			).toBe(200);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
+		}
+	});
+
 	test("queue mode: another process stores its own token over the one this process just renewed, and the service refuses it: taken as the other's (age unknown), renewed, never counted as the client refused", async () => {
 		// two renewals of this process are overwritten at once by another process's token, which the service refuses
 		// (it had expired); the third is kept. Before: both counted as fresh tokens refused, and the run stopped.

@@ -143,7 +143,7 @@ export interface DecisionInput {
  */
 export type Decision = { unanswered: boolean } & (
 	| { action: 'done'; afterLostAnswer: boolean }
-	| { action: 'retry'; waitMs: number; renew?: true }
+	| { action: 'retry'; waitMs: number; renew?: boolean }
 	| { action: 'fail'; as: 'answer' | 'budget' }
 );
 
@@ -153,6 +153,7 @@ export function decide(input: DecisionInput): Decision {
 	const repeatable = retry === 'safe' || retry === 'create';
 	let unanswered = input.unanswered;
 	let retryable = false;
+	let renew = false;
 	if (outcome.kind === 'answer') {
 		const status = outcome.response.statusCode;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
@@ -167,14 +168,9 @@ export function decide(input: DecisionInput): Decision {
 			((status === 422 && retry === 'create') || policy.doneOnRepeat?.includes(status))
 		)
 			return { unanswered, action: 'done', afterLostAnswer: true };
-		if (status === 401) {
-			// the token renewed (token.ts), then sent once more, at once: the request's first 401 in every context
-			if (input.refusals > 1 && !input.renews) return { unanswered, action: 'fail', as: 'answer' };
-			if (input.remainingMs <= 0) return { unanswered, action: 'fail', as: 'budget' };
-			if (input.attempt >= input.maxAttempts) return { unanswered, action: 'fail', as: 'answer' };
-			return { unanswered, action: 'retry', waitMs: 0, renew: true };
-		}
-		if (status === 429) retryable = true;
+		// the token renewed (token.ts), then sent once more at once; without a renewal only the request's first 401
+		if (status === 401) retryable = renew = input.refusals === 1 || input.renews;
+		else if (status === 429) retryable = true;
 		else if (isBusyStatus(status)) {
 			// a server error or a gateway's request timeout: the request may have reached the service
 			retryable = repeatable;
@@ -197,6 +193,7 @@ export function decide(input: DecisionInput): Decision {
 	if (!retryable || input.attempt >= input.maxAttempts)
 		return { unanswered, action: 'fail', as: 'answer' };
 	// a repeat needs some time to be answered in, not only to start
-	if (input.waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
-	return { unanswered, action: 'retry', waitMs: input.waitMs };
+	const waitMs = renew ? 0 : input.waitMs;
+	if (waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
+	return { unanswered, action: 'retry', waitMs, ...(renew ? { renew } : {}) };
 }

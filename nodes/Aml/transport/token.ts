@@ -33,13 +33,14 @@ import { rememberSecret } from './quote';
  * - A 401 (retry.ts `decide` has the attempt renew and send once more) renews the token it refused, unless a newer one
  *   was obtained meanwhile (then the request is only sent again). Without n8n's renewal in the context, the token is
  *   sent as it is.
- * - A token refused within half its lifetime is refused fresh: MAX_REFUSED_FRESH tokens refused fresh, with no 2xx
- *   answer of the run between them (`accepted`), stop the run asking, every further request failing with that 401 (a
- *   revoked client must not cost a token request per item). Its age is n8n's expiry less its lifetime where n8n keeps
- *   one, else the time since this process fetched it; a token another process stored, without n8n's expiry, has no
- *   known age and is never refused fresh. A refusal counts only while the credential still holds that token (read
- *   again: in queue mode another process may have stored its own meanwhile, which is then only sent). One refused
- *   later may have expired before the request went out: it is renewed again.
+ * - A token the run renewed in answer to a 401, refused within half its lifetime with no 2xx answer of the run since
+ *   (`accepted`), is refused fresh: MAX_REFUSED_FRESH of them stop the run asking, every further request failing with
+ *   that 401 (a revoked client must not cost a token request per item; tokens the service takes back early, a 2xx
+ *   between them, are renewed each time). Its age is n8n's expiry less its lifetime where n8n keeps one, else the time
+ *   since this process fetched it; a token another process stored, without n8n's expiry, has no known age and is never
+ *   refused fresh. A refusal counts only while the credential still holds that token (read again: in queue mode
+ *   another process may have stored its own meanwhile, which is then only sent). One refused later may have expired
+ *   before the request went out: it is renewed again.
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
@@ -137,12 +138,16 @@ export function tokenProvider(
 		failures: 0,
 	};
 	tokenStates.set(key, token);
-	sameStored(token, credentials);
+	// the run's read may be older than a token obtained since: it is taken only when none is known
+	if (token.token === undefined) sameStored(token, credentials);
+	else rememberSecret(storedToken(credentials).token);
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
 	let stopped: TokenGrant | undefined;
 	let refusedFresh = { count: 0, generation: -1 };
+	/** The tokens the run renewed in answer to a 401 and no 2xx answered since (generations): only these are refused fresh. */
+	const renewals = new Set<number>();
 
 	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
 	const noToken = (failure: Classified): TokenGrant => {
@@ -165,7 +170,8 @@ export function tokenProvider(
 		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
 		const { refused } = need;
 		if (refused && renews && token.generation === refused.generation) {
-			if (isFresh(token) && sameStored(token, await readCredentials(ctx))) {
+			const renewed = renewals.has(refused.generation);
+			if (renewed && isFresh(token) && sameStored(token, await readCredentials(ctx))) {
 				if (refusedFresh.generation !== refused.generation)
 					refusedFresh = { count: refusedFresh.count + 1, generation: refused.generation };
 				if (refusedFresh.count >= MAX_REFUSED_FRESH)
@@ -175,6 +181,7 @@ export function tokenProvider(
 			if (token.generation === refused.generation) {
 				const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
 				if (failure) return noToken(failure);
+				renewals.add(token.generation);
 			}
 		}
 		const ms = attemptMs();
@@ -195,6 +202,7 @@ export function tokenProvider(
 	}
 	const accepted = () => {
 		refusedFresh = { count: 0, generation: -1 };
+		renewals.clear();
 	};
 	return { tokenFor, accepted, renews };
 }
@@ -311,7 +319,9 @@ async function obtainToken(
 function obtained(token: TokenState, credentials: IDataObject | undefined, fetched: boolean): void {
 	Object.assign(token, storedToken(credentials));
 	rememberSecret(token.token);
-	Object.assign(token, { obtainedAt: fetched ? Date.now() : 0, failures: 0, pausedUntil: 0 });
+	token.obtainedAt = fetched ? Date.now() : 0;
+	// the token endpoint's pause ends with a token fetched here; another process's token leaves it (its Retry-After holds)
+	if (fetched) Object.assign(token, { failures: 0, pausedUntil: 0 });
 	token.generation++;
 	token.lastError = token.downSince = undefined;
 }
