@@ -33,14 +33,11 @@ import { rememberSecret } from './quote';
  * - A 401 (retry.ts `decide` has the attempt renew and send once more) renews the token it refused, unless a newer one
  *   was obtained meanwhile (then the request is only sent again). Without n8n's renewal in the context, the token is
  *   sent as it is.
- * - A token the run renewed in answer to a 401, refused within half its lifetime with no 2xx answer of the run since
- *   (`accepted`), is refused fresh: MAX_REFUSED_FRESH of them stop the run asking, every further request failing with
- *   that 401 (a revoked client must not cost a token request per item; tokens the service takes back early, a 2xx
- *   between them, are renewed each time). Its age is n8n's expiry less its lifetime where n8n keeps one, else the time
- *   since this process fetched it; a token another process stored, without n8n's expiry, has no known age and is never
- *   refused fresh. A refusal counts only while the credential still holds that token (read again: in queue mode
- *   another process may have stored its own meanwhile, which is then only sent). One refused later may have expired
- *   before the request went out: it is renewed again.
+ * - Refused fresh: a token the run renewed for a 401, refused within half its lifetime with no 2xx of the run since
+ *   (`accepted`). MAX_REFUSED_FRESH of them stop the run asking, every further request failing with that 401 (a revoked
+ *   client must not cost a token request per item). Its age: n8n's expiry less its lifetime where n8n keeps one, else
+ *   since this process fetched it; another process's token without n8n's expiry has none and is never refused fresh,
+ *   nor is a token the credential no longer holds (read again: another process's, then only sent).
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
@@ -146,7 +143,7 @@ export function tokenProvider(
 	let held = token.token !== undefined;
 	let stopped: TokenGrant | undefined;
 	let refusedFresh = { count: 0, generation: -1 };
-	/** The tokens the run renewed in answer to a 401 and no 2xx answered since (generations): only these are refused fresh. */
+	/** Generations the run renewed for a 401, no 2xx since: only these can be refused fresh. */
 	const renewals = new Set<number>();
 
 	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
