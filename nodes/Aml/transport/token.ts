@@ -135,9 +135,9 @@ export function tokenProvider(
 		failures: 0,
 	};
 	tokenStates.set(key, token);
-	// the run's read may be older than a token obtained since: it is taken only when none is known
-	if (token.token === undefined) sameStored(token, credentials);
-	else rememberSecret(storedToken(credentials).token);
+	// the token as the run read it: none when the credential lost it (the run fetches a first one)
+	Object.assign(token, storedToken(credentials));
+	rememberSecret(token.token);
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
