@@ -35,9 +35,9 @@ import { rememberSecret } from './quote';
  *   sent as it is.
  * - Refused fresh: a token the run renewed for a 401, refused within half its lifetime with no 2xx of the run since
  *   (`accepted`). MAX_REFUSED_FRESH of them stop the run asking, every further request failing with that 401 (a revoked
- *   client must not cost a token request per item). Its age: n8n's expiry less its lifetime where n8n keeps one, else
- *   since this process fetched it; another process's token without n8n's expiry has none and is never refused fresh,
- *   nor is a token the credential no longer holds (read again: another process's, then only sent).
+ *   client must not cost a token request per item). Its age counts from when this process fetched it: a token another
+ *   process stored is never refused fresh, nor is one the credential no longer holds (read again: another process's,
+ *   then only sent).
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
@@ -204,12 +204,9 @@ export function tokenProvider(
 	return { tokenFor, accepted, renews };
 }
 
-/** Within half its lifetime (see the rules at the top); a token of unknown age is not. */
-function isFresh({ expiresAt, lifetimeMs, obtainedAt }: TokenState): boolean {
-	const expiryKept = expiresAt !== undefined && lifetimeMs !== undefined;
-	if (!expiryKept && obtainedAt === 0) return false;
-	const age = expiryKept ? lifetimeMs - (expiresAt - Date.now()) : Date.now() - obtainedAt;
-	return lifetimeMs === undefined || age < lifetimeMs / 2;
+/** Within half its lifetime since this process fetched it (see the rules at the top); another process's token is not. */
+function isFresh({ obtainedAt, lifetimeMs }: TokenState): boolean {
+	return obtainedAt > 0 && (lifetimeMs === undefined || Date.now() - obtainedAt < lifetimeMs / 2);
 }
 
 /** Whether the credential holds the token last seen (or none); another process's is taken, as theirs (age unknown). */
