@@ -67,7 +67,15 @@ test(
 		const call = async (n: number) =>
 			await workflow!.call(Array.from({ length: n }, (_, i) => ({ id: ids[i % ids.length] })));
 		const tokens = async () => await sent(mark, 'shared');
-		const check = (answers: Array<{ status: number; data: any }>, n: number) => {
+		const check = async (answers: Array<{ status: number; data: any }>, n: number) => {
+			// why an execution failed, in the log (jest's diff shows only n8n's "Error in workflow")
+			if (answers.some((a) => a.status !== 200))
+				for (const e of await n8n().listExecutions(workflow!.id, { limit: 100 }))
+					if (e.status !== 'success')
+						console.log(
+							`[faults] execution ${e.id} failed:`,
+							(await n8n().getExecution(String(e.id))).data?.resultData?.error?.message,
+						);
 			for (const a of answers) {
 				expect({
 					status: a.status,
@@ -79,17 +87,17 @@ test(
 		const phases: Json = {};
 
 		// 1. The first run stores a token with the credential.
-		check([await call(1)], 1);
+		await check([await call(1)], 1);
 		phases.first = (await tokens()).tokenRequests;
 
 		// 2. 20 executions at once: all use the stored token.
-		check(await Promise.all(Array.from({ length: PARALLEL }, () => call(5))), 5);
+		await check(await Promise.all(Array.from({ length: PARALLEL }, () => call(5))), 5);
 		phases.parallel = (await tokens()).tokenRequests;
 
 		// 3. Every token expired, then 20 executions at once: they all meet a 401; one renewal serves them.
 		await control.post('/tokens/expire');
 		const third = await Promise.all(Array.from({ length: PARALLEL }, () => call(5)));
-		check(third, 5);
+		await check(third, 5);
 		phases.afterExpiry = (await tokens()).tokenRequests;
 
 		// 4. 20 executions of 40 items each, with the tokens expired twice while they run.
@@ -98,7 +106,7 @@ test(
 		await control.post('/tokens/expire');
 		await sleep(700);
 		await control.post('/tokens/expire');
-		check(await running, 40);
+		await check(await running, 40);
 		const stats = await tokens();
 		phases.expiredDuringRuns = stats.tokenRequests;
 		const seconds = Math.round((Date.now() - started) / 100) / 10;

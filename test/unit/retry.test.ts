@@ -23,14 +23,13 @@ describe('backoff', () => {
 });
 
 describe('decide: the one retry decision, row by row (answer or failure, policy, attempt, time left)', () => {
-	const answer = (status: number, sendAgain?: boolean) =>
+	const answer = (status: number) =>
 		({
-			outcome: {
-				kind: 'answer',
-				response: { statusCode: status, body: {}, headers: {} },
-				sendAgain,
-			},
+			outcome: { kind: 'answer', response: { statusCode: status, body: {}, headers: {} } },
 		}) as const;
+	/** The request's `refusals`-th 401, where n8n can renew the token (`renews`) or not. */
+	const unauthorized = (refusals: number, renews: boolean) =>
+		({ ...answer(401), refusals, renews }) as const;
 	const base = {
 		...answer(503),
 		retry: 'safe',
@@ -38,6 +37,8 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 		attempt: 1,
 		maxAttempts: 6,
 		unanswered: false,
+		refusals: 0,
+		renews: true,
 		waitMs: 250,
 		remainingMs: Infinity,
 	} as const;
@@ -51,6 +52,7 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 		unanswered,
 	});
 	const retry = (unanswered: boolean, waitMs = 250) => ({ action: 'retry', waitMs, unanswered });
+	const renew = (unanswered = false) => ({ action: 'retry', waitMs: 0, renew: true, unanswered });
 	const fail = (as: 'answer' | 'budget', unanswered: boolean) => ({
 		action: 'fail',
 		as,
@@ -109,14 +111,45 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 			fail('answer', true),
 		],
 		['408 on safe: repeated, sent', answer(408), retry(true)],
+		// a 401: the token renewed (token.ts), then sent once more
 		[
-			'a 401 auth.ts lets be sent again: repeated in every mode',
-			{ ...answer(401, true), retry: 'none' },
-			retry(false),
+			'a first 401: renewed, sent once more at once, in every mode',
+			{ ...unauthorized(1, true), retry: 'none' },
+			renew(),
 		],
 		[
-			'a 401 auth.ts does not let be sent again: its failure',
-			answer(401, false),
+			'a first 401 where n8n cannot renew: sent once more as it is',
+			{ ...unauthorized(1, false), retry: 'check' },
+			renew(),
+		],
+		[
+			'a later 401 where n8n renews: renewed again (token.ts stops a run whose fresh tokens are refused)',
+			unauthorized(3, true),
+			renew(),
+		],
+		[
+			'a second 401 where n8n cannot renew: its failure',
+			unauthorized(2, false),
+			fail('answer', false),
+		],
+		[
+			'a 401 after a lost answer keeps unanswered',
+			{ ...unauthorized(1, true), retry: 'create', unanswered: true },
+			renew(true),
+		],
+		[
+			'a 401 with the budget spent: the budget’s error',
+			{ ...unauthorized(1, true), remainingMs: 0 },
+			fail('budget', false),
+		],
+		[
+			'a 401 with the attempts used up: its failure',
+			{ ...unauthorized(1, true), attempt: 6 },
+			fail('answer', false),
+		],
+		[
+			'the run stopped asking for tokens (its fresh tokens refused): that 401, not repeated',
+			{ outcome: { kind: 'refused', response: { statusCode: 401, body: {}, headers: {} } } },
 			fail('answer', false),
 		],
 		[

@@ -1,6 +1,6 @@
 /**
- * The token step: nodes/Aml/transport/token.ts (the token endpoint's rules) and auth.ts (sending, what a 401 does),
- * through n8n's real HTTP client against a local service and token endpoint.
+ * The token provider (nodes/Aml/transport/token.ts: its rules, what a 401 renews) and one attempt (auth.ts), through
+ * n8n's real HTTP client against a local service and token endpoint.
  */
 import { NodeApiError, sleep } from 'n8n-workflow';
 
@@ -201,12 +201,17 @@ describe('transport: authentication through n8n (every request signed by httpReq
 				lifetimeS: 3600,
 			});
 			try {
-				// first request: refused, renewed, refused; sent once more: renewed again, refused -> 401 error
+				// first request: refused, renewed, refused fresh, renewed again, refused fresh -> 401 error; no token is
+				// sent twice once the service refused it
 				await expect(
 					amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, FAST_BACKOFF),
 				).rejects.toMatchObject({ httpCode: '401' });
 				expect(store.renewals).toBe(2);
-				expect(server.requests).toHaveLength(4);
+				expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+					'Bearer tok-a',
+					'Bearer tok-renewed-1',
+					'Bearer tok-renewed-2',
+				]);
 				// 20 more items of the same run: answered with the same refusal, no token request and nothing sent (a revoked
 				// client must not cost a token request per item)
 				for (let i = 0; i < 20; i++) {
@@ -215,7 +220,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 					).rejects.toMatchObject({ httpCode: '401' });
 				}
 				expect(store.renewals).toBe(2);
-				expect(server.requests).toHaveLength(4);
+				expect(server.requests).toHaveLength(3);
 			} finally {
 				await server.close();
 			}
@@ -281,6 +286,93 @@ describe('transport: authentication through n8n (every request signed by httpReq
 			expect(run.store.renewals).toBe(0);
 		} finally {
 			await short.close();
+		}
+	});
+
+	test('fresh tokens refused with a 2xx answer between them (tokens revoked early by the service, not a revoked client): each renewed, the run goes on', async () => {
+		// every token serves one request, then the service takes it back
+		const used = new Set<string>();
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (used.has(token))
+				res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"revoked"}');
+			else {
+				used.add(token);
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			}
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		try {
+			for (let i = 0; i < 4; i++)
+				expect(
+					(await amlRequest.call(ctx, { method: 'GET', path: `/v1/c${i}` }, 0, FAST_BACKOFF))
+						.status,
+				).toBe(200);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test('tokens the service takes back early twice in a row, the second before any 2xx of the run: each renewed, the run goes on (the token it started with is not one it renewed)', async () => {
+		// an earlier run renewed tok-renewed-1 and used it; the service takes it back, then the next one at its first use
+		const revoked = new Set(['tok-a']);
+		let takeBack = 'tok-renewed-2';
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (token === takeBack) {
+				takeBack = '';
+				revoked.add(token);
+			}
+			if (revoked.has(token))
+				res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"expired"}');
+			else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		try {
+			const get = { method: 'GET', path: '/v1/a' } as const;
+			expect((await amlRequest.call(ctx, get, 0, FAST_BACKOFF)).status).toBe(200);
+			revoked.add('tok-renewed-1');
+			// the next run (a new context object of the same process)
+			const next = { ...(ctx as object) } as never;
+			expect(
+				(await amlRequest.call(next, get, 0, { ...FAST_BACKOFF, maxAttempts: 6 })).status,
+			).toBe(200);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
+		}
+	});
+
+	test("queue mode: another process stores its own token over the one this process just renewed, and the service refuses it: taken as the other's (age unknown), renewed, never counted as the client refused", async () => {
+		// two renewals of this process are overwritten at once by another process's token, which the service refuses
+		// (it had expired); the third is kept. Before: both counted as fresh tokens refused, and the run stopped.
+		const server = await scriptedServer(async (req, _body, res) => {
+			const token = String(req.headers.authorization).replace('Bearer ', '');
+			if (token.startsWith('tok-renewed-'))
+				res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+			else res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"expired"}');
+		});
+		const { ctx, store } = tokenContext(server.baseUrl, { stored: 'tok-a', lifetimeS: 3600 });
+		const read = (ctx as { getCredentials: () => Promise<unknown> }).getCredentials;
+		let overwritten = 0;
+		(ctx as { getCredentials: () => Promise<unknown> }).getCredentials = async () => {
+			const credentials = await read();
+			// the other process's write lands just after this process read its own renewed token back
+			if (store.token === `tok-renewed-${overwritten + 1}` && overwritten < 2)
+				store.token = `other-${++overwritten}`;
+			return credentials;
+		};
+		try {
+			const answer = await amlRequest.call(ctx, { method: 'GET', path: '/v1/a' }, 0, {
+				...FAST_BACKOFF,
+				maxAttempts: 6,
+			});
+			expect(answer.status).toBe(200);
+			expect(overwritten).toBe(2);
+			expect(store.renewals).toBe(3);
+		} finally {
+			await server.close();
 		}
 	});
 

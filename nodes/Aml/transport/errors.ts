@@ -45,11 +45,11 @@ export function failureOf(error: unknown): Failure | undefined {
 }
 
 /**
- * Whether the failure says only that the service (or its token endpoint) could not answer (5xx, 429 after retries, no
- * answer, the time budget, a busy or unreachable token endpoint): a check turns it into a fail-closed Block, an
- * upload's status poll keeps waiting.
+ * The rule of what blocks a payment: the failure says only that the service (or its token endpoint) could not answer
+ * (a busy status after the repeats, no answer, the time budget, a busy or unreachable token endpoint). A check turns it
+ * into a fail-closed Block; an upload's status poll keeps waiting. Any other failure is the request's own error.
  */
-export function isTransientFailure(error: unknown): boolean {
+export function blocksPayment(error: unknown): boolean {
 	const failure = failureOf(error);
 	switch (failure?.kind) {
 		case 'network':

@@ -4,4 +4,4 @@ export * from './pagination';
 export * from './quote';
 export * from './request';
 export { CHECK_REQUEST_PATH } from './token';
-export { executionCancelSignal, type AmlContext } from './auth';
+export { DEFAULT_TIMEOUT_MS, executionCancelSignal, type AmlContext } from './auth';

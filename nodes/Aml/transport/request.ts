@@ -1,9 +1,4 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	IHttpRequestMethods,
-	IHttpRequestOptions,
-} from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import {
@@ -18,8 +13,9 @@ import {
 	type Outcome,
 	type RetryMode,
 } from './retry';
-import { toNodeError, type Failure, type MayHaveApplied } from './errors';
-import { executionCancelSignal, requestSender, runState, type AmlContext } from './auth';
+import { failureOf, toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { executionCancelSignal, runOf, sendAttempt, type AmlContext } from './auth';
+import { CHECK_REQUEST_PATH, type TokenNeed } from './token';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -55,17 +51,15 @@ export interface AmlResponse<T = unknown> {
 	afterLostAnswer?: boolean;
 }
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
 /** An ID as one URL path segment, percent-encoded (IDs may contain ":" and "."; IDs of dots only are refused before). */
 export function idSegment(value: string | number): string {
 	return encodeURIComponent(String(value));
 }
 
 /**
- * The one request function of the package: the credential's base URL, JSON in and out, authenticated through n8n
- * (auth.ts), each attempt followed by the one decision `decide`, each failure one `Failure` value turned into
- * n8n's error by `toNodeError`.
+ * The one request function of the package: the credential's base URL, JSON in and out, each attempt one send
+ * (auth.ts, its token from token.ts) followed by the one decision `decide`, each failure one `Failure` value turned
+ * into n8n's error by `toNodeError`.
  */
 export async function amlRequest<T = unknown>(
 	this: AmlContext,
@@ -73,14 +67,13 @@ export async function amlRequest<T = unknown>(
 	itemIndex?: number,
 	policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): Promise<AmlResponse<T>> {
-	const state = runState(this);
-	const { baseUrl } = await state.info;
+	const run = await runOf(this);
 	const retry = retryMode(request);
 	const signal = executionCancelSignal(this);
-	const timeout = request.timeoutMs ?? (state.timeoutMs ??= configuredTimeout(this));
+	const timeout = request.timeoutMs ?? run.timeoutMs;
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${baseUrl}${request.path}`,
+		url: `${run.baseUrl}${request.path}`,
 		qs: request.qs,
 		body: request.body as IHttpRequestOptions['body'],
 		headers: { Accept: 'application/json', ...(request.headers ?? {}) },
@@ -88,26 +81,27 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects, and n8n would repeat the Authorization header to whatever origin a redirect
 		// names: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		timeout,
 		abortSignal: signal,
 	};
 	const { deadline } = request;
 	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
 	const fail = (failure: Failure) => toNodeError(this.getNode(), failure, itemIndex);
 	const started = Date.now();
-	const sendOnce = requestSender<T>(this, state);
 	let unanswered = false;
+	let refusals = 0;
+	let refused: TokenNeed['refused'];
 	for (let attempt = 1; ; attempt++) {
 		// No send starts after the deadline; none waits past it.
 		if (timeLeft(deadline) <= 0)
 			throw fail({ ...facts(request, attempt - 1, unanswered), ...budgetSpent });
-		options.timeout = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
-		const sent = await sendOnce(options, deadline);
+		const timeoutMs = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
+		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
 		const outcome: Outcome<T> = signal?.aborted
 			? { kind: 'other', message: 'The execution was cancelled' }
-			: sent;
+			: sent.outcome;
 		if (outcome.kind === 'other') throw fail(outcome);
 		const answer = outcome.kind === 'answer' ? outcome.response : undefined;
+		if (answer?.statusCode === 401) refusals++;
 		const step = decide({
 			outcome,
 			retry,
@@ -115,6 +109,8 @@ export async function amlRequest<T = unknown>(
 			attempt,
 			maxAttempts: policy.maxAttempts,
 			unanswered,
+			refusals,
+			renews: run.tokens.renews,
 			waitMs: backoffDelay(
 				attempt,
 				policy,
@@ -124,6 +120,8 @@ export async function amlRequest<T = unknown>(
 		});
 		unanswered = step.unanswered;
 		if (step.action === 'retry') {
+			refused =
+				step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
 			await sleep(step.waitMs);
 			continue;
 		}
@@ -191,18 +189,6 @@ function unreadable(request: AmlRequest, body: unknown): string | undefined {
 	return problem;
 }
 
-/** The node's "Timeout" option, when the calling node has one. */
-function configuredTimeout(ctx: AmlContext): number {
-	if ('getNodeParameter' in ctx && 'getInputData' in ctx) {
-		// numeric text (an expression) is its number; the router refused anything else before any request
-		const value = Number(
-			(ctx as IExecuteFunctions).getNodeParameter('options.timeout', 0, DEFAULT_TIMEOUT_MS),
-		);
-		if (value >= 1000) return value;
-	}
-	return DEFAULT_TIMEOUT_MS;
-}
-
 /** Shorthand returning only the body. */
 export async function amlApiRequest<T = unknown>(
 	this: AmlContext,
@@ -211,4 +197,19 @@ export async function amlApiRequest<T = unknown>(
 ): Promise<T> {
 	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
 	return response.body;
+}
+
+/**
+ * Before a large body (an upload): one small read, so that a token the service refuses is renewed (`decide`'s 401 row)
+ * before any byte of the body goes out (a server refusing a large request's token may close the connection mid-body,
+ * which n8n reports as a dropped connection, not the 401). A 401 that survives the renewal fails the item; any other
+ * failure is left to the request itself.
+ */
+export async function confirmToken(this: AmlContext, itemIndex: number): Promise<void> {
+	await amlRequest
+		.call(this, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
+		.catch((error: unknown) => {
+			const failure = failureOf(error);
+			if (failure?.kind === 'service' && failure.status === 401) throw error;
+		});
 }

@@ -66,8 +66,8 @@ export function backoffDelay(
 
 /**
  * How an endpoint may be repeated after a 5xx, a timeout or a dropped connection (a 429, a refused connection and a
- * 401 that auth.ts lets be sent again are repeated in every mode: the service did not act on them). After such a failure the request may have
- * been applied with its answer lost, so a repeat's answer is read in that light (`afterLostAnswer`).
+ * 401 are repeated in every mode: the service did not act on them). After such a failure the request may have been
+ * applied with its answer lost, so a repeat's answer is read in that light (`afterLostAnswer`).
  * - safe: repeating cannot duplicate data (GET, PUT, DELETE, PATCH of a whole state).
  * - create: a create keyed by the caller's ID; repeated. A 422 "already exists" on a repeat cannot tell "my lost
  *   attempt stored it" from "it existed before": the caller gets it as `afterLostAnswer` and never claims "created".
@@ -105,14 +105,15 @@ export type TokenFailure =
 	| { kind: 'http'; status: number; body?: unknown };
 
 /**
- * What one attempt gave (auth.ts `requestSender`), named where it happened: the service's `answer` (any status; on a 401,
- * whether auth.ts lets the request be sent again), `network` (no answer from the service), `tokenEndpoint` (the token
- * step failed, so nothing was sent), or `other`.
+ * What one attempt gave (auth.ts `sendAttempt`), named where it happened: the service's `answer` (any status),
+ * `network` (no answer from the service), or no token for it (token.ts), so nothing was sent: `tokenEndpoint` (the
+ * token step failed), `refused` (the run stopped asking after the service refused its fresh tokens: their 401), `other`.
  */
 export type Outcome<T = unknown> =
-	| { kind: 'answer'; response: FullResponse<T>; sendAgain?: boolean }
+	| { kind: 'answer'; response: FullResponse<T> }
 	| { kind: 'network'; code: string }
 	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure }
+	| { kind: 'refused'; response: FullResponse<T> }
 	| { kind: 'other'; message: string };
 
 export interface DecisionInput {
@@ -124,6 +125,10 @@ export interface DecisionInput {
 	maxAttempts: number;
 	/** An earlier attempt reached the service without an answer. */
 	unanswered: boolean;
+	/** 401s this request got, this attempt's included. */
+	refusals: number;
+	/** A 401 can be answered with a renewed token (token.ts `renews`). */
+	renews: boolean;
 	/** The wait before a repeat (Retry-After or backoff). */
 	waitMs: number;
 	/** Time left of the budget when the attempt ended (Infinity without one). */
@@ -132,12 +137,13 @@ export interface DecisionInput {
 
 /**
  * What follows an attempt: `done` (the answer is the caller's; `afterLostAnswer` when it is a repeat's after a lost
- * answer), `retry` after `waitMs`, or `fail`: as the attempt's own failure (`answer`) or as the spent budget
- * (`budget`). `unanswered` says whether any attempt so far reached the service without an answer.
+ * answer), `retry` after `waitMs` (`renew`: with the token the 401 refused renewed first), or `fail`: as the attempt's
+ * own failure (`answer`) or as the spent budget (`budget`). `unanswered` says whether any attempt so far reached the
+ * service without an answer.
  */
 export type Decision = { unanswered: boolean } & (
 	| { action: 'done'; afterLostAnswer: boolean }
-	| { action: 'retry'; waitMs: number }
+	| { action: 'retry'; waitMs: number; renew?: boolean }
 	| { action: 'fail'; as: 'answer' | 'budget' }
 );
 
@@ -147,6 +153,7 @@ export function decide(input: DecisionInput): Decision {
 	const repeatable = retry === 'safe' || retry === 'create';
 	let unanswered = input.unanswered;
 	let retryable = false;
+	let renew = false;
 	if (outcome.kind === 'answer') {
 		const status = outcome.response.statusCode;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
@@ -161,12 +168,14 @@ export function decide(input: DecisionInput): Decision {
 			((status === 422 && retry === 'create') || policy.doneOnRepeat?.includes(status))
 		)
 			return { unanswered, action: 'done', afterLostAnswer: true };
-		if (status === 429) retryable = true;
-		else if (status >= 500 || status === 408) {
+		// the token renewed (token.ts), then sent once more at once; without a renewal only the request's first 401
+		if (status === 401) retryable = renew = input.refusals === 1 || input.renews;
+		else if (status === 429) retryable = true;
+		else if (isBusyStatus(status)) {
 			// a server error or a gateway's request timeout: the request may have reached the service
 			retryable = repeatable;
 			unanswered = true;
-		} else if (status === 401) retryable = outcome.sendAgain === true;
+		}
 		// A refusal that is not repeated is reported as it is, budget or not.
 		if (!retryable) return { unanswered, action: 'fail', as: 'answer' };
 	} else if (outcome.kind === 'network') {
@@ -174,6 +183,8 @@ export function decide(input: DecisionInput): Decision {
 		const neverSent = NEVER_SENT.has(outcome.code);
 		retryable = neverSent || repeatable;
 		if (!neverSent) unanswered = true;
+	} else if (outcome.kind === 'refused') {
+		return { unanswered, action: 'fail', as: 'answer' };
 	} else {
 		// Not repeated on top of the token step's waits: the budget's error when they spent it, else the token endpoint's.
 		return { unanswered, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
@@ -182,6 +193,7 @@ export function decide(input: DecisionInput): Decision {
 	if (!retryable || input.attempt >= input.maxAttempts)
 		return { unanswered, action: 'fail', as: 'answer' };
 	// a repeat needs some time to be answered in, not only to start
-	if (input.waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
-	return { unanswered, action: 'retry', waitMs: input.waitMs };
+	const waitMs = renew ? 0 : input.waitMs;
+	if (waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
+	return { unanswered, action: 'retry', waitMs, ...(renew ? { renew } : {}) };
 }

@@ -1,12 +1,15 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import {
 	backoffDelay,
 	isBusyStatus,
 	parseRetryAfter,
+	timeLeft,
 	type BackoffPolicy,
 	type Deadline,
+	type FullResponse,
+	type Outcome,
 	type TokenFailure,
 } from './retry';
 import { classify, type Classified } from '../../shared/n8n/errors';
@@ -19,15 +22,24 @@ import {
 import { rememberSecret } from './quote';
 
 /**
- * The token step: when the package has n8n obtain a token (n8n fetches, stores and signs with it; the package never
- * sends one). Its rules, written out only here (what a 401 does: auth.ts):
- * - Token first (`tokenFirst`): a request is sent only while the credential holds a token. Without one, the run has n8n
- *   fetch it by sending the credential test's read (CHECK_REQUEST_PATH, the seam's `fetchFirstToken`; n8n's renewal
- *   helper cannot fetch a first token), bounded by the attempt's time: a late token sends only that read. A token n8n
- *   says expires within the attempt is renewed first when a new one would outlast the attempt (shorter-lived ones are
- *   left to the 401). So a send's failure is the service's, and a token step's the token endpoint's.
+ * The token provider: the one place that has n8n obtain a token (n8n fetches, stores and signs with it; the package
+ * never sends one). Its one entry, `tokenFor`, gives an attempt a token within the attempt's time, or the reason there
+ * is none. Its rules, written out only here:
+ * - Token first: a request is sent only while the credential holds a token. Without one, n8n fetches it while sending
+ *   the credential test's read (CHECK_REQUEST_PATH, the seam's `fetchFirstToken`; n8n's renewal helper cannot fetch a
+ *   first token), bounded by the attempt's time: a late token sends only that read. A token n8n says expires within
+ *   the attempt is renewed first when a new one would outlast the attempt (shorter-lived ones are left to the 401).
+ *   So a send's failure is the service's, and a token step's the token endpoint's.
+ * - A 401 (retry.ts `decide` has the attempt renew and send once more) renews the token it refused, unless a newer one
+ *   was obtained meanwhile (then the request is only sent again). Without n8n's renewal in the context, the token is
+ *   sent as it is.
+ * - Refused fresh: a token the run renewed for a 401, refused within half its lifetime with no 2xx of the run since
+ *   (`accepted`). MAX_REFUSED_FRESH of them stop the run asking, every further request failing with that 401 (a revoked
+ *   client must not cost a token request per item). Its age counts from when this process fetched it: a token another
+ *   process stored is never refused fresh, nor is one the credential no longer holds (read again: another process's,
+ *   then only sent).
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
- * - A refused credential (`invalid_client` or another 4xx: `isTokenRefusal`) stops the run asking at once.
+ * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
  *   else backoff), at most TOKEN_WAIT_MS per token step and never past the request's budget; meanwhile each waiting
  *   request reads the credential every PROBE_MS, and a token another process stored ends the wait.
@@ -40,6 +52,7 @@ export const CREDENTIAL_TYPE = 'amlOAuth2Api';
 export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
 
 export const TOKEN_WAIT_MS = 70_000;
+const MAX_REFUSED_FRESH = 2;
 /** While paused, a waiting request looks this often whether another process stored a token. */
 const PROBE_MS = 1_000;
 const TOKEN_BACKOFF: BackoffPolicy = {
@@ -50,9 +63,10 @@ const TOKEN_BACKOFF: BackoffPolicy = {
 };
 
 /** One credential's token as this n8n process sees it. A courtesy to the endpoint's limit: tokens live in n8n only. */
-export interface TokenState {
+interface TokenState {
 	/** Tokens this process obtained or saw stored by another: a request refused before the last one is sent again. */
 	generation: number;
+	/** When this process fetched the token; 0 for a token another process stored (its age unknown here). */
 	obtainedAt: number;
 	/** The stored token as last read (a change while paused ends the wait). */
 	token?: string;
@@ -69,23 +83,26 @@ export interface TokenState {
 }
 const tokenStates = new Map<string, TokenState>();
 
-/** The token state of the credential `key` (its ID and token URL), noting the token n8n keeps with it. */
-export function tokenStateOf(key: string, credentials: IDataObject | undefined): TokenState {
-	const state = tokenStates.get(key) ?? {
-		generation: 0,
-		obtainedAt: 0,
-		pausedUntil: 0,
-		failures: 0,
-	};
-	tokenStates.set(key, state);
-	noteToken(state, credentials);
-	return state;
+/** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
+export interface TokenNeed {
+	/** The attempt's timeout (ms): a token step for it ends within it and the deadline. */
+	timeoutMs: number;
+	deadline?: Deadline;
+	signal?: AbortSignal;
+	refused?: { generation: number; response: FullResponse<unknown> };
 }
 
-/** Takes note of the credential's token as n8n keeps it (redacted from quoted text from now on). */
-function noteToken(state: TokenState, credentials: IDataObject | undefined): void {
-	Object.assign(state, storedToken(credentials));
-	rememberSecret(state.token);
+/** A token to send with (its generation), or why there is none: nothing is sent. */
+export type TokenGrant =
+	| { generation: number }
+	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
+
+export interface TokenProvider {
+	tokenFor(need: TokenNeed): Promise<TokenGrant>;
+	/** The service answered 2xx: the tokens refused before were not a refused credential (the count starts again). */
+	accepted(): void;
+	/** n8n's renewal is there in this context: a 401 can be answered with a new token. */
+	renews: boolean;
 }
 
 /** The token endpoint is throttling, failing or unreachable: asking again later may help. */
@@ -95,12 +112,113 @@ export function isTokenEndpointBusy(failure: Classified | TokenFailure): boolean
 
 /** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
 export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
-	if (failure.kind !== 'http') return false;
-	return failure.status >= 400 && !isBusyStatus(failure.status);
+	return failure.kind === 'http' && failure.status >= 400 && !isBusyStatus(failure.status);
+}
+
+/** A token endpoint that did not answer within the time given. */
+export const NO_TOKEN_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
+
+/**
+ * The provider of one run (one context object) for the credential `key` (its ID and token URL) as the run read it
+ * (`credentials`); `read` is the token step's read (the credential test's request, URL and SSL switch set).
+ */
+export function tokenProvider(
+	ctx: IExecuteFunctions,
+	key: string,
+	credentials: IDataObject,
+	read: { url: string; skipSslCertificateValidation: boolean },
+): TokenProvider {
+	const token = tokenStates.get(key) ?? {
+		generation: 0,
+		obtainedAt: 0,
+		pausedUntil: 0,
+		failures: 0,
+	};
+	tokenStates.set(key, token);
+	// the token as the run read it: none when the credential lost it (the run fetches a first one)
+	Object.assign(token, storedToken(credentials));
+	rememberSecret(token.token);
+	const renews = canRenewToken(ctx);
+	/** The credential held a token when the run read it, or one was obtained since. */
+	let held = token.token !== undefined;
+	let stopped: TokenGrant | undefined;
+	let refusedFresh = { count: 0, generation: -1 };
+	/** Generations the run renewed for a 401, no 2xx since: only these can be refused fresh. */
+	const renewals = new Set<number>();
+
+	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
+	const noToken = (failure: Classified): TokenGrant => {
+		const grant: TokenGrant =
+			failure.kind === 'other'
+				? { kind: 'other', message: failure.error?.message ?? 'Request failed' }
+				: { kind: 'tokenEndpoint', tokenFailure: tokenFailure(failure) };
+		if (isTokenRefusal(failure)) stopped = grant;
+		return grant;
+	};
+	const obtain = async (step: TokenStep) => {
+		const failure = await obtainToken(ctx, token, { ...step, first: !held, read });
+		if (!failure) held = true;
+		return failure;
+	};
+
+	async function tokenFor(need: TokenNeed): Promise<TokenGrant> {
+		if (stopped) return stopped;
+		const attemptMs = () => Math.ceil(Math.min(need.timeoutMs, timeLeft(need.deadline)));
+		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
+		const { refused } = need;
+		if (refused && renews && token.generation === refused.generation) {
+			const renewed = renewals.has(refused.generation);
+			if (renewed && isFresh(token) && sameStored(token, await readCredentials(ctx))) {
+				if (refusedFresh.generation !== refused.generation)
+					refusedFresh = { count: refusedFresh.count + 1, generation: refused.generation };
+				if (refusedFresh.count >= MAX_REFUSED_FRESH)
+					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
+			}
+			// a token another process stored meanwhile is only sent; the refused one is renewed
+			if (token.generation === refused.generation) {
+				const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
+				if (failure) return noToken(failure);
+				renewals.add(token.generation);
+			}
+		}
+		const ms = attemptMs();
+		const expiring =
+			token.expiresAt !== undefined &&
+			(token.lifetimeMs ?? 0) > ms &&
+			token.expiresAt <= Date.now() + ms;
+		if (!held || (expiring && renews)) {
+			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
+			const waitMs = held ? ms : TOKEN_WAIT_MS;
+			const wasHeld = held;
+			const failure = await obtain({ ...step, before: token.generation, fetchMs: ms, waitMs });
+			if (failure && (!wasHeld || isTokenRefusal(failure))) return noToken(failure);
+		}
+		// the budget went to the token step: the request is not sent
+		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
+		return { generation: token.generation };
+	}
+	const accepted = () => {
+		refusedFresh = { count: 0, generation: -1 };
+		renewals.clear();
+	};
+	return { tokenFor, accepted, renews };
+}
+
+/** Within half its lifetime since this process fetched it (see the rules at the top); another process's token is not. */
+function isFresh({ obtainedAt, lifetimeMs }: TokenState): boolean {
+	return obtainedAt > 0 && (lifetimeMs === undefined || Date.now() - obtainedAt < lifetimeMs / 2);
+}
+
+/** Whether the credential holds the token last seen (or none); another process's is taken, as theirs (age unknown). */
+function sameStored(token: TokenState, credentials: IDataObject | undefined): boolean {
+	const { token: storedNow } = storedToken(credentials);
+	if (storedNow === undefined || storedNow === token.token) return true;
+	obtained(token, credentials, false);
+	return false;
 }
 
 /** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
-export function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFailure {
+function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFailure {
 	if (failure.kind === 'network') return failure;
 	const { body } = failure;
 	let kept: unknown = typeof body === 'string' ? body.slice(0, 200) : undefined;
@@ -111,63 +229,33 @@ export function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): T
 	return { kind: 'http', status: failure.status, body: kept };
 }
 
-/** A token endpoint that did not answer within the time given. */
-export const NO_TOKEN_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
-
-/** What a request gives its token steps: its deadline, the credential's URL and SSL switch, the cancel signal. */
-export interface TokenStep {
+interface TokenStep {
 	deadline?: Deadline;
-	baseUrl: string;
-	ignoreSslIssues: boolean;
 	signal?: AbortSignal;
+	/** The token generation the asking request knew: any newer token ends the step. */
+	before: number;
+	/** Each fetch is given up after `fetchMs` (by everyone), the step after `waitMs` and at the deadline. */
+	fetchMs: number;
+	waitMs: number;
+	/** No token held: n8n fetches a first one while sending `read`; else it renews. */
+	first?: boolean;
+	read?: { url: string; skipSslCertificateValidation: boolean };
 }
 
 /**
- * Token first (see the rules at the top) for an attempt of `attemptMs`. Returns the token endpoint's failure when the
- * request must not be sent: no token, or the credential refused.
+ * Has a token obtained (see the rules at the top). Returns undefined when a token newer than `step.before` is there to
+ * send with (obtained here or by another), else the failure.
  */
-export async function tokenFirst(
+async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
-	run: { tokenHeld?: boolean },
-	attemptMs: () => number,
 	step: TokenStep,
 ): Promise<Classified | undefined> {
-	const expiring =
-		token.expiresAt !== undefined &&
-		(token.lifetimeMs ?? 0) > attemptMs() &&
-		token.expiresAt <= Date.now() + attemptMs();
-	if (run.tokenHeld && !(expiring && canRenewToken(ctx))) return undefined;
-	// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
-	const ms = attemptMs();
-	const waitMs = run.tokenHeld ? ms : TOKEN_WAIT_MS;
-	const failure = await obtainToken(ctx, token, run, step, token.generation, ms, waitMs);
-	return failure && (!run.tokenHeld || isTokenRefusal(failure)) ? failure : undefined;
-}
-
-/**
- * Has a token obtained for a request that knew token generation `generationBefore`: a first fetch when the run holds
- * none, else a renewal; each fetch given up after `fetchMs`, the step after `waitMs` and at the deadline. Returns
- * undefined when a token is there to send with (obtained here or by another; `run.tokenHeld` is set), else the failure.
- */
-export async function obtainToken(
-	ctx: IExecuteFunctions,
-	token: TokenState,
-	run: { tokenHeld?: boolean },
-	step: TokenStep,
-	generationBefore: number,
-	fetchMs: number,
-	waitMs: number,
-): Promise<Classified | undefined> {
-	const stepEnd = Math.min(step.deadline?.at ?? Infinity, Date.now() + waitMs);
+	const stepEnd = Math.min(step.deadline?.at ?? Infinity, Date.now() + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
 	const lastFailure = (): Classified => token.lastError ?? NO_TOKEN_IN_TIME;
-	for (;;) {
-		if (token.generation !== generationBefore) {
-			run.tokenHeld = true;
-			return undefined;
-		}
+	while (token.generation === step.before) {
 		if (token.fetch && Date.now() >= token.fetch.until) token.fetch = undefined;
 		if (token.fetch) {
 			const done = token.fetch.done.catch(() => undefined);
@@ -180,25 +268,22 @@ export async function obtainToken(
 			const probe = Math.min(token.pausedUntil - Date.now(), PROBE_MS);
 			if (Date.now() + probe > waitEnd() || step.signal?.aborted) return lastFailure();
 			await sleep(probe);
-			const stored = await readCredentials(ctx);
-			const { token: storedNow } = storedToken(stored);
-			if (storedNow !== undefined && storedNow !== token.token) obtained(token, stored);
+			sameStored(token, await readCredentials(ctx));
 			continue;
 		}
 		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
-		const fetchEnd = Date.now() + fetchMs;
+		const fetchEnd = Date.now() + step.fetchMs;
 		const done = (
-			!run.tokenHeld
+			step.first && step.read
 				? fetchFirstToken(ctx, CREDENTIAL_TYPE, {
-						url: `${step.baseUrl}${CHECK_REQUEST_PATH}`,
-						skipSslCertificateValidation: step.ignoreSslIssues,
+						...step.read,
 						headers: { Accept: 'application/json' },
 						json: true,
 						disableFollowRedirect: true,
-						timeout: fetchMs,
-					} satisfies IHttpRequestOptions)
+						timeout: step.fetchMs,
+					})
 				: renewToken(ctx, CREDENTIAL_TYPE)
-		).then(async () => obtained(token, await readCredentials(ctx)));
+		).then(async () => obtained(token, await readCredentials(ctx), true));
 		token.fetch = { done, until: fetchEnd };
 		void done
 			.catch(() => undefined)
@@ -218,17 +303,21 @@ export async function obtainToken(
 			pause(token, failure);
 		}
 	}
+	return undefined;
 }
 
-/** A token was obtained or found stored: every request waiting for one goes. */
-function obtained(token: TokenState, credentials: IDataObject | undefined): void {
-	noteToken(token, credentials);
+/**
+ * A token was fetched here (`fetched`) or found stored by another process: taken note of as n8n keeps it (redacted from
+ * quoted text from now on), and every request waiting for one goes.
+ */
+function obtained(token: TokenState, credentials: IDataObject | undefined, fetched: boolean): void {
+	Object.assign(token, storedToken(credentials));
+	rememberSecret(token.token);
+	token.obtainedAt = fetched ? Date.now() : 0;
+	// the token endpoint's pause ends with a token fetched here; another process's token leaves it (its Retry-After holds)
+	if (fetched) Object.assign(token, { failures: 0, pausedUntil: 0 });
 	token.generation++;
-	token.obtainedAt = Date.now();
-	token.failures = 0;
-	token.pausedUntil = 0;
-	token.lastError = undefined;
-	token.downSince = undefined;
+	token.lastError = token.downSince = undefined;
 }
 
 async function readCredentials(ctx: IExecuteFunctions): Promise<IDataObject | undefined> {
@@ -254,9 +343,8 @@ const TIMED_OUT = Symbol('timed out');
 /** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
 const WAIT_STEP_MS = 1_000;
 
-/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms; Infinity: no limit). */
+/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms). */
 async function settledBy<T>(promise: Promise<T>, limitAt: number): Promise<T | typeof TIMED_OUT> {
-	if (limitAt === Infinity) return await promise;
 	for (;;) {
 		const left = limitAt - Date.now();
 		const result = await Promise.race<T | typeof TIMED_OUT>([

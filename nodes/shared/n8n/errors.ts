@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * Seam with n8n: the errors `httpRequestWithAuthentication` and `refreshOAuth2Token` throw, read as an HTTP answer, a
- * failure without an answer, or something else. Where it happened is known to the caller (transport/auth.ts: a token
+ * failure without an answer, or something else. Where it happened is known to the caller (transport/token.ts, auth.ts: a token
  * step's failure is the token endpoint's, a send with a token held is the service's), so nothing here guesses it.
  *
  * Measured on: every tested n8n (test/n8nVersions.json) with each version's OAuth2 client and error classes

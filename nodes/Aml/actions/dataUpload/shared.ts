@@ -4,7 +4,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import {
 	amlApiRequest,
 	executionCancelSignal,
-	isTransientFailure,
+	blocksPayment,
 	idSegment,
 	quoteServiceText,
 } from '../../transport';
@@ -85,7 +85,7 @@ export async function waitForFinalState(
 			(value) => ({ value, error: undefined }),
 			(error: unknown) => ({ value: undefined, error: error as NodeOperationError }),
 		);
-		if (polled.error && !isTransientFailure(polled.error)) throw polled.error;
+		if (polled.error && !blocksPayment(polled.error)) throw polled.error;
 		const status: IDataObject = polled.value ?? {
 			uploadId,
 			status: 'UNKNOWN',

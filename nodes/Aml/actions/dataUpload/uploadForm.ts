@@ -1,7 +1,5 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
 
-import { amlApiRequest, CHECK_REQUEST_PATH } from '../../transport';
 import { safeFileName } from './csv';
 
 /** Read size when copying a stored file (n8n's default is 64 KiB: 1,600 reads for 100 MB). */
@@ -110,22 +108,4 @@ export function uploadForm(
 		new (BinaryDataFile())(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)),
 	);
 	return form;
-}
-
-/**
- * Makes sure the upload goes out with a token the service accepts, so that the file is not sent to be refused (a
- * server that refuses the token of a large request may close the connection while the body is still being written:
- * n8n then sees a dropped connection, not the 401). One small authenticated read first: a token the service revoked
- * early answers 401 there and is renewed; a 401 that survives the renewal fails the item before any byte of the file.
- * Any other failure is left to the upload itself.
- */
-export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	const refused = await amlApiRequest
-		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
-		.then(
-			() => undefined,
-			(error: unknown) =>
-				error instanceof NodeApiError && error.httpCode === '401' ? error : undefined,
-		);
-	if (refused) throw refused;
 }

@@ -16,7 +16,7 @@ import {
 import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../helpers/items';
-import { isBudgetSpent, isTransientFailure, type Deadline } from '../../transport';
+import { isBudgetSpent, blocksPayment, type Deadline } from '../../transport';
 import { earlierAlerts } from '../unresolvedAlerts';
 import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
@@ -187,11 +187,9 @@ function storeStepOrThrow(
 		return storeFailureOrThrow(ctx, error, transaction, i);
 	} catch (thrown) {
 		const message = (thrown as Error).message;
-		const reason = isTransientFailure(thrown)
-			? `store failed: ${message}`
-			: `store refused: ${message}`;
+		const reason = blocksPayment(thrown) ? `store failed: ${message}` : `store refused: ${message}`;
 		reasons.store = {
-			status: isTransientFailure(thrown) ? 'failed' : 'refused',
+			status: blocksPayment(thrown) ? 'failed' : 'refused',
 			message,
 			...mayHaveAppliedFields(thrown),
 		};
@@ -229,7 +227,7 @@ function storeFailureOrThrow(
 	if (error instanceof NodeApiError && httpCode && REFUSED_STORE.has(httpCode)) {
 		return { status: 'refused', reason: `store refused: ${error.message}`, httpCode };
 	}
-	if (!isTransientFailure(error)) throw error;
+	if (!blocksPayment(error)) throw error;
 	const step = failedStep(error);
 	if (step.status !== TIMEOUT_REASON) step.reason = `store failed: ${step.message as string}`;
 	return step;
@@ -408,7 +406,7 @@ export async function execute(
 			// item, after both have settled and after the block is recorded (the other check may have raised an alert);
 			// every failed item still carries decision "block", the steps and the alert IDs answered.
 			const refusal = settled.find(
-				(result) => result.status === 'rejected' && !isTransientFailure(result.reason),
+				(result) => result.status === 'rejected' && !blocksPayment(result.reason),
 			) as PromiseRejectedResult | undefined;
 			const json: IDataObject = { transactionId, personId: transaction.personId };
 			const alertIds = new Set<number>();
@@ -417,7 +415,7 @@ export async function execute(
 				const result = settled[index];
 				if (result.status === 'rejected') {
 					json[check.key] = [];
-					if (!isTransientFailure(result.reason)) {
+					if (!blocksPayment(result.reason)) {
 						// Refused: not applied, so no reason of its own to block; the item fails with it (below).
 						const error = result.reason as NodeApiError;
 						reasons[check.step] = {
@@ -600,7 +598,7 @@ async function foundStored(
  * other error is thrown on.
  */
 function stillDecidingOrThrow(error: unknown, store: IDataObject): Found {
-	if (!isTransientFailure(error)) throw error;
+	if (!blocksPayment(error)) throw error;
 	store.waitFailed = (error as Error).message;
 	return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
 }
