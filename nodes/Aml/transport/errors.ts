@@ -21,6 +21,11 @@ interface Facts {
 	attempts: number;
 	/** Present only when an attempt reached the service without an answer and the request is not a read. */
 	mayHaveApplied?: MayHaveApplied;
+	/**
+	 * Whether an attempt may have been received by the service (it answered, or a sent attempt got no answer); false
+	 * when every attempt stopped before: a refused connection, an unknown host, a token step that failed.
+	 */
+	reached?: boolean;
 }
 
 /**
@@ -73,6 +78,15 @@ export function isBudgetSpent(error: unknown): boolean {
 export function mayHaveApplied(error: unknown): boolean {
 	const failure = failureOf(error);
 	return failure !== undefined && failure.kind !== 'other' && failure.mayHaveApplied !== undefined;
+}
+
+/**
+ * Whether the failed request may have been received by the service. Only a failure known to have stopped every
+ * attempt before the service (none sent, a refused connection, an unknown host, a failed token step) says no.
+ */
+export function reachedService(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure === undefined || failure.kind === 'other' || failure.reached !== false;
 }
 
 /** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */
