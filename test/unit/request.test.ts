@@ -6,6 +6,7 @@ import {
 	amlRequest,
 	deadlineIn,
 	isBudgetSpent,
+	lateAnswerOf,
 	mayHaveApplied,
 	reachedService,
 } from '../../nodes/Aml/transport';
@@ -337,6 +338,41 @@ describe('a refused connection: never sent, repeated in every mode', () => {
 			expect(reachedService(error)).toBe(false);
 		},
 	);
+});
+
+describe('a check answered after the time budget', () => {
+	test('fails as the budget spent (it may have applied) and keeps the late answer, whose alert IDs are still reported', async () => {
+		const real = Date.now.bind(Date);
+		let late = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => real() + late);
+		const server = await scriptedServer((_req, _body, res) => {
+			// the answer arrives after the deadline (the clock moved past it meanwhile)
+			late = 5000;
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ results: [{ alertId: 9 }] }));
+		});
+		try {
+			const error = await amlRequest
+				.call(
+					context(server.baseUrl),
+					{
+						method: 'POST',
+						path: '/v1/transactions/t/monitoring-checks',
+						retry: 'check',
+						deadline: deadlineIn(1000),
+					},
+					0,
+					FAST_BACKOFF,
+				)
+				.catch((e: unknown) => e);
+			expect(isBudgetSpent(error)).toBe(true);
+			expect(mayHaveApplied(error)).toBe(true);
+			expect(lateAnswerOf(error)).toEqual({ body: { results: [{ alertId: 9 }] } });
+		} finally {
+			clock.mockRestore();
+			await server.close();
+		}
+	});
 });
 
 describe('whether a failed request reached the service', () => {

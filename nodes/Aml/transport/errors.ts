@@ -35,7 +35,7 @@ interface Facts {
 export type Failure =
 	| (Facts & { kind: 'service'; status: number; body?: unknown })
 	| (Facts & { kind: 'network'; code: string })
-	| (Facts & { kind: 'budget'; budgetMs: number })
+	| (Facts & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
 	| (Facts & { kind: 'unreadable'; problem: string })
 	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
 	| { kind: 'other'; message: string };
@@ -78,6 +78,15 @@ export function isBudgetSpent(error: unknown): boolean {
 export function mayHaveApplied(error: unknown): boolean {
 	const failure = failureOf(error);
 	return failure !== undefined && failure.kind !== 'other' && failure.mayHaveApplied !== undefined;
+}
+
+/**
+ * The body of a check's 2xx answer that came after the time budget (not taken as the check's answer; what it names,
+ * an alert ID, is still reported), or undefined.
+ */
+export function lateAnswerOf(error: unknown): { body: unknown } | undefined {
+	const failure = failureOf(error);
+	return failure?.kind === 'budget' ? failure.lateAnswer : undefined;
 }
 
 /**

@@ -145,7 +145,10 @@ export async function amlRequest<T = unknown>(
 			};
 		}
 		const known = facts(request, attempt, unanswered, reached);
-		if (step.action !== 'fail' || step.as === 'budget') throw fail({ ...known, ...budgetSpent });
+		if (step.action !== 'fail' || step.as === 'budget') {
+			const late = answer && answer.statusCode < 300 ? { lateAnswer: { body: answer.body } } : {};
+			throw fail({ ...known, ...budgetSpent, ...late });
+		}
 		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
 		if (outcome.kind === 'tokenEndpoint')
 			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });

@@ -8,6 +8,7 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 
 import {
 	checkFailures,
+	checkOutcome,
 	failedReason,
 	mayHaveAppliedFields,
 	TIMEOUT_REASON,
@@ -16,7 +17,13 @@ import {
 import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../helpers/items';
-import { isBudgetSpent, isTransientFailure, reachedService, type Deadline } from '../../transport';
+import {
+	isBudgetSpent,
+	isTransientFailure,
+	lateAnswerOf,
+	reachedService,
+	type Deadline,
+} from '../../transport';
 import { earlierAlerts } from '../unresolvedAlerts';
 import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
@@ -464,6 +471,14 @@ export async function execute(
 						return;
 					}
 					const step = failedStep(result.reason);
+					// An answer after the budget is not the check's answer, but the alerts it names exist.
+					const late = lateAnswerOf(result.reason);
+					if (late) {
+						const named = checkOutcome(late.body, check.key);
+						step.lateAnswer = { status: named.decision, alertIds: named.alertIds };
+						json[check.key] = named.list;
+						for (const id of named.alertIds) alertIds.add(id);
+					}
 					reasons[check.step] = step;
 					reason ??= step.reason as string;
 					return;
