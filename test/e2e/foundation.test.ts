@@ -168,8 +168,10 @@ describe('foundation in real n8n', () => {
 		const [block, clear, errors] = check.outputs;
 		expect(clear ?? []).toEqual([]);
 		expect(block ?? []).toEqual([]);
+		// n8n merges the item over its input item (`id`)
 		expect(errors).toEqual([
 			{
+				id: 'no-such-transaction',
 				error: expect.stringMatching(/^Not found/),
 				details: expect.objectContaining({
 					decision: 'block',
