@@ -408,6 +408,34 @@ describe('example 01: transaction gate', () => {
 		expect(checks).toHaveLength(1);
 	});
 
+	test("a screening check refused (403) while monitoring raised its alert: the error branch answers block with that alert's ID and the steps", async () => {
+		await control.post('/faults', {
+			rules: [
+				{
+					path: '/transactions/gate-4b/screening-checks$',
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+				},
+			],
+		});
+		try {
+			const answer = await pay(payment('gate-4b', '25000.00'));
+			expect(answer).toMatchObject({
+				decision: 'block',
+				reason: expect.stringMatching(/^AML check not completed: Insufficient permissions/),
+				reasons: expect.objectContaining({
+					screening: expect.objectContaining({ status: 'refused' }),
+				}),
+			});
+			const alerts = (await control.get<Json[]>('/alerts')).filter(
+				(a) => a.transactionId === 'gate-4b',
+			);
+			expect(alerts.length).toBeGreaterThan(0);
+			expect(answer.alertIds).toEqual(expect.arrayContaining([alerts[0].id]));
+		} finally {
+			await control.del('/faults');
+		}
+	});
+
 	test('fail-closed: with the AML service down (every connection dropped, token endpoint included) the gate answers block, not an n8n error', async () => {
 		await control.post('/faults', { rules: [{ path: '.*', dropRate: 1 }] });
 		try {

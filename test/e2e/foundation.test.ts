@@ -146,11 +146,12 @@ describe('foundation in real n8n', () => {
 		expect(run.status).toBe('success');
 		expect(run.outputs[0].map((i) => i.id)).toEqual(['cust-1001', 'cust-1004']);
 		expect(run.outputs[1]).toHaveLength(1);
-		// n8n keeps only the message in an error-output item (as for its own nodes); the error is in the item's `error`
+		// n8n keeps only `error` (and, on 2.41, `details`) in an error-output item: the message is in `error`, the
+		// fields the item has with "Continue" under `details`
 		expect(run.outputs[1][0].error).toMatch(/^Not found: .*no-such-person/);
 		expect(run.execution.data.resultData.runData.AML[0].data.main[1][0]).toMatchObject({
 			pairedItem: { item: 1 },
-			error: { name: 'NodeApiError', context: { itemIndex: 1 } },
+			json: { details: expect.objectContaining({ itemIndex: 1, httpCode: '404' }) },
 		});
 
 		const check = await runAml(
@@ -167,7 +168,17 @@ describe('foundation in real n8n', () => {
 		const [block, clear, errors] = check.outputs;
 		expect(clear ?? []).toEqual([]);
 		expect(block ?? []).toEqual([]);
-		expect(errors).toEqual([{ error: expect.stringMatching(/^Not found/) }]);
+		// n8n merges the item over its input item (`id`)
+		expect(errors).toEqual([
+			{
+				id: 'no-such-transaction',
+				error: expect.stringMatching(/^Not found/),
+				details: expect.objectContaining({
+					decision: 'block',
+					transactionId: 'no-such-transaction',
+				}),
+			},
+		]);
 	});
 
 	test('a base URL that redirects elsewhere gets no token sent on: the node fails naming the redirect, the credential test fails', async () => {

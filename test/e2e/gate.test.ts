@@ -1156,27 +1156,8 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 });
 
 describe('Transaction → Gate: a run that may have learnt something never ends without a record of it', () => {
-	const stored = async (id: string): Promise<Json> =>
-		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
-	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
-
-	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
-		const id = tx('refused-once');
-		const sent = payment(id, true, false);
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'POST',
-					path: `^/api/v1/transactions/${id}/screening-checks$`,
-					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
-					times: 1,
-				},
-			],
-		});
-		const first = await runAml(gate(), [sent], { continueOnFail: true });
-		expect(first.outputs[1]).toEqual([]);
-		const [failed] = first.outputs[0];
-		expect(failed.error).toMatch(/^Insufficient permissions/);
+	/** The failed item of a screening check refused while monitoring raised its alert: the block written first. */
+	const expectBlockWrittenFirst = async (id: string, failed: Json) => {
 		expect(failed).toMatchObject({
 			decision: 'block',
 			reasons: expect.objectContaining({
@@ -1191,11 +1172,50 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 			reason: expect.stringMatching(/monitoring scenario\(s\) triggered/),
 			alertIds: (failed.alertIds as number[]).join(','),
 		});
+	};
+	/** The transaction's first screening check refused (403: a permission missing on the account). */
+	const screeningRefusedOnce = async (id: string) =>
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/screening-checks$`,
+					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
+					times: 1,
+				},
+			],
+		});
+	const stored = async (id: string): Promise<Json> =>
+		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
+	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+
+	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
+		const id = tx('refused-once');
+		const sent = payment(id, true, false);
+		await screeningRefusedOnce(id);
+		const first = await runAml(gate(), [sent], { continueOnFail: true });
+		expect(first.outputs[1]).toEqual([]);
+		const [failed] = first.outputs[0];
+		expect(failed.error).toMatch(/^Insufficient permissions/);
+		await expectBlockWrittenFirst(id, failed);
 		const mark = await control.mark();
 		const resend = await runAml(gate(), [sent]);
 		expect(resend.outputs[1]).toEqual([]);
 		expect(decisionOf(resend)).toMatchObject({ decision: 'block', alertIds: failed.alertIds });
 		expect(sentFor(await since(mark), id)).toEqual([]);
+	});
+
+	test("with On Error → Continue (using error output) the failed item carries the fields it has with Continue (under details): decision, reasons and the other check's alert IDs", async () => {
+		const id = tx('refused-error-output');
+		await screeningRefusedOnce(id);
+		const run = await runAml(gate(), [payment(id, true, false)], { continueErrorOutput: true });
+		expect(run.outputs[0]).toEqual([]);
+		expect(run.outputs[1]).toEqual([]);
+		const [item] = run.outputs[2];
+		expect(item.error).toMatch(/^Insufficient permissions/);
+		const failed = item.details;
+		expect(failed.transactionId).toBe(id);
+		await expectBlockWrittenFirst(id, failed);
 	});
 
 	test('a claim past its time without a decision (the first run\'s block write failed): Block "first submission\'s outcome unknown", naming its execution, recorded, no check sent', async () => {
@@ -1236,6 +1256,78 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		);
 		expect(sentFor(await since(mark), id)).toEqual([]);
 		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+	});
+
+	// A block on which no check reached the service is not the payment's decision: its record says so.
+	test('the budget spent in a store whose answer never came (no check sent): Block "timeout", said on the item; the resend, before the first claim ends, checks the payment itself and clears; the next copy gets its decision', async () => {
+		const id = tx('unchecked-store');
+		const sent = payment(id, false, false);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/persons/${personId}/transactions$`,
+					// stored with the first run's claim, its answer never sent
+					hangRate: 1,
+					when: 'after',
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate({ options: { timeBudget: 700 } }), [sent]);
+		expect(decisionOf(first)).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ status: 'timeout' }),
+				monitoring: { status: 'not sent' },
+				record: expect.objectContaining({
+					status: 'no decision',
+					reason: expect.stringMatching(/^no check reached the service/),
+				}),
+			}),
+		});
+		expect(nodeMs(first)).toBeLessThan(700 + 400);
+		// the first run marks its claim as unchecked after its answer
+		for (
+			let waited = 0;
+			waited < 4000 && !(await stored(id)).attributes?.n8n_gate_unchecked;
+			waited += 250
+		)
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		const mark = await control.mark();
+		const resend = await runAml(gate(), [sent]);
+		expect(resend.outputs[0]).toEqual([]);
+		expect(decisionOf(resend)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					status: 'skipped',
+					claim: 'no check reached the service',
+				}),
+				monitoring: { status: 'clear' },
+				screening: { status: 'clear' },
+				unresolvedAlerts: { status: 'none' },
+			}),
+		});
+		expect(sentFor(await since(mark), id)).toEqual(
+			expect.arrayContaining(['monitoring-checks', 'screening-checks']),
+		);
+		// the resend's decision is the payment's: written after its answer, it answers the next copy
+		for (
+			let waited = 0;
+			waited < 3000 && !(await stored(id)).attributes?.n8n_gate_decision;
+			waited += 250
+		)
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		const again = await runAml(gate(), [sent]);
+		expect(decisionOf(again)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ decidedBefore: { decision: 'clear' } }),
+				monitoring: { status: 'not sent' },
+			}),
+		});
 	});
 });
 

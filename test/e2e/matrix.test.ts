@@ -190,12 +190,14 @@ describe('defects 3 and 4: an upload the service did not complete never leaves o
 		);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0]).toEqual([]);
-		// n8n keeps the error's message on its error output: it names the upload, its status and reason
+		// n8n keeps the error's message on its error output: it names the upload, its status and reason; the item's
+		// fields under `details` (n8n 2.41)
 		expect(run.outputs[1]).toEqual([
 			{
 				error: expect.stringMatching(
 					/^Upload \d+ \(data\.csv\) ended with status FAILED: line 3: timestamp/,
 				),
+				details: expect.objectContaining({ status: 'FAILED', uploadId: expect.any(Number) }),
 			},
 		]);
 		const cof = await upload(
@@ -228,6 +230,7 @@ describe('defects 3 and 4: an upload the service did not complete never leaves o
 				error: expect.stringMatching(
 					/^Upload (\d+) \(data\.csv\): its status could not be read .* check later with Get Status, upload id \1$/,
 				),
+				details: expect.objectContaining({ uploadId: expect.any(Number) }),
 			},
 		]);
 	});

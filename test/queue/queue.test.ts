@@ -826,3 +826,81 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 			outputs.filter((r: string) => r === 'skipped' || r === 'exists').length,
 	).toBe(KILL_ITEMS);
 }, 600_000);
+
+test('a worker stopped (SIGKILL) while its Gate check is held: the payment resent is answered once, blocked as "outcome unknown" naming the first execution, never clear', async () => {
+	const prefix = `gate-kill-${Date.now()}`;
+	const personId = `${prefix}-p`;
+	await control.post('/config', { checksReportCreatedAlertsOnly: true, alertsOnStore: false });
+	try {
+		await runAml({ resource: 'person', operation: 'create', personId, attributesMode: 'fields' });
+		// a short budget, so that the first run's claim (budget + 5 s) ends within the resend's budget
+		const gate = transactionCreateFromInput({
+			operation: 'gate',
+			excludeInputFields: 'id, personId',
+			options: { timeBudget: 3000 },
+		});
+		const id = `${prefix}-tx`;
+		const sent = {
+			id,
+			personId,
+			amount: '25000.00',
+			type: 'wire_transfer',
+			direction: 'O',
+			timestamp: '2026-03-09T10:00:00Z',
+		};
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/transactions/${id}/monitoring-checks$`,
+					latencyMs: 2500,
+					times: 1,
+				},
+			],
+		});
+		const before = new Set(startedOnWorkers().keys());
+		// its execution never finishes: the call gives up once the resend has been answered
+		const first = runAml(gate, [sent], {}, { timeoutMs: 15_000 }).catch((error: Error) => error);
+		let executionId = '';
+		// the payment stored with the first run's claim, its check held: the worker running it is stopped
+		await until(async () => {
+			executionId = [...startedOnWorkers().keys()].find((key) => !before.has(key)) ?? '';
+			const stored = await control.get<Json[]>('/transactions', { personId });
+			return executionId !== '' && stored.some((t) => t.id === id);
+		}, 30_000);
+		await sleep(300);
+		const victim = cluster.workers.find((w) => w.name === startedOnWorkers().get(executionId))!;
+		await victim.kill();
+		cluster.workers.splice(cluster.workers.indexOf(victim), 1);
+		await control.del('/faults');
+		// the resend's budget outlasts the first run's claim: it waits it out, never checking meanwhile
+		const resend = await runAml(
+			{ ...gate, options: { timeBudget: 12_000 } },
+			[sent],
+			{},
+			{ timeoutMs: 60_000 },
+		);
+		const [item] = [...resend.outputs[0], ...(resend.outputs[1] ?? [])];
+		expect(resend.outputs[1]).toEqual([]);
+		expect(item).toMatchObject({
+			decision: 'block',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ claim: 'ended without a decision' }),
+				record: { status: 'written' },
+			}),
+		});
+		expect(item.reason).toMatch(
+			new RegExp(`^first submission's outcome unknown: its run \\(execution ${executionId}\\)`),
+		);
+		const stored = (await control.get<Json[]>('/transactions', { personId })).find(
+			(t) => t.id === id,
+		)!;
+		expect(stored.attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+		// the first execution never answered a decision
+		const firstRun = await first;
+		if (!(firstRun instanceof Error)) expect(firstRun.outputs.flat()).toEqual([]);
+		figures['gate worker killed'] = { firstExecution: executionId, resendMs: resend.ms };
+	} finally {
+		await control.post('/config', { checksReportCreatedAlertsOnly: false, alertsOnStore: true });
+	}
+}, 180_000);

@@ -12,6 +12,9 @@ import {
 	recordKey,
 	storedClaim,
 	storedDecision,
+	uncheckedAttribute,
+	uncheckedRun,
+	UNCHECKED_ATTRIBUTE,
 	UNVERIFIED_RECORD_REASON,
 } from '../../nodes/Aml/actions/transaction/record';
 import { attributeDifferences } from '../../nodes/Aml/actions/transaction/store';
@@ -174,5 +177,30 @@ describe('a claim is live', () => {
 		expect(claimLive({ until }, until - 2001)).toBe(true);
 		expect(claimLive({ until }, until - 2000)).toBe(false);
 		expect(claimLive({ until }, until + 1)).toBe(false);
+	});
+});
+
+describe("the Gate's unchecked mark (a claim whose run had no check reach the service)", () => {
+	test('reads back as its run for this credential and transaction; nothing for any other value', async () => {
+		const key = await recordKey(ctxWith('secret'));
+		const other = await recordKey(ctxWith('another secret'));
+		const mark = uncheckedAttribute(key, owner, 'run-1', '42');
+		expect(uncheckedRun(mark, key, owner)).toBe('run-1');
+		expect(uncheckedRun({}, key, owner)).toBeUndefined();
+		expect(uncheckedRun({ [UNCHECKED_ATTRIBUTE]: 'run-1' }, key, owner)).toBeUndefined();
+		expect(
+			uncheckedRun({ [UNCHECKED_ATTRIBUTE]: { run: 'run-1', execution: '42' } }, key, owner),
+		).toBeUndefined();
+		expect(uncheckedRun(mark, other, owner)).toBeUndefined();
+		expect(uncheckedRun(mark, key, { ...owner, id: 'tx-2' })).toBeUndefined();
+		const value = mark[UNCHECKED_ATTRIBUTE] as IDataObject;
+		expect(
+			uncheckedRun({ [UNCHECKED_ATTRIBUTE]: { ...value, run: 'run-2' } }, key, owner),
+		).toBeUndefined();
+	});
+
+	test('its key is a key of the record: every write path refuses it, in any case', () => {
+		expect(isGateRecordKey('n8n_gate_unchecked')).toBe(true);
+		expect(isGateRecordKey('N8nGateUnchecked')).toBe(true);
 	});
 });

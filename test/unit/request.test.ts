@@ -2,7 +2,14 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { amlRequest, deadlineIn, isBudgetSpent, mayHaveApplied } from '../../nodes/Aml/transport';
+import {
+	amlRequest,
+	deadlineIn,
+	isBudgetSpent,
+	lateAnswerOf,
+	mayHaveApplied,
+	reachedService,
+} from '../../nodes/Aml/transport';
 import {
 	context,
 	errorText,
@@ -328,8 +335,83 @@ describe('a refused connection: never sent, repeated in every mode', () => {
 				'The AML service could not be reached (connection refused)',
 			);
 			expect(mayHaveApplied(error)).toBe(false);
+			expect(reachedService(error)).toBe(false);
 		},
 	);
+});
+
+describe('a check answered after the time budget', () => {
+	test('fails as the budget spent (it may have applied) and keeps the late answer, whose alert IDs are still reported', async () => {
+		const real = Date.now.bind(Date);
+		let late = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => real() + late);
+		const server = await scriptedServer((_req, _body, res) => {
+			// the answer arrives after the deadline (the clock moved past it meanwhile)
+			late = 5000;
+			res.writeHead(200, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ results: [{ alertId: 9 }] }));
+		});
+		try {
+			const error = await amlRequest
+				.call(
+					context(server.baseUrl),
+					{
+						method: 'POST',
+						path: '/v1/transactions/t/monitoring-checks',
+						retry: 'check',
+						deadline: deadlineIn(1000),
+					},
+					0,
+					FAST_BACKOFF,
+				)
+				.catch((e: unknown) => e);
+			expect(isBudgetSpent(error)).toBe(true);
+			expect(mayHaveApplied(error)).toBe(true);
+			expect(lateAnswerOf(error)).toEqual({ body: { results: [{ alertId: 9 }] } });
+		} finally {
+			clock.mockRestore();
+			await server.close();
+		}
+	});
+});
+
+describe('whether a failed request reached the service', () => {
+	test('answered (429), dropped after it was sent: reached; the budget spent before any send: not', async () => {
+		const limited = await scriptedServer((_req, _body, res) => {
+			res.writeHead(429, { 'retry-after': '30' }).end();
+		});
+		const dropping = await scriptedServer((req) => req.socket.destroy());
+		try {
+			const check = {
+				method: 'POST',
+				path: '/v1/transactions/t/monitoring-checks',
+				retry: 'check',
+			} as const;
+			const answered = await amlRequest
+				.call(context(limited.baseUrl), { ...check, deadline: deadlineIn(2000) }, 0, FAST_BACKOFF)
+				.catch((e: unknown) => e);
+			expect(reachedService(answered)).toBe(true);
+			const dropped = await amlRequest
+				.call(context(dropping.baseUrl), check, 0, FAST_BACKOFF)
+				.catch((e: unknown) => e);
+			expect(reachedService(dropped)).toBe(true);
+			const sentBefore = limited.requests.length;
+			const spent = await amlRequest
+				.call(
+					context(limited.baseUrl),
+					{ ...check, deadline: { at: Date.now() - 1, ms: 1 } },
+					0,
+					FAST_BACKOFF,
+				)
+				.catch((e: unknown) => e);
+			expect(isBudgetSpent(spent)).toBe(true);
+			expect(reachedService(spent)).toBe(false);
+			expect(limited.requests).toHaveLength(sentBefore);
+		} finally {
+			await limited.close();
+			await dropping.close();
+		}
+	});
 });
 
 describe('time budget in amlRequest', () => {

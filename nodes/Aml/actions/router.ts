@@ -12,6 +12,7 @@ import * as transaction from './transaction';
 import type { OperationModule, ResourceModule } from './types';
 import { itemParameter } from '../helpers/itemParameter';
 import { asItemError, errorJson } from '../helpers/items';
+import { errorOutputItem } from '../../shared/n8n/errorOutput';
 import { failedReason } from '../helpers/checks';
 import { requestOptions } from '../helpers/descriptions';
 import { numberOption, parameterValidator } from '../validation';
@@ -126,11 +127,11 @@ function failedRun(
 			...(options.decides ? { decision: 'block', reason: failedReason(itemError) } : {}),
 			...errorJson(itemError, i),
 		};
-		outputs[options.routed ? BLOCK_OUTPUT : 0].push({
-			json,
-			...(toErrorOutput ? { error: itemError } : {}),
-			pairedItem: { item: i },
-		});
+		outputs[options.routed ? BLOCK_OUTPUT : 0].push(
+			toErrorOutput
+				? errorOutputItem(json, itemError, { item: i })
+				: { json, pairedItem: { item: i } },
+		);
 	}
 	return outputs;
 }

@@ -322,7 +322,7 @@ function scalarsAsText(attributes: unknown): unknown {
 }
 
 /** The attribute keys Transaction → Gate writes as its record on a stored transaction (record.ts). */
-export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision'];
+export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision', 'n8n_gate_unchecked'];
 
 /**
  * Whether an attribute key or CSV column names a key of the Gate's record, in any case and in snake_case or camelCase:

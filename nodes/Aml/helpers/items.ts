@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ItemValidator } from '../validation';
 import { DEFAULT_PARALLEL_REQUESTS } from './descriptions';
 import { mapBounded } from '../transport/parallel';
+import { errorOutputItem } from '../../shared/n8n/errorOutput';
 
 export type ItemJson = IDataObject | IDataObject[];
 
@@ -105,16 +106,10 @@ export async function runWholeRun(
 	} catch (error) {
 		const itemError = asItemError(ctx, error, 0);
 		if (!ctx.continueOnFail()) throw itemError;
+		const json = errorJson(itemError, 0);
+		const pairedItem = items.map((_, item) => ({ item }));
 		const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput';
-		return [
-			[
-				{
-					json: errorJson(itemError, 0),
-					...(toErrorOutput ? { error: itemError as NodeApiError | NodeOperationError } : {}),
-					pairedItem: items.map((_, item) => ({ item })),
-				},
-			],
-		];
+		return [[toErrorOutput ? errorOutputItem(json, itemError, pairedItem) : { json, pairedItem }]];
 	}
 }
 
@@ -219,13 +214,15 @@ export async function runItems<P>(
 				...(operation.failed?.(result.error, i, entry.ok ? entry.value : undefined) ?? {}),
 				...errorJson(result.error, i),
 			};
-			// With "On Error: Continue (using error output)" the error itself rides along, so that n8n moves the item to the
-			// error output (it looks at `item.error`, and keeps the item's json merged onto its input item's).
+			// With "On Error: Continue (using error output)" n8n moves the item to its error output (the seam says how it
+			// keeps the item's fields there).
 			const toErrorOutput = ctx.getNode().onError === 'continueErrorOutput' && continueOnFail;
-			const error = toErrorOutput
-				? { error: result.error as NodeApiError | NodeOperationError }
-				: {};
-			outputs[operation.errorOutput ?? 0].push({ json, ...error, pairedItem: { item: i } });
+			const error = result.error as NodeApiError | NodeOperationError;
+			outputs[operation.errorOutput ?? 0].push(
+				toErrorOutput
+					? errorOutputItem(json, error, { item: i })
+					: { json, pairedItem: { item: i } },
+			);
 			continue;
 		}
 		const list = Array.isArray(result.json) ? result.json : [result.json as IDataObject];

@@ -21,6 +21,11 @@ interface Facts {
 	attempts: number;
 	/** Present only when an attempt reached the service without an answer and the request is not a read. */
 	mayHaveApplied?: MayHaveApplied;
+	/**
+	 * Whether an attempt may have been received by the service (it answered, or a sent attempt got no answer); false
+	 * when every attempt stopped before: a refused connection, an unknown host, a token step that failed.
+	 */
+	reached?: boolean;
 }
 
 /**
@@ -30,7 +35,7 @@ interface Facts {
 export type Failure =
 	| (Facts & { kind: 'service'; status: number; body?: unknown })
 	| (Facts & { kind: 'network'; code: string })
-	| (Facts & { kind: 'budget'; budgetMs: number })
+	| (Facts & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
 	| (Facts & { kind: 'unreadable'; problem: string })
 	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
 	| { kind: 'other'; message: string };
@@ -73,6 +78,24 @@ export function isBudgetSpent(error: unknown): boolean {
 export function mayHaveApplied(error: unknown): boolean {
 	const failure = failureOf(error);
 	return failure !== undefined && failure.kind !== 'other' && failure.mayHaveApplied !== undefined;
+}
+
+/**
+ * The body of a check's 2xx answer that came after the time budget (not taken as the check's answer; what it names,
+ * an alert ID, is still reported), or undefined.
+ */
+export function lateAnswerOf(error: unknown): { body: unknown } | undefined {
+	const failure = failureOf(error);
+	return failure?.kind === 'budget' ? failure.lateAnswer : undefined;
+}
+
+/**
+ * Whether the failed request may have been received by the service. Only a failure known to have stopped every
+ * attempt before the service (none sent, a refused connection, an unknown host, a failed token step) says no.
+ */
+export function reachedService(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure === undefined || failure.kind === 'other' || failure.reached !== false;
 }
 
 /** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */

@@ -16,6 +16,7 @@ import {
 import { failureOf, toNodeError, type Failure, type MayHaveApplied } from './errors';
 import { executionCancelSignal, runOf, sendAttempt, type AmlContext } from './auth';
 import { CHECK_REQUEST_PATH, type TokenNeed } from './token';
+import { NEVER_SENT } from '../../shared/n8n/errors';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -90,16 +91,19 @@ export async function amlRequest<T = unknown>(
 	let unanswered = false;
 	let refusals = 0;
 	let refused: TokenNeed['refused'];
+	let reached = false;
 	for (let attempt = 1; ; attempt++) {
 		// No send starts after the deadline; none waits past it.
 		if (timeLeft(deadline) <= 0)
-			throw fail({ ...facts(request, attempt - 1, unanswered), ...budgetSpent });
+			throw fail({ ...facts(request, attempt - 1, unanswered, reached), ...budgetSpent });
 		const timeoutMs = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
 		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
 		const outcome: Outcome<T> = signal?.aborted
 			? { kind: 'other', message: 'The execution was cancelled' }
 			: sent.outcome;
 		if (outcome.kind === 'other') throw fail(outcome);
+		reached ||=
+			outcome.kind === 'answer' || (outcome.kind === 'network' && !NEVER_SENT.has(outcome.code));
 		const answer = outcome.kind === 'answer' ? outcome.response : undefined;
 		if (answer?.statusCode === 401) refusals++;
 		const step = decide({
@@ -128,7 +132,8 @@ export async function amlRequest<T = unknown>(
 		if (step.action === 'done' && answer) {
 			const problem = answer.statusCode < 300 ? unreadable(request, answer.body) : undefined;
 			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
-			if (problem) throw fail({ ...facts(request, attempt, false), kind: 'unreadable', problem });
+			if (problem)
+				throw fail({ ...facts(request, attempt, false, true), kind: 'unreadable', problem });
 			return {
 				status: answer.statusCode,
 				body: answer.body,
@@ -137,8 +142,11 @@ export async function amlRequest<T = unknown>(
 				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
 			};
 		}
-		const known = facts(request, attempt, unanswered);
-		if (step.action !== 'fail' || step.as === 'budget') throw fail({ ...known, ...budgetSpent });
+		const known = facts(request, attempt, unanswered, reached);
+		if (step.action !== 'fail' || step.as === 'budget') {
+			const late = answer && answer.statusCode < 300 ? { lateAnswer: { body: answer.body } } : {};
+			throw fail({ ...known, ...budgetSpent, ...late });
+		}
 		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
 		if (outcome.kind === 'tokenEndpoint')
 			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
@@ -156,13 +164,13 @@ function retryMode(request: AmlRequest): RetryMode {
  * What every failure of the request knows. A write or check an attempt of which reached the service without an answer
  * may have been applied, whatever came after it; a read applies nothing, however far it got.
  */
-function facts(request: AmlRequest, attempts: number, unanswered: boolean) {
+function facts(request: AmlRequest, attempts: number, unanswered: boolean, reached: boolean) {
 	const retry = retryMode(request);
 	const mayHaveApplied: MayHaveApplied | undefined =
 		unanswered && request.method !== 'GET'
 			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
 			: undefined;
-	return { method: request.method, path: request.path, attempts, mayHaveApplied };
+	return { method: request.method, path: request.path, attempts, mayHaveApplied, reached };
 }
 
 /**

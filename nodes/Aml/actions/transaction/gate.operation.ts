@@ -8,6 +8,7 @@ import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-work
 
 import {
 	checkFailures,
+	checkOutcome,
 	failedReason,
 	mayHaveAppliedFields,
 	TIMEOUT_REASON,
@@ -16,7 +17,13 @@ import {
 import { optionsCollection, timeBudgetDeadline } from '../../helpers/descriptions';
 import { itemParameter } from '../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../helpers/items';
-import { isBudgetSpent, blocksPayment, type Deadline } from '../../transport';
+import {
+	blocksPayment,
+	isBudgetSpent,
+	lateAnswerOf,
+	reachedService,
+	type Deadline,
+} from '../../transport';
 import { earlierAlerts } from '../unresolvedAlerts';
 import { invalid, type ItemValidator } from '../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../outputs';
@@ -30,7 +37,9 @@ import {
 	releaseStatuses,
 	storedClaim,
 	storedDecision,
+	uncheckedRun,
 	writeDecision,
+	writeUnchecked,
 	type Claim,
 	type RecordedDecision,
 } from './record';
@@ -62,8 +71,10 @@ import {
  * decision is answered only when a Gate of this credential wrote it (record.ts: signed), from any execution or worker;
  * a block stands until a release made after it (a status set on the transaction after the block). A run that may have
  * learnt something never ends without a record of it: a block is written before the item is answered or fails, and a
- * claim past its time without a decision is a block of its own. Anything else blocks, and `reason` says which step
- * failed.
+ * claim past its time without a decision is a block of its own. A block on which no check reached the service (none
+ * was sent, or each was refused a connection before the service could receive it) is not the payment's decision: the
+ * item blocks, and the next copy checks the payment itself, as a first submission. Anything else blocks, and `reason`
+ * says which step failed.
  */
 
 const CHECKS: Array<{
@@ -92,6 +103,13 @@ const UNREADABLE_CLAIM_REASON =
 /** The reason of a payment whose first run's claim ended without a decision. */
 const outcomeUnknownReason = (execution: string) =>
 	`first submission's outcome unknown: its run${execution ? ` (execution ${execution})` : ''} ended without a decision; its checks may have raised alerts: review the transaction's alerts and that execution, then set a Release Status`;
+
+/** Why a block on which no check reached the service is not written as the payment's decision. */
+const NO_CHECK_REACHED_REASON =
+	"no check reached the service: this block is not the payment's decision, and a copy sent again is checked as a first submission";
+
+/** What a found claim says when its run's checks never reached the service. */
+const UNCHECKED_CLAIM = 'no check reached the service';
 
 /** A store refused for this transaction's data (unknown person): a block, not a fault. */
 const REFUSED_STORE = new Set(['400', '404', '409', '422']);
@@ -296,6 +314,22 @@ async function recordBlock(
 	}
 }
 
+/**
+ * A block on which no check reached the service: no decision is written; the claim is marked unchecked after the
+ * answer (it never delays the block; lost, the claim ends without a decision and a copy blocks). The record step as
+ * reported.
+ */
+function markUnchecked(
+	ctx: IExecuteFunctions,
+	key: Buffer | undefined,
+	transaction: TransactionToStore,
+	claim: Claim | undefined,
+	i: number,
+): IDataObject {
+	if (key && claim) void writeUnchecked(ctx, key, transaction, claim.run, i);
+	return { status: 'no decision', reason: NO_CHECK_REACHED_REASON };
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	items: INodeExecutionData[],
@@ -351,6 +385,15 @@ export async function execute(
 				// Not stored (or not known to be): no check is sent.
 				const step = storeStepOrThrow(this, error, transaction, i, reasons, notTaken);
 				reasons.store = step;
+				// Failed, not refused: it may have been stored, with this run's claim.
+				if (step.status !== 'refused' && claim)
+					reasons.record = markUnchecked(
+						this,
+						reachedService(error) ? signing : undefined,
+						transaction,
+						claim.claim,
+						i,
+					);
 				return answer('block', step.reason as string);
 			}
 			const store: IDataObject = { status: stored.json.result };
@@ -426,6 +469,14 @@ export async function execute(
 						return;
 					}
 					const step = failedStep(result.reason);
+					// An answer after the budget is not the check's answer, but the alerts it names exist.
+					const late = lateAnswerOf(result.reason);
+					if (late) {
+						const named = checkOutcome(late.body, check.key);
+						step.lateAnswer = { status: named.decision, alertIds: named.alertIds };
+						json[check.key] = named.list;
+						for (const id of named.alertIds) alertIds.add(id);
+					}
 					reasons[check.step] = step;
 					reason ??= step.reason as string;
 					return;
@@ -460,6 +511,11 @@ export async function execute(
 				throw withItemFacts(refusal.reason as Error, { reasons, alertIds: [...alertIds] });
 			}
 
+			// No check reached the service: nothing of this payment is there to review, so the block is this item's only.
+			const unreached = settled.every(
+				(result) => result.status === 'rejected' && !reachedService(result.reason),
+			);
+
 			// 4. A payment stored before: its own checks say only that they raised nothing new; any alert open now blocks.
 			if (reason === undefined && lookupAfter) {
 				const earlier = await earlierAlerts(this, transactionId, i, deadline);
@@ -473,6 +529,8 @@ export async function execute(
 			// 5. The decision on the transaction: a block before the answer, a clear after it.
 			if (recordTaken) {
 				reasons.record = { status: 'not written', reason: 'a decision record is stored already' };
+			} else if (unreached) {
+				reasons.record = markUnchecked(this, signing, transaction, claim?.claim, i);
 			} else if (signing && claim) {
 				const decided = {
 					decision: reason === undefined ? ('clear' as const) : ('block' as const),
@@ -539,13 +597,21 @@ async function foundStored(
 		}
 		if (other.kind === 'none') return { check: true, lookupAfter: true };
 		if (other.run === claim.run) return { check: true, lookupAfter: false };
+		// The claim's run had no check reach the service: this run's checks are the first.
+		const unchecked = (): Found => {
+			store.claim = UNCHECKED_CLAIM;
+			return { check: true, lookupAfter: true };
+		};
+		if (uncheckedRun(stored, key, transaction) === other.run) return unchecked();
 		if (other.until > Date.now()) {
 			store.waitedFor = 'another run';
 			let waited;
 			try {
 				waited = await awaitOtherRun(
 					async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
-					(read) => storedDecision(read, key, transaction),
+					(read) =>
+						storedDecision(read, key, transaction) ??
+						(uncheckedRun(read, key, transaction) === other.run ? UNCHECKED_CLAIM : undefined),
 					other,
 					deadline,
 				);
@@ -555,6 +621,7 @@ async function foundStored(
 			if (waited.kind === 'budget')
 				return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
 			if (waited.kind === 'decided') {
+				if (waited.decision === UNCHECKED_CLAIM) return unchecked();
 				decision = waited.decision;
 				stored = waited.stored;
 			}

@@ -15,6 +15,11 @@ import { amlRequest, idSegment, type Deadline } from '../../transport';
  * - `n8n_gate_decision` `{decision, reason, alertIds, status, run, decidedAt, execution, sig}`: added by the run that
  *   decided. A block is written before the item is answered; a clear after it, so that a clean payment's answer waits
  *   for nothing. `status` is the transaction's status when it was written: it never releases the block.
+ * - `n8n_gate_unchecked` `{run, execution, sig}`: added, after the item is answered, by a run that claimed the payment
+ *   and whose checks never reached the service (none sent, or each refused a connection before the service could
+ *   receive it): its block is not the payment's decision, and no decision is written. A run that finds it with the
+ *   claim of the same run checks the payment itself, as a first submission, and writes the decision. Lost, the claim
+ *   ends without a decision and the payment blocks, as for any such claim.
  * Only a Gate writes them: every other write path of the package refuses the keys, and `sig` (HMAC-SHA256 with a key
  * of the credential's client secret, over the transaction's person and ID and every value) tells a record this
  * credential's Gate wrote from any other, which is never answered as a decision. A run that finds the payment stored
@@ -26,6 +31,7 @@ import { amlRequest, idSegment, type Deadline } from '../../transport';
 
 export const CLAIM_ATTRIBUTE = GATE_RECORD_KEYS[0];
 export const DECISION_ATTRIBUTE = GATE_RECORD_KEYS[1];
+export const UNCHECKED_ATTRIBUTE = GATE_RECORD_KEYS[2];
 
 /** Time a run has after its budget to write its block: part of its claim, so a waiting run sees the block. */
 export const RECORD_MS = 5_000;
@@ -194,15 +200,13 @@ export function storedDecision(
  * Reads the transaction until another run's claim ends: its decision once written, `expired` once the claim's time
  * has passed without one, `budget` when this item's own time runs out first.
  */
-export async function awaitOtherRun(
+export async function awaitOtherRun<D>(
 	read: (deadline?: Deadline) => Promise<IDataObject>,
-	decisionOf: (stored: IDataObject) => StoredDecision | undefined,
+	decisionOf: (stored: IDataObject) => D | undefined,
 	claim: Claim,
 	deadline: Deadline | undefined,
 ): Promise<
-	| { kind: 'decided'; decision: StoredDecision; stored: IDataObject }
-	| { kind: 'expired' }
-	| { kind: 'budget' }
+	{ kind: 'decided'; decision: D; stored: IDataObject } | { kind: 'expired' } | { kind: 'budget' }
 > {
 	for (;;) {
 		const now = Date.now();
@@ -231,14 +235,79 @@ export async function writeDecision(
 		execution: String(ctx.getExecutionId() ?? ''),
 		decidedAt: new Date().toISOString(),
 	});
+	await patchAttributes(ctx, transaction, attribute, Date.now() + RECORD_MS, i);
+}
+
+/** The run of the claim whose checks never reached the service, when this credential's Gate signed the mark. */
+export function uncheckedRun(
+	stored: IDataObject,
+	key: Buffer,
+	owner: RecordOwner,
+): string | undefined {
+	const value = stored[UNCHECKED_ATTRIBUTE];
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const record = value as IDataObject;
+	const [run, execution] = [text(record.run), text(record.execution)];
+	if (run === undefined || execution === undefined) return undefined;
+	return signed(key, 'unchecked', owner, [run, execution], record.sig) ? run : undefined;
+}
+
+/** How often, and for how long, the mark is tried while the transaction is not found (its store may still land). */
+const UNCHECKED_RETRY_MS = 250;
+
+/**
+ * Marks the claim of `run` as unchecked (see the header): written after the item is answered, never delaying it. A
+ * store whose answer was lost may land after the run gave up: a 404 is tried again within RECORD_MS. Whether it was
+ * written (a mark not written leaves the claim to end without a decision: a copy then blocks).
+ */
+export async function writeUnchecked(
+	ctx: IExecuteFunctions,
+	key: Buffer,
+	transaction: RecordOwner,
+	run: string,
+	i: number,
+): Promise<boolean> {
+	const attribute = uncheckedAttribute(key, transaction, run, String(ctx.getExecutionId() ?? ''));
+	const until = Date.now() + RECORD_MS;
+	for (;;) {
+		try {
+			await patchAttributes(ctx, transaction, attribute, until, i);
+			return true;
+		} catch (error) {
+			const notFound = String((error as { httpCode?: unknown }).httpCode) === '404';
+			if (!notFound || Date.now() + UNCHECKED_RETRY_MS >= until) return false;
+			await sleep(UNCHECKED_RETRY_MS);
+		}
+	}
+}
+
+/** The unchecked mark of `run`'s claim as the attribute written, signed for its transaction. */
+export function uncheckedAttribute(
+	key: Buffer,
+	transaction: RecordOwner,
+	run: string,
+	execution: string,
+): IDataObject {
+	const sig = signature(key, 'unchecked', transaction, [run, execution]);
+	return { [UNCHECKED_ATTRIBUTE]: { run, execution, sig } };
+}
+
+/** Adds record attributes to the stored transaction by `until` (adding a key is safe to repeat). */
+async function patchAttributes(
+	ctx: IExecuteFunctions,
+	transaction: RecordOwner,
+	attributes: IDataObject,
+	until: number,
+	i: number,
+): Promise<void> {
 	await amlRequest.call(
 		ctx,
 		{
 			method: 'PATCH',
 			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
-			body: { id: transaction.id, attributes: attribute },
+			body: { id: transaction.id, attributes },
 			retry: 'safe',
-			deadline: { at: Date.now() + RECORD_MS, ms: RECORD_MS },
+			deadline: { at: until, ms: RECORD_MS },
 		},
 		i,
 	);
