@@ -11,6 +11,7 @@ import { context, n8n } from '../harness/context';
 import { amlTriggerWorkflow, type Json } from '../harness/client';
 import { EXAMPLES_DIR, prepareExample } from '../harness/examples';
 import { DEFAULT_OWNER, REPO_ROOT } from '../harness/n8n';
+import { labelsNotShown, readmeWordsMissing } from '../harness/editorLabels';
 
 /**
  * The editor in a real browser (Debian's Chromium through playwright-core, no browser download): the example
@@ -411,6 +412,12 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 			await page.close();
 		}
 	});
+
+	test('the labels the README names are shown by this editor (1.x: test/compat/editorLabels.test.ts), and the README still holds their words', async () => {
+		const line = (process.env.AML_N8N_VERSION ?? '').startsWith('1.') ? '1' : '2';
+		const notShown = await labelsNotShown(editor(), line);
+		expect({ readme: readmeWordsMissing(), editor: notShown }).toEqual({ readme: [], editor: [] });
+	}, 600_000);
 
 	test("Custom List → Create, Map List Fields: n8n's resource mapper shows the list's fields, set below or mapped automatically", async () => {
 		const page = await openWorkflow(editor(), workflows.mapper);
