@@ -80,8 +80,8 @@ const properties: INodeProperties[] = [
 		],
 		default: 'PERSON',
 		description:
-			'What the rows of the file are. The file starts with a header row naming its columns.',
-		hint: "The columns listed with each type are the node's Header Check (Options): snake_case or camelCase (personId), but person_id of transaction files in snake_case; the ID column is 'id'. Header Check → Off sends another layout as it is.",
+			'What the rows of the file are. The file starts with a header row naming its columns, in snake_case or camelCase (personId), but person_id of transaction files always in snake_case.',
+		hint: 'Options → Header Check requires the columns listed with each type (the ID column: id); Off sends others as they are',
 	},
 	{
 		displayName: 'Wait for Completion',
