@@ -319,6 +319,113 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 	});
 });
 
+describe('Data Upload → Upload CSV, Options → Header Check in real n8n', () => {
+	test("Off: a transaction update file outside the node's layout (personId) is sent as it is; the sandbox stores its status", async () => {
+		const personId = `hc-${suffix}`;
+		const txId = `hctx-${suffix}`;
+		await upload({ rows: [{ id: personId, type: 'INDIVIDUAL' }] }, { uploadType: 'PERSON' });
+		await upload(
+			{
+				rows: [
+					{
+						id: txId,
+						person_id: personId,
+						timestamp: '2026-01-05T10:00:00Z',
+						amount: '10.00',
+						direction: 'O',
+					},
+				],
+			},
+			{ uploadType: 'TRANSACTION' },
+		);
+		const rows = [{ id: txId, personId, status: 'RELEASED' }];
+		const mark = await control.mark();
+		const checked = await upload({ rows }, { uploadType: 'TRANSACTION_UPDATE' });
+		expect(checked.error?.message).toMatch(
+			/"CSV header" lacks the required column\(s\) person_id for type TRANSACTION_UPDATE/,
+		);
+		expect(await uploadsSince(mark)).toHaveLength(0);
+		const run = await upload(
+			{ rows },
+			{ uploadType: 'TRANSACTION_UPDATE', options: { headerCheck: 'off' } },
+		);
+		expect({ status: run.status, output: run.output[0], error: run.error }).toMatchObject({
+			status: 'success',
+			output: { status: 'COMPLETED', success: true, type: 'TRANSACTION_UPDATE' },
+		});
+		expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202]);
+		const stored = (await control.get<Json[]>('/transactions', { personId })).find(
+			(t) => t.id === txId,
+		);
+		expect(stored?.attributes).toMatchObject({ status: 'RELEASED', amount: '10.00' });
+	});
+
+	test("Off: a relation file the service refuses → its FAILED reason as the error, said to be the service's own; nothing stored", async () => {
+		const rows = [{ person_id: 'cust-1001', related_person_id: 'cust-1002', type: 'PARTNER' }];
+		const before = (await control.get<Json[]>('/relations')).length;
+		const checked = await upload({ rows }, { uploadType: 'PERSON_RELATION' });
+		expect(checked.error?.message).toMatch(/lacks the required column\(s\) relation_type/);
+		const run = await upload(
+			{ rows },
+			{ uploadType: 'PERSON_RELATION', options: { headerCheck: 'off' } },
+		);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(
+			/^Upload \d+ \(data\.csv\) ended with status FAILED: missing required column\(s\): relation_type$/,
+		);
+		expect(run.error?.description).toMatch(
+			/^Header Check was off: the file was sent as it is, and the reason is the service's own check\. The file failed the service's validation, so none of its rows were stored \(first id not saved: cust-1001\)\. Fix what the reason names/,
+		);
+		const cof = await upload(
+			{ rows },
+			{ uploadType: 'PERSON_RELATION', options: { headerCheck: 'off' } },
+			{ continueOnFail: true },
+		);
+		expect(cof.output).toEqual([
+			expect.objectContaining({
+				status: 'FAILED',
+				success: false,
+				reason: 'missing required column(s): relation_type',
+			}),
+		]);
+		expect((await control.get<Json[]>('/relations')).length).toBe(before);
+	});
+
+	test("Off still refuses, before any request, a transaction file with a column of the Gate's record", async () => {
+		const mark = await control.mark();
+		const uploadsBefore = (await control.get<Json[]>('/uploads')).length;
+		for (const [uploadType, rows] of [
+			[
+				'TRANSACTION_UPDATE',
+				[{ id: `gk-${suffix}`, person_id: 'cust-1001', n8nGateDecision: '{"decision":"CLEAR"}' }],
+			],
+			[
+				'TRANSACTION',
+				[
+					{
+						id: `gk-${suffix}`,
+						person_id: 'cust-1001',
+						timestamp: '2026-01-05T10:00:00Z',
+						amount: '1.00',
+						direction: 'O',
+						n8n_gate_claim: 'x',
+					},
+				],
+			],
+		] as const) {
+			const run = await upload(
+				{ rows: rows as unknown as Json[] },
+				{ uploadType, options: { headerCheck: 'off' } },
+			);
+			expect(run.error?.message).toMatch(
+				/"CSV header" has the column "(n8nGateDecision|n8n_gate_claim)", a key of the record Transaction → Gate writes/,
+			);
+		}
+		expect(await apiSince(mark)).toHaveLength(0);
+		expect((await control.get<Json[]>('/uploads')).length).toBe(uploadsBefore);
+	});
+});
+
 describe('Data Upload → Get Status in real n8n', () => {
 	test('status of a finished upload; an unknown id is a 404 error; a non-number is refused before any request', async () => {
 		const done = await upload({ rows: persons(`gs-${suffix}`, 2) }, { uploadType: 'PERSON' });

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 
 import {
 	firstRowId,
+	gateHeaderProblem,
 	headerProblem,
 	parseReason,
 	readHead,
@@ -42,6 +43,22 @@ describe('CSV header row', () => {
 		const problem = headerProblem(line, type);
 		if (expected === undefined) expect(problem).toBeUndefined();
 		else expect(problem).toMatch(expected);
+	});
+
+	test("Header Check off: only a transaction file's column of the Gate's record, or its unreadable header row, is a problem", () => {
+		const head = (text: string) => readHead(Buffer.from(text), text.length);
+		expect(gateHeaderProblem(head('id;personId;x\n1;2;3\n'), 'TRANSACTION_UPDATE')).toBeUndefined();
+		expect(gateHeaderProblem(head('whatever\n'), 'PERSON_RELATION')).toBeUndefined();
+		expect(gateHeaderProblem(head('"open\n'), 'PERSON')).toBeUndefined();
+		expect(gateHeaderProblem(head('id,person_id,N8N-Gate-Claim\n1,2,3\n'), 'TRANSACTION')).toMatch(
+			/has the column "N8N-Gate-Claim", a key of the record Transaction → Gate writes/,
+		);
+		expect(gateHeaderProblem(head('id,"open\n'), 'TRANSACTION_UPDATE')).toMatch(
+			/quote is not closed\), so the node cannot check that no column sets a key of the record/,
+		);
+		expect(gateHeaderProblem(readHead(Buffer.alloc(1000, 'a'), 10_000_000), 'TRANSACTION')).toMatch(
+			/no line break .*so the node cannot check/,
+		);
 	});
 
 	test('quoted cells keep commas and doubled quotes', () => {

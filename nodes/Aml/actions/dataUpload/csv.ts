@@ -20,9 +20,9 @@ export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const HEAD_BYTES = 64 * 1024;
 
 /**
- * Required columns per type (the service's CSV layout). `snakeOnly` columns must be written in
- * snake_case (decisions: `person_id` is always snake_case in transaction files); the others may also
- * be camelCase.
+ * Required columns per type, as the node's Header Check requires them (the service shows no CSV layout).
+ * `snakeOnly` columns must be written in snake_case (`person_id` of transaction files); the others may also be
+ * camelCase.
  */
 export const REQUIRED_COLUMNS: Record<UploadType, { columns: string[]; snakeOnly: string[] }> = {
 	PERSON: { columns: ['id', 'type'], snakeOnly: [] },
@@ -119,7 +119,42 @@ export function firstRowId(head: HeadFacts, type: UploadType): string | undefine
 	return id ? id : undefined;
 }
 
-/** Checks the header row against the type's required columns. Returns the problem as text or undefined. */
+/** Whether a file of this type writes transactions, whose columns must never set a key of the Gate's record. */
+export const writesTransactions = (type: UploadType): boolean =>
+	type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE';
+
+/** A column of a transaction file that names a key of the Gate's record, as the problem text; else undefined. */
+function gateColumnProblem(names: string[], type: UploadType): string | undefined {
+	const gateKey = writesTransactions(type) ? names.find(isGateRecordKey) : undefined;
+	return gateKey === undefined
+		? undefined
+		: `has the column "${gateKey}", a key of the record Transaction → Gate writes on the transaction: no upload may set it (remove the column)`;
+}
+
+/**
+ * With Header Check off, the one rule of the header row that still holds: a transaction file may not carry a column
+ * of the Gate's record. A transaction file whose header row cannot be read is refused too, since that rule cannot
+ * be checked on it. Other types: never a problem.
+ */
+export function gateHeaderProblem(head: HeadFacts | string, type: UploadType): string | undefined {
+	if (!writesTransactions(type)) return undefined;
+	const why =
+		'so the node cannot check that no column sets a key of the record Transaction → Gate writes';
+	if (typeof head === 'string') return `${head} (${why})`;
+	const cells = splitCsvLine(head.headerLine);
+	if (!cells)
+		return `has a malformed header row (a quote is not closed), ${why}: ${shorten(head.headerLine)}`;
+	return gateColumnProblem(
+		cells.map((cell) => cell.trim()),
+		type,
+	);
+}
+
+/**
+ * The node's Header Check (its own rules: the service shows no CSV layout): the header row against the type's
+ * required columns, one comma-separated name per column, no empty or repeated name. Returns the problem as text or
+ * undefined.
+ */
 export function headerProblem(headerLine: string, type: UploadType): string | undefined {
 	if (headerLine.trim() === '')
 		return 'starts with an empty line: the first line must be a header row of comma-separated column names';
@@ -142,12 +177,8 @@ export function headerProblem(headerLine: string, type: UploadType): string | un
 		if (seen.has(name)) return `names the column "${name}" twice in the header row`;
 		seen.add(name);
 	}
-	const gateKey =
-		type === 'TRANSACTION' || type === 'TRANSACTION_UPDATE'
-			? names.find(isGateRecordKey)
-			: undefined;
-	if (gateKey !== undefined)
-		return `has the column "${gateKey}", a key of the record Transaction → Gate writes on the transaction: no upload may set it (remove the column)`;
+	const gateKey = gateColumnProblem(names, type);
+	if (gateKey) return gateKey;
 	const { columns, snakeOnly } = REQUIRED_COLUMNS[type];
 	const missing = columns.filter(
 		(column) => !seen.has(column) && (snakeOnly.includes(column) || !seen.has(camel(column))),

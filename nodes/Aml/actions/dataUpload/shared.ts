@@ -123,11 +123,15 @@ export function pollFailedAfterAccepted(
 	);
 }
 
-/** FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. */
+/**
+ * FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. `sentAsIs`:
+ * the node did not check the header row (Header Check off), so the error says the reason is the service's own check.
+ */
 export function unsuccessfulUpload(
 	ctx: IExecuteFunctions,
 	json: IDataObject,
 	itemIndex: number,
+	sentAsIs = false,
 ): NodeOperationError {
 	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
 	const hint =
@@ -148,11 +152,14 @@ export function unsuccessfulUpload(
 	const reason = typeof json.reason === 'string' ? json.reason : '';
 	const short = quoteServiceText(reason, 300);
 	const message = `${label} ended with status ${json.status}: ${short || 'the service gave no reason'}`;
-	let description = short !== reason ? `Reason: ${reason}. ` : '';
+	let description = sentAsIs
+		? "Header Check was off: the file was sent as it is, and the reason is the service's own check. "
+		: '';
+	if (short !== reason) description += `Reason: ${reason}. `;
 	if (json.status === 'FAILED') {
 		// Upload CSV knows the file's first id; Get Status does not
 		const first = json.firstIdNotSaved ? ` (first id not saved: ${json.firstIdNotSaved})` : '';
-		description += `The file failed the service's validation, so none of its rows were stored${first}. Fix ${json.line ? `line ${json.line}` : 'the row named in the reason'} and upload the whole file again.`;
+		description += `The file failed the service's validation, so none of its rows were stored${first}. Fix ${json.line ? `line ${json.line}` : 'what the reason names'} and upload the whole file again.`;
 	} else {
 		const ids = ['offendingId', 'lastSavedId', 'firstIdNotSaved']
 			.filter((key) => json[key] !== undefined)

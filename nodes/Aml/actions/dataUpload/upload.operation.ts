@@ -21,6 +21,7 @@ import {
 } from '../../validation';
 import {
 	firstRowId,
+	gateHeaderProblem,
 	HEAD_BYTES,
 	headerProblem,
 	MAX_UPLOAD_BYTES,
@@ -33,6 +34,7 @@ import { uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
+const HEADER_CHECKS = ['nodeLayout', 'off'] as const;
 
 const properties: INodeProperties[] = [
 	{
@@ -55,31 +57,31 @@ const properties: INodeProperties[] = [
 				name: 'Person',
 				value: 'PERSON',
 				description:
-					'New persons only: the service refuses a row whose ID is stored already (PARTIALLY_COMPLETED). Change stored persons with Person → Update. Header columns: the ID column, `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
+					'New persons only: the service refuses a row whose ID is stored already (PARTIALLY_COMPLETED). Change stored persons with Person → Update. Header Check requires the ID column and `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
 			},
 			{
 				name: 'Person Relation',
 				value: 'PERSON_RELATION',
 				description:
-					'Relations between two stored persons. Header columns this node requires (the service shows no CSV layout for this type): `person_id`, `related_person_id`, `relation_type`.',
+					'Relations between two stored persons. Header Check requires the columns `person_id`, `related_person_id` and `relation_type`.',
 			},
 			{
 				name: 'Transaction',
 				value: 'TRANSACTION',
 				description:
-					'Transactions of stored persons. Header columns: the ID column, `person_id`, `timestamp` (ISO-8601), `amount`, `direction`; others are attributes.',
+					'Transactions of stored persons. Header Check requires the ID column, `person_id`, `timestamp` (ISO-8601), `amount` and `direction`; other columns are attributes.',
 			},
 			{
 				name: 'Transaction Update',
 				value: 'TRANSACTION_UPDATE',
 				description:
-					'Changes to stored transactions. Header columns this node requires (the service shows no CSV layout for this type): the ID column, `person_id`, then the columns to add, or `status`.',
+					'Changes to stored transactions. Header Check requires the ID column and `person_id`, then the columns to add, or `status`.',
 			},
 		],
 		default: 'PERSON',
 		description:
-			'What the rows of the file are. The file needs a header row with the required columns of this type.',
-		hint: 'Column names as listed with each type (snake_case; camelCase such as personId where accepted); the ID column is "id"',
+			'What the rows of the file are. The file starts with a header row naming its columns, in snake_case or camelCase (personId), but person_id of transaction files always in snake_case.',
+		hint: 'Options → Header Check requires the columns listed with each type (the ID column: id); Off sends others as they are',
 	},
 	{
 		displayName: 'Wait for Completion',
@@ -99,6 +101,27 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. persons.csv',
 				description:
 					'Name sent with the file; must end with .csv. Empty: the file name of the binary data.',
+			},
+			{
+				displayName: 'Header Check',
+				name: 'headerCheck',
+				type: 'options',
+				options: [
+					{
+						name: "Node's Layout",
+						value: 'nodeLayout',
+						description:
+							'Refuse before sending a file whose header row lacks a column listed with the Upload Type, names a column twice, has an empty name or is not comma-separated. These are the rules of this node; the service may accept other layouts.',
+					},
+					{
+						name: 'Off: Send the File As It Is',
+						value: 'off',
+						description:
+							"Send the file unchanged and let the service's validation decide: its FAILED or PARTIALLY_COMPLETED answer, with its reason, is the result. Still refused before sending: a transaction file with a column of the record Transaction → Gate writes (or whose header row cannot be read), an empty file, a file over 100 MB.",
+					},
+				],
+				default: 'nodeLayout',
+				description: 'How the header row is checked before the file is sent',
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -138,6 +161,8 @@ export interface PreparedUpload {
 	size: number;
 	waitForCompletion?: boolean;
 	maxWait?: number;
+	/** Header Check off: the file is sent without the node's header rules. */
+	sentAsIs?: boolean;
 	/** Id of the file's first row, when the head holds it: the first id not saved of a FAILED upload. */
 	firstId?: string;
 }
@@ -239,11 +264,24 @@ async function prepareUpload(
 		throw invalid(ctx, i, 'Input Binary Field', property, 'holds an empty file');
 	if (size > MAX_UPLOAD_BYTES) throw tooLarge(ctx, i, property, size);
 	const head = readHead(await binaryHead(ctx, binary, size), size);
-	if (typeof head === 'string') throw invalid(ctx, i, 'CSV file', fileName, head);
-	const problem = headerProblem(head.headerLine, type);
-	if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
-	if (head.complete && !head.hasDataRow)
-		throw invalid(ctx, i, 'CSV file', fileName, 'has a header row but no data rows');
+	const headerCheck = valid(
+		ctx,
+		i,
+		'Header Check',
+		itemParameter(ctx, 'options.headerCheck', i, 'nodeLayout'),
+		(v) => enumRule(v, HEADER_CHECKS),
+	);
+	if (headerCheck === 'off') {
+		// Sent as it is; only the Gate's record stays out of reach of an upload.
+		const problem = gateHeaderProblem(head, type);
+		if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
+	} else {
+		if (typeof head === 'string') throw invalid(ctx, i, 'CSV file', fileName, head);
+		const problem = headerProblem(head.headerLine, type);
+		if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
+		if (head.complete && !head.hasDataRow)
+			throw invalid(ctx, i, 'CSV file', fileName, 'has a header row but no data rows');
+	}
 	const waitForCompletion = itemParameter(ctx, 'waitForCompletion', i, true) as boolean;
 	const maxWait = Number(
 		valid(
@@ -262,7 +300,8 @@ async function prepareUpload(
 		size,
 		waitForCompletion,
 		maxWait,
-		firstId: firstRowId(head, type),
+		sentAsIs: headerCheck === 'off',
+		firstId: typeof head === 'string' ? undefined : firstRowId(head, type),
 	};
 }
 
@@ -342,7 +381,7 @@ export async function execute(
 					upload.firstId ? { firstIdNotSaved: upload.firstId } : {},
 				);
 			// Never a success item: with Continue On Fail an error item carrying the status, on the error output when set.
-			throw withItemFacts(unsuccessfulUpload(this, final, i), final);
+			throw withItemFacts(unsuccessfulUpload(this, final, i, upload.sentAsIs), final);
 		},
 	});
 }
