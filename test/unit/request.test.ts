@@ -20,6 +20,39 @@ import {
 } from './realHttpContext';
 
 describe('transport: amlRequest against a real local server', () => {
+	test('an execution cancelled while a check is on its way: the failure says it may have been applied (a read: not)', async () => {
+		const server = await scriptedServer(async (_req, _body, res) => {
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}');
+		});
+		try {
+			for (const method of ['POST', 'GET'] as const) {
+				const cancel = new AbortController();
+				const ctx = {
+					...(context(server.baseUrl) as object),
+					getExecutionCancelSignal: () => cancel.signal,
+				};
+				setTimeout(() => cancel.abort(), 50);
+				const error = await amlRequest
+					.call(
+						ctx as never,
+						{ method, path: '/v1/transactions/t1/monitoring-checks', retry: 'check' },
+						0,
+					)
+					.catch((e: unknown) => e);
+				expect(error).toBeInstanceOf(NodeApiError);
+				expect(mayHaveApplied(error)).toBe(method === 'POST');
+				expect((error as Error).message).toMatch(
+					method === 'POST'
+						? /^The execution was cancelled while the request was on its way\. The request reached the service and may have been applied/
+						: /^The execution was cancelled$/,
+				);
+			}
+		} finally {
+			await server.close();
+		}
+	});
+
 	test('retries 5xx on a safe request and returns the later success', async () => {
 		let calls = 0;
 		const server = await scriptedServer((_req, _body, res) => {

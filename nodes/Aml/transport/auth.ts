@@ -111,6 +111,9 @@ export async function sendAttempt<T>(
 		}
 		if (thrown.kind === 'network') return { outcome: thrown, generation };
 		// only the message: the raw error may carry the request configuration and its headers
-		return { outcome: { kind: 'other', message: thrown.error?.message ?? 'Request failed' } };
+		return {
+			outcome: { kind: 'other', message: thrown.error?.message ?? 'Request failed' },
+			generation,
+		};
 	}
 }

@@ -37,6 +37,7 @@ export type Failure =
 	| (Facts & { kind: 'network'; code: string })
 	| (Facts & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
 	| (Facts & { kind: 'unreadable'; problem: string })
+	| (Facts & { kind: 'cancelled' })
 	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
 	| { kind: 'other'; message: string };
 
@@ -139,6 +140,13 @@ function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
 			};
 		case 'tokenEndpoint':
 			return tokenEndpointText(failure);
+		case 'cancelled':
+			return {
+				message: failure.mayHaveApplied
+					? `The execution was cancelled while the request was on its way. ${mayHaveAppliedText(failure.mayHaveApplied)}`
+					: 'The execution was cancelled',
+				description: `${failure.method} ${failure.path}: cancelled during attempt ${failure.attempts}.`,
+			};
 	}
 }
 

@@ -10,7 +10,6 @@ import {
 	type BackoffPolicy,
 	type Deadline,
 	type EndpointPolicy,
-	type Outcome,
 	type RetryMode,
 } from './retry';
 import { failureOf, toNodeError, type Failure, type MayHaveApplied } from './errors';
@@ -98,9 +97,15 @@ export async function amlRequest<T = unknown>(
 			throw fail({ ...facts(request, attempt - 1, unanswered, reached), ...budgetSpent });
 		const timeoutMs = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
 		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
-		const outcome: Outcome<T> = signal?.aborted
-			? { kind: 'other', message: 'The execution was cancelled' }
-			: sent.outcome;
+		// cancelled: an attempt that was sent may have reached the service, whatever it came to
+		if (signal?.aborted) {
+			const sentOut = sent.generation !== undefined;
+			throw fail({
+				...facts(request, attempt, unanswered || sentOut, reached || sentOut),
+				kind: 'cancelled',
+			});
+		}
+		const { outcome } = sent;
 		if (outcome.kind === 'other') throw fail(outcome);
 		reached ||=
 			outcome.kind === 'answer' || (outcome.kind === 'network' && !NEVER_SENT.has(outcome.code));
