@@ -32,6 +32,8 @@ import {
  */
 const LATENCIES = [0, 50, 150];
 const CONCURRENCY = [1, 8];
+/** The latency of the blocked-payment cell (a block's record is one round trip more than a clean answer). */
+const BLOCKED_LATENCY_MS = 150;
 const N8N_GATES = ['gate', 'threeNode', 'http', 'httpBare'] as const;
 export type GateName = (typeof N8N_GATES)[number];
 
@@ -222,13 +224,13 @@ export async function publish(
 let counter = 0;
 /** A day apart per payment, so no velocity scenario fires. */
 const timestampOf = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000).toISOString();
-/** A small payment of the seeded person, each a new ID. */
-function payment(): string {
+/** A payment of the seeded person, each a new ID: small (clear), or `amount` (25,000.00 raises the sandbox's alert). */
+function payment(amount = '12.00'): string {
 	counter++;
 	return JSON.stringify({
 		id: `bench-gate-${randomUUID().slice(0, 8)}-${counter}`,
 		personId: 'cust-1001',
-		amount: '12.00',
+		amount,
 		timestamp: timestampOf(counter),
 	});
 }
@@ -317,6 +319,7 @@ export async function drive(
 	count: number,
 	concurrency: number,
 	idleCpuPerS = 0,
+	body: () => string = payment,
 ): Promise<Cell> {
 	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
 	const latencies: number[] = [];
@@ -329,7 +332,7 @@ export async function drive(
 			while (next < count) {
 				next++;
 				const t = Date.now();
-				const answer = await post(agent, urls[next % urls.length], payment());
+				const answer = await post(agent, urls[next % urls.length], body());
 				latencies.push(Date.now() - t);
 				if (answer.status !== 200 || !clear(answer.json)) wrong++;
 			}
@@ -422,6 +425,7 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 	const n8nCpu = () => treeCpu(env.n8n.pid);
 	let idle = 0;
 	const loads = new Map<string, number[]>();
+	const blocked: Cell[] = [];
 	try {
 		await warm(Object.values(published).map((p) => p.url));
 		idle = await idleCpu(n8nCpu);
@@ -453,6 +457,20 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 				}
 			}
 		}
+		// blocked payments apart: a block writes its record before it is answered
+		await env.control.post('/faults', { rules: [{ latencyMs: BLOCKED_LATENCY_MS }] });
+		for (let run = 0; run < env.runs; run++)
+			blocked.push(
+				await drive(
+					n8nCpu,
+					[published.gate.url],
+					(a) => a.decision === 'block',
+					count,
+					1,
+					idle,
+					() => payment('25000.00'),
+				),
+			);
 	} finally {
 		await env.control.delete('/faults').catch(() => undefined);
 		for (const { id } of Object.values(published)) {
@@ -512,6 +530,25 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 			met: latencyMs === 150 ? gate / three <= 0.8 && !wrong : wrong ? false : undefined,
 		});
 	}
+	const clean = cells.get(`${BLOCKED_LATENCY_MS}/1`)?.gate ?? [];
+	const blockedP50 = median(blocked.map((r) => r.p50));
+	const cleanP50 = median(clean.map((r) => r.p50));
+	results.push({
+		name: `payment gate, blocked payments (an amount that raises an alert), latency ${BLOCKED_LATENCY_MS} ms, 1 at a time`,
+		figures: {
+			payments: count,
+			runs: blocked.length,
+			gateBlockedP50Ms: blockedP50,
+			gateBlockedP99Ms: median(blocked.map((r) => r.p99)),
+			gateBlockedCpuMs: median(blocked.map((r) => r.cpuMs)),
+			gateCleanP50Ms: cleanP50,
+			gateBlockedWrong: blocked.reduce((sum, r) => sum + r.wrong, 0),
+		},
+		ratio: ratio(blockedP50, cleanP50),
+		baseline: 'the Gate with clean payments, same latency, 1 at a time',
+		goal: 'reported (a block writes its record before the answer: one round trip more); every answer block',
+		met: blocked.some((r) => r.wrong) ? false : undefined,
+	});
 	results.push({
 		name: 'payment gate, what the AML node adds (three-node AML gate vs three HTTP Request nodes, latency 0, 1 at a time)',
 		figures: {
