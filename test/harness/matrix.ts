@@ -1250,9 +1250,11 @@ export async function runRow(
 	// Stop ends the execution at the first failure, an upload needs its file: a workflow each. The rest in workflows of
 	// `together` operations (one execution, nodes one after another), those workflows side by side.
 	const alone = pairs.filter((pair) => pair.onError === 'stop' || pair.operation.kind === 'upload');
-	// a refused connection is repeated with backoff (about 6 s an operation): fewer in a row, more side by side
-	const together = opts.together ?? (fault.closedPort ? 2 : 5);
-	const parallel = opts.parallel ?? (fault.closedPort ? 24 : 6);
+	// a refused connection is repeated with backoff (about 6 s an operation), a token fault waits out the token
+	// endpoint's pause or lateness: mostly waiting, so fewer in a row and more side by side
+	const waits = fault.closedPort === true || fault.token !== undefined;
+	const together = opts.together ?? (waits ? 2 : 5);
+	const parallel = opts.parallel ?? (waits ? 24 : 6);
 	const batches: Pair[][] = [];
 	for (const onError of ['continueRegularOutput', 'continueErrorOutput'] as const) {
 		const batch = pairs.filter((pair) => pair.onError === onError && !alone.includes(pair));
