@@ -57,21 +57,21 @@ export const README_LABELS: ReadmeLabel[] = [
 	},
 	{
 		readme:
-			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123: **Import from File...**)",
+			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123 and 2.0: **Import from File...**)",
 		label: 'Import',
 		place: 'workflowMenu',
 		only: '2',
 	},
 	{
 		readme:
-			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123: **Import from File...**)",
+			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123 and 2.0: **Import from File...**)",
 		label: 'From file',
 		place: 'importMenu',
 		only: '2',
 	},
 	{
 		readme:
-			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123: **Import from File...**)",
+			"The workflow's **⋯** menu → **Import** → **From file** (n8n 1.123 and 2.0: **Import from File...**)",
 		label: 'Import from File...',
 		place: 'workflowMenu',
 		only: '1',
