@@ -4,7 +4,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { GATE_RECORD_KEYS } from '../../helpers/attributes';
 
-import { amlRequest, idSegment, type Deadline } from '../../transport';
+import { amlRequest, failureOf, idSegment, type Deadline } from '../../transport';
 
 /**
  * The Gate's record on the stored transaction: what makes a payment's decision hold across executions, resends and
@@ -274,7 +274,8 @@ export async function writeUnchecked(
 			await patchAttributes(ctx, transaction, attribute, until, i);
 			return true;
 		} catch (error) {
-			const notFound = String((error as { httpCode?: unknown }).httpCode) === '404';
+			const failure = failureOf(error);
+			const notFound = failure?.kind === 'service' && failure.status === 404;
 			if (!notFound || Date.now() + UNCHECKED_RETRY_MS >= until) return false;
 			await sleep(UNCHECKED_RETRY_MS);
 		}
