@@ -4,7 +4,6 @@ import { NodeApiError } from 'n8n-workflow';
 
 import {
 	amlRequest,
-	deadlineIn,
 	isBudgetSpent,
 	lateAnswerOf,
 	mayHaveApplied,
@@ -18,6 +17,9 @@ import {
 	FAST_BACKOFF,
 	scriptedServer,
 } from './realHttpContext';
+
+/** A time budget of `ms` from now. */
+const deadlineIn = (ms: number) => ({ at: Date.now() + ms, ms });
 
 describe('transport: amlRequest against a real local server', () => {
 	test('an execution cancelled while a check is on its way: the failure says it may have been applied (a read: not)', async () => {

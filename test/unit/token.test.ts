@@ -4,8 +4,11 @@
  */
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { amlRequest, deadlineIn, isBudgetSpent } from '../../nodes/Aml/transport';
+import { amlRequest, isBudgetSpent } from '../../nodes/Aml/transport';
 import { errorText, FAST_BACKOFF, scriptedServer, tokenContext } from './realHttpContext';
+
+/** A time budget of `ms` from now. */
+const deadlineIn = (ms: number) => ({ at: Date.now() + ms, ms });
 
 describe('transport: authentication through n8n (every request signed by httpRequestWithAuthentication)', () => {
 	/** A service that accepts only `valid` bearer tokens. */

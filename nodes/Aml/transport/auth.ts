@@ -100,20 +100,21 @@ export async function sendAttempt<T>(
 		if (response.statusCode < 300) run.tokens.accepted();
 		return { outcome: { kind: 'answer', response }, generation };
 	} catch (error) {
-		// a send's failure, thrown by n8n while a token was held: the service's
+		// a send's failure, thrown by n8n while a token was held: the service's; of anything else only the message (the
+		// raw error may carry the request configuration and its headers)
 		const thrown = classify(error);
 		if (thrown.kind === 'http') {
-			const { status: statusCode, body, headers } = thrown;
-			return {
-				outcome: { kind: 'answer', response: { statusCode, body: body as T, headers } },
-				generation,
+			const response = {
+				statusCode: thrown.status,
+				body: thrown.body as T,
+				headers: thrown.headers,
 			};
+			return { outcome: { kind: 'answer', response }, generation };
 		}
-		if (thrown.kind === 'network') return { outcome: thrown, generation };
-		// only the message: the raw error may carry the request configuration and its headers
-		return {
-			outcome: { kind: 'other', message: thrown.error?.message ?? 'Request failed' },
-			generation,
-		};
+		const outcome: Outcome<T> =
+			thrown.kind === 'network'
+				? thrown
+				: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
+		return { outcome, generation };
 	}
 }

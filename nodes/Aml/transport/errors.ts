@@ -57,29 +57,16 @@ export function failureOf(error: unknown): Failure | undefined {
  */
 export function blocksPayment(error: unknown): boolean {
 	const failure = failureOf(error);
-	switch (failure?.kind) {
-		case 'network':
-		case 'budget':
-			return true;
-		case 'service':
-			return isBusyStatus(failure.status);
-		case 'tokenEndpoint':
-			return isTokenEndpointBusy(failure.tokenFailure);
-		default:
-			return false;
-	}
+	if (failure?.kind === 'service') return isBusyStatus(failure.status);
+	if (failure?.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
+	return failure?.kind === 'network' || failure?.kind === 'budget';
 }
 
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
-export function isBudgetSpent(error: unknown): boolean {
-	return failureOf(error)?.kind === 'budget';
-}
+export const isBudgetSpent = (error: unknown) => failureOf(error)?.kind === 'budget';
 
 /** Whether an attempt of the failed request reached the service without an answer, so that it may have been applied. */
-export function mayHaveApplied(error: unknown): boolean {
-	const failure = failureOf(error);
-	return failure !== undefined && failure.kind !== 'other' && failure.mayHaveApplied !== undefined;
-}
+export const mayHaveApplied = (error: unknown) => factsOf(error)?.mayHaveApplied !== undefined;
 
 /**
  * The body of a check's 2xx answer that came after the time budget (not taken as the check's answer; what it names,
@@ -94,9 +81,12 @@ export function lateAnswerOf(error: unknown): { body: unknown } | undefined {
  * Whether the failed request may have been received by the service. Only a failure known to have stopped every
  * attempt before the service (none sent, a refused connection, an unknown host, a failed token step) says no.
  */
-export function reachedService(error: unknown): boolean {
+export const reachedService = (error: unknown) => factsOf(error)?.reached !== false;
+
+/** The facts of a request's failure; undefined for an error not of a request (then nothing is known of it). */
+function factsOf(error: unknown): Facts | undefined {
 	const failure = failureOf(error);
-	return failure === undefined || failure.kind === 'other' || failure.reached !== false;
+	return failure?.kind === 'other' ? undefined : failure;
 }
 
 /** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */
@@ -118,12 +108,7 @@ export function toNodeError(
 	return error;
 }
 
-interface Text {
-	message: string;
-	description: string;
-	httpCode?: string;
-	networkCode?: string;
-}
+type Text = { message: string; description: string; httpCode?: string; networkCode?: string };
 
 function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
 	switch (failure.kind) {
@@ -132,7 +117,12 @@ function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
 		case 'network':
 			return networkText(failure);
 		case 'budget':
-			return budgetText(failure);
+			return {
+				message: failure.mayHaveApplied
+					? `Time budget of ${failure.budgetMs} ms spent: the AML service did not answer in time. The request reached the service and may have been applied`
+					: `Time budget of ${failure.budgetMs} ms spent before the AML service answered. The request was not applied`,
+				description: `${failure.method} ${failure.path}: ${failure.attempts} attempt(s) within the time budget (the node's "Time Budget" option).`,
+			};
 		case 'unreadable':
 			return {
 				message: `The AML service's answer could not be read: ${failure.problem}`,
@@ -148,14 +138,6 @@ function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
 				description: `${failure.method} ${failure.path}: cancelled during attempt ${failure.attempts}.`,
 			};
 	}
-}
-
-function budgetText(failure: Extract<Failure, { kind: 'budget' }>): Text {
-	const message = failure.mayHaveApplied
-		? `Time budget of ${failure.budgetMs} ms spent: the AML service did not answer in time. The request reached the service and may have been applied`
-		: `Time budget of ${failure.budgetMs} ms spent before the AML service answered. The request was not applied`;
-	const description = `${failure.method} ${failure.path}: ${failure.attempts} attempt(s) within the time budget (the node's "Time Budget" option).`;
-	return { message, description };
 }
 
 /** What the interface says each status means and what the user should do. */

@@ -80,21 +80,18 @@ export async function walkPages<T>(
 		const size = Math.min(MAX_PAGE_SIZE, limit);
 		const items: T[] = [];
 		let page = 0;
-		let total = 0;
-		for (;;) {
-			const result = checkedPage(await fetchPage(page, size), page, size);
-			total = result.total;
-			if (page === 0 && Math.min(limit, total) > readable && readable < cap)
-				throw tooMany(total, readable);
+		let result: Paged<T>;
+		do {
+			result = checkedPage(await fetchPage(page, size), page, size);
+			if (page++ === 0 && Math.min(limit, result.total) > readable && readable < cap)
+				throw tooMany(result.total, readable);
 			items.push(...result.content);
-			page++;
-			if (
-				items.length >= limit ||
-				result.content.length < size ||
-				items.length >= Math.min(total, cap)
-			)
-				break;
-		}
+		} while (
+			items.length < limit &&
+			result.content.length === size &&
+			items.length < Math.min(result.total, cap)
+		);
+		const { total } = result;
 		// Cut by the cap, not by the limit: fewer results than asked for although the service counts more (Limit 12,000
 		// gets 10,000 of 10,000+).
 		return {

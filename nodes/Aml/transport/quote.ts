@@ -31,47 +31,20 @@ export function rememberSecret(value: unknown): void {
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
 const KEY_VALUE =
 	/\b((?:access|refresh|id)_token|client_secret|password|api_?key)(["']?\s*[:=]\s*["']?)[^\s"'&,;]+/gi;
-/**
- * Whether a character code is a C0 or C1 control (newlines and tabs included), a zero-width or bidirectional
- * control, or a line/paragraph separator: shown as a space.
- */
-function isControl(code: number): boolean {
-	return (
-		code <= 0x1f ||
-		(code >= 0x7f && code <= 0x9f) ||
-		code === 0x61c ||
-		(code >= 0x200b && code <= 0x200f) ||
-		(code >= 0x2028 && code <= 0x202e) ||
-		(code >= 0x2060 && code <= 0x2069) ||
-		code === 0xfeff
-	);
-}
-
-/** `text` with every control character (isControl) replaced by a space, in one pass. */
-function withoutControls(text: string): string {
-	let out = '';
-	let from = 0;
-	for (let i = 0; i < text.length; i++) {
-		if (!isControl(text.charCodeAt(i))) continue;
-		out += `${text.slice(from, i)} `;
-		from = i + 1;
-	}
-	return from === 0 ? text : out + text.slice(from);
-}
-
+/** C0 and C1 controls (newlines, tabs), zero-width and bidirectional controls, line and paragraph separators. */
+const CONTROLS = /[\p{Cc}\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
 const SPACES = / {2,}/g;
 
 export function quoteServiceText(text: unknown, max = MAX_QUOTED): string {
-	const whole =
-		typeof text === 'string' ? text : text === undefined || text === null ? '' : String(text);
-	let longest = 0;
-	for (const secret of secrets) longest = Math.max(longest, secret.length);
+	const whole = typeof text === 'string' ? text : String(text ?? '');
+	const longest = Math.max(0, ...[...secrets].map((secret) => secret.length));
 	// A secret that starts within the first `max` characters ends within the window: it is redacted whole.
 	let quoted = whole.slice(0, max + longest + 64);
 	const cut = quoted.length < whole.length;
 	for (const secret of secrets)
 		if (quoted.includes(secret)) quoted = quoted.split(secret).join(REDACTED);
-	quoted = withoutControls(quoted)
+	quoted = quoted
+		.replace(CONTROLS, ' ') // each shown as a space
 		.replace(BEARER, `$1 ${REDACTED}`)
 		.replace(KEY_VALUE, `$1$2${REDACTED}`)
 		.replace(SPACES, ' ')

@@ -183,23 +183,19 @@ function facts(request: AmlRequest, attempts: number, unanswered: boolean, reach
  * request: nothing is concluded from it. Returns what is wrong with it, if anything.
  */
 function unreadable(request: AmlRequest, body: unknown): string | undefined {
-	const expect = request.answer;
-	if (!expect && request.method !== 'GET') return undefined;
-	const isObject = body !== null && typeof body === 'object' && !Buffer.isBuffer(body);
-	let problem: string | undefined;
-	if (!isObject)
-		problem = body === undefined || body === '' ? 'the answer was empty' : 'the answer is not JSON';
-	else if (expect?.list || expect?.listField) {
-		// a list, or an object holding it under `listField` (either when both are given)
-		const listed =
-			(expect.list === true && Array.isArray(body)) ||
-			(expect.listField !== undefined && Array.isArray((body as IDataObject)[expect.listField]));
-		if (!listed) problem = `the answer holds no ${expect.listField ?? ''} list`.replace('  ', ' ');
-	} else if (expect?.fields) {
-		const missing = expect.fields.filter((field) => (body as IDataObject)[field] === undefined);
-		if (missing.length) problem = `the answer lacks ${missing.join(', ')}`;
+	const { list, listField, fields = [] } = request.answer ?? {};
+	if (!request.answer && request.method !== 'GET') return undefined;
+	if (body === null || typeof body !== 'object' || Buffer.isBuffer(body))
+		return body === undefined || body === '' ? 'the answer was empty' : 'the answer is not JSON';
+	// a list, or an object holding it under `listField` (either when both are given)
+	if (list || listField) {
+		const held = listField !== undefined && Array.isArray((body as IDataObject)[listField]);
+		return (list && Array.isArray(body)) || held
+			? undefined
+			: `the answer holds no ${listField ? `${listField} ` : ''}list`;
 	}
-	return problem;
+	const missing = fields.filter((field) => (body as IDataObject)[field] === undefined);
+	return missing.length ? `the answer lacks ${missing.join(', ')}` : undefined;
 }
 
 /** Shorthand returning only the body. */

@@ -25,11 +25,6 @@ export interface Deadline {
 	ms: number;
 }
 
-/** A deadline `budgetMs` from now, or none for 0 (no budget). */
-export function deadlineIn(budgetMs: number): Deadline | undefined {
-	return budgetMs > 0 ? { at: Date.now() + budgetMs, ms: budgetMs } : undefined;
-}
-
 /** Time left of the budget in ms (Infinity without one). */
 export function timeLeft(deadline: Deadline | undefined): number {
 	return deadline === undefined ? Infinity : deadline.at - Date.now();

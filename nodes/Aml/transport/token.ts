@@ -142,9 +142,9 @@ export function tokenProvider(
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
 	let stopped: TokenGrant | undefined;
-	let refusedFresh = { count: 0, generation: -1 };
-	/** Generations the run renewed for a 401, no 2xx since: only these can be refused fresh. */
+	/** Generations the run renewed for a 401 (only these can be refused fresh), and those refused fresh; no 2xx since. */
 	const renewals = new Set<number>();
+	const refusedFresh = new Set<number>();
 
 	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
 	const noToken = (failure: Classified): TokenGrant => {
@@ -156,7 +156,7 @@ export function tokenProvider(
 		return grant;
 	};
 	const obtain = async (step: TokenStep) => {
-		const failure = await obtainToken(ctx, token, { ...step, first: !held, read });
+		const failure = await obtainToken(ctx, token, { ...step, first: held ? undefined : read });
 		if (!failure) held = true;
 		return failure;
 	};
@@ -167,15 +167,13 @@ export function tokenProvider(
 		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
 		const { refused } = need;
 		if (refused && renews && token.generation === refused.generation) {
-			const renewed = renewals.has(refused.generation);
-			if (renewed && isFresh(token) && sameStored(token, await readCredentials(ctx))) {
-				if (refusedFresh.generation !== refused.generation)
-					refusedFresh = { count: refusedFresh.count + 1, generation: refused.generation };
-				if (refusedFresh.count >= MAX_REFUSED_FRESH)
+			const { generation } = refused;
+			const fresh = renewals.has(generation) && isFresh(token);
+			if (fresh && sameStored(token, await readCredentials(ctx)))
+				if (refusedFresh.add(generation).size >= MAX_REFUSED_FRESH)
 					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
-			}
 			// a token another process stored meanwhile is only sent; the refused one is renewed
-			if (token.generation === refused.generation) {
+			if (token.generation === generation) {
 				const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
 				if (failure) return noToken(failure);
 				renewals.add(token.generation);
@@ -188,19 +186,16 @@ export function tokenProvider(
 			token.expiresAt <= Date.now() + ms;
 		if (!held || (expiring && renews)) {
 			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
-			const waitMs = held ? ms : TOKEN_WAIT_MS;
-			const wasHeld = held;
+			const first = !held;
+			const waitMs = first ? TOKEN_WAIT_MS : ms;
 			const failure = await obtain({ ...step, before: token.generation, fetchMs: ms, waitMs });
-			if (failure && (!wasHeld || isTokenRefusal(failure))) return noToken(failure);
+			if (failure && (first || isTokenRefusal(failure))) return noToken(failure);
 		}
 		// the budget went to the token step: the request is not sent
 		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
 		return { generation: token.generation };
 	}
-	const accepted = () => {
-		refusedFresh = { count: 0, generation: -1 };
-		renewals.clear();
-	};
+	const accepted = () => [renewals, refusedFresh].forEach((set) => set.clear());
 	return { tokenFor, accepted, renews };
 }
 
@@ -237,9 +232,8 @@ interface TokenStep {
 	/** Each fetch is given up after `fetchMs` (by everyone), the step after `waitMs` and at the deadline. */
 	fetchMs: number;
 	waitMs: number;
-	/** No token held: n8n fetches a first one while sending `read`; else it renews. */
-	first?: boolean;
-	read?: { url: string; skipSslCertificateValidation: boolean };
+	/** No token held: n8n fetches a first one while sending this read; else it renews. */
+	first?: { url: string; skipSslCertificateValidation: boolean };
 }
 
 /**
@@ -274,9 +268,9 @@ async function obtainToken(
 		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
 		const fetchEnd = Date.now() + step.fetchMs;
 		const done = (
-			step.first && step.read
+			step.first
 				? fetchFirstToken(ctx, CREDENTIAL_TYPE, {
-						...step.read,
+						...step.first,
 						headers: { Accept: 'application/json' },
 						json: true,
 						disableFollowRedirect: true,
