@@ -177,7 +177,9 @@ export function compiledSeam(name: string): string {
  * new machine would otherwise read each other's half-written ~/.n8n/config. A run that fails throws the child's own
  * error text (its exit or signal, the end of its stderr and its last output line), not the script. A script that
  * starts n8n's isolated expression engine disposes it before it exits, as n8n does on shutdown (otherwise isolated-vm
- * can crash the process in its teardown, after the output).
+ * can crash the process in its teardown, after the output). Even so, under load isolated-vm sometimes ends the process
+ * with SIGSEGV in its teardown after the script printed its whole result: a result line printed before such an end is
+ * the script's result (what it measured was done); a crash before it fails the run.
  */
 export function inN8nProcess<T>(script: string, input: unknown): T {
 	const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
@@ -197,6 +199,11 @@ export function inN8nProcess<T>(script: string, input: unknown): T {
 				env: { ...process.env, N8N_USER_FOLDER: userFolder },
 			},
 		);
+		const last = `${run.stdout ?? ''}`.trim().split('\n').pop() ?? '';
+		if (!run.error && run.signal === 'SIGSEGV' && completeJson(last)) {
+			console.warn(`n8n ${N8N_VERSION}'s Node ended with SIGSEGV after the script's result: taken`);
+			return JSON.parse(last) as T;
+		}
 		if (run.error || run.status !== 0) {
 			const how = run.error
 				? `${run.error.message}${run.signal ? ` (${run.signal}, limit ${timeoutMs / 1000} s)` : ''}`
@@ -376,4 +383,14 @@ export function stopN8nTimers(): void {
 		path.join(core, 'dist/execution-engine/ssh-clients-manager.js'),
 	);
 	Container.get(SSHClientsManager).onShutdown();
+}
+
+/** A line that is one whole JSON object (a result printed to its end). */
+function completeJson(line: string): boolean {
+	try {
+		const value: unknown = JSON.parse(line);
+		return value !== null && typeof value === 'object';
+	} catch {
+		return false;
+	}
 }
