@@ -155,14 +155,12 @@ const STATUS_MEANING: Record<number, string> = {
 function statusMeaning(status: number, attempts = 2): string {
 	if (status === 429 && attempts <= 1) return 'Rate limit exceeded: the service answered 429';
 	if (STATUS_MEANING[status]) return STATUS_MEANING[status];
-	if (status >= 300 && status < 400) {
+	if (status >= 300 && status < 400)
 		return `Redirect (HTTP ${status}): the interface never redirects, so the node does not follow it and sends the token nowhere else. Check the API base URL of the credential (for example https:// instead of http://, or a missing path prefix)`;
-	}
-	if (status >= 500) {
+	if (status >= 500)
 		return attempts > 1
 			? `Service error (${status}): the service failed; the node retried with increasing intervals and gave up`
 			: `Service error (${status}): the service failed`;
-	}
 	return `Unexpected HTTP status ${status}`;
 }
 

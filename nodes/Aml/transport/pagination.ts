@@ -55,7 +55,6 @@ export interface PageWalk<T> {
 	total: number;
 	/** True when the service's 10,000-result cap cut the result. */
 	capped: boolean;
-	pages: number;
 }
 
 /**
@@ -94,12 +93,8 @@ export async function walkPages<T>(
 		const { total } = result;
 		// Cut by the cap, not by the limit: fewer results than asked for although the service counts more (Limit 12,000
 		// gets 10,000 of 10,000+).
-		return {
-			items: items.slice(0, limit),
-			total,
-			capped: items.length < limit && total >= cap,
-			pages: page,
-		};
+		const capped = items.length < limit && total >= cap;
+		return { items: items.slice(0, limit), total, capped };
 	}
 
 	const first = checkedPage(await fetchPage(0, MAX_PAGE_SIZE), 0, MAX_PAGE_SIZE);
@@ -120,5 +115,5 @@ export async function walkPages<T>(
 		() => shortPage,
 	);
 	const items = pages.flatMap((page) => page ?? []);
-	return { items, total: first.total, capped: first.total >= cap, pages: pages.length };
+	return { items, total: first.total, capped: first.total >= cap };
 }

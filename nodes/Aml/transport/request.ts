@@ -81,7 +81,6 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects, and n8n would repeat the Authorization header to whatever origin a redirect
 		// names: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
-		abortSignal: signal,
 	};
 	const { deadline } = request;
 	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
@@ -98,13 +97,12 @@ export async function amlRequest<T = unknown>(
 		const timeoutMs = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
 		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
 		// cancelled: an attempt that was sent may have reached the service, whatever it came to
-		if (signal?.aborted) {
-			const sentOut = sent.generation !== undefined;
+		const sentOut = sent.generation !== undefined;
+		if (signal?.aborted)
 			throw fail({
 				...facts(request, attempt, unanswered || sentOut, reached || sentOut),
 				kind: 'cancelled',
 			});
-		}
 		const { outcome } = sent;
 		if (outcome.kind === 'other') throw fail(outcome);
 		reached ||=

@@ -51,6 +51,9 @@ export const CREDENTIAL_TYPE = 'amlOAuth2Api';
 /** The credential test's request, also the token step's read: small, read-only, answered by every account. */
 export const CHECK_REQUEST_PATH = '/v1/screening-list-groups';
 
+/** The read's options but its URL: JSON, and no redirect followed (as every request of the package). */
+const READ = { headers: { Accept: 'application/json' }, json: true, disableFollowRedirect: true };
+
 export const TOKEN_WAIT_MS = 70_000;
 const MAX_REFUSED_FRESH = 2;
 /** While paused, a waiting request looks this often whether another process stored a token. */
@@ -97,13 +100,8 @@ export type TokenGrant =
 	| { generation: number }
 	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
 
-export interface TokenProvider {
-	tokenFor(need: TokenNeed): Promise<TokenGrant>;
-	/** The service answered 2xx: the tokens refused before were not a refused credential (the count starts again). */
-	accepted(): void;
-	/** n8n's renewal is there in this context: a 401 can be answered with a new token. */
-	renews: boolean;
-}
+/** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
+export type TokenProvider = ReturnType<typeof tokenProvider>;
 
 /** The token endpoint is throttling, failing or unreachable: asking again later may help. */
 export function isTokenEndpointBusy(failure: Classified | TokenFailure): boolean {
@@ -127,7 +125,7 @@ export function tokenProvider(
 	key: string,
 	credentials: IDataObject,
 	read: { url: string; skipSslCertificateValidation: boolean },
-): TokenProvider {
+) {
 	const token = tokenStates.get(key) ?? {
 		generation: 0,
 		obtainedAt: 0,
@@ -195,6 +193,7 @@ export function tokenProvider(
 		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
 		return { generation: token.generation };
 	}
+	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
 	const accepted = () => [renewals, refusedFresh].forEach((set) => set.clear());
 	return { tokenFor, accepted, renews };
 }
@@ -269,13 +268,7 @@ async function obtainToken(
 		const fetchEnd = Date.now() + step.fetchMs;
 		const done = (
 			step.first
-				? fetchFirstToken(ctx, CREDENTIAL_TYPE, {
-						...step.first,
-						headers: { Accept: 'application/json' },
-						json: true,
-						disableFollowRedirect: true,
-						timeout: step.fetchMs,
-					})
+				? fetchFirstToken(ctx, CREDENTIAL_TYPE, { ...step.first, ...READ, timeout: step.fetchMs })
 				: renewToken(ctx, CREDENTIAL_TYPE)
 		).then(async () => obtained(token, await readCredentials(ctx), true));
 		token.fetch = { done, until: fetchEnd };
