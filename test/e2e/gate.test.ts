@@ -977,12 +977,11 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		expect(viaUpdate.error?.message).toMatch(
 			/"attributes\.n8nGateDecision" is a key of the record/,
 		);
+		// a later claim's key (the claim after an unchecked one) as well
 		const viaGate = await runAml(gate(), [
-			payment(id, false, false, { n8n_gate_decision: { decision: 'clear' } }),
+			payment(id, false, false, { n8n_gate_claim_1: { run: 'x', until: '2099-01-01T00:00:00Z' } }),
 		]);
-		expect(viaGate.error?.message).toMatch(
-			/"attributes\.n8n_gate_decision" is a key of the record/,
-		);
+		expect(viaGate.error?.message).toMatch(/"attributes\.n8n_gate_claim_1" is a key of the record/);
 		for (const uploadType of ['TRANSACTION', 'TRANSACTION_UPDATE']) {
 			const run = await upload(
 				{
