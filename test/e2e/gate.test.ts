@@ -1378,6 +1378,55 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		});
 	});
 
+	test('after a block no check reached, a copy whose claim write is answered 502 (after storing it) until its budget is spent: Block "timeout" with no check sent, its claim marked unchecked after the answer; the next copy takes the claim after it and checks', async () => {
+		const id = tx('unchecked-claim-lost');
+		const sent = payment(id, false, false);
+		await uncheckedBlock(sent);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'PATCH',
+					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
+					errorRate: 1,
+					errorStatus: 502,
+					when: 'after',
+					times: 4,
+				},
+			],
+		});
+		const mark = await control.mark();
+		const lost = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		expect(lost.outputs[1]).toEqual([]);
+		// repeated (adding a key is safe to repeat) until the budget is spent
+		expect(decisionOf(lost)).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					claim: 'no check reached the service',
+					claimWrite: expect.objectContaining({ status: 'timeout', mayHaveApplied: true }),
+				}),
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+				record: expect.objectContaining({ status: 'no decision' }),
+			}),
+		});
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		await storedWith(id, 'n8n_gate_unchecked_1');
+		await control.del('/faults');
+		const next = await runAml(gate(), [sent]);
+		expect(decisionOf(next)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				monitoring: { status: 'clear' },
+				screening: { status: 'clear' },
+			}),
+		});
+		const attributes = (await stored(id)).attributes;
+		expect(attributes.n8n_gate_claim_1).toMatchObject({ execution: lost.executionId });
+		expect(attributes.n8n_gate_claim_2).toMatchObject({ execution: next.executionId });
+	});
+
 	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision or unchecked mark is written (the check ran: its alert exists), and the next copy is not answered clear', async () => {
 		const id = tx('cancelled');
 		const sent = payment(id, true, false);

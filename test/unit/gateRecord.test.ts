@@ -228,6 +228,9 @@ describe('the claim after an unchecked one (generation 1, 2, …)', () => {
 		const first = newClaim(ctxWith('secret'), key, owner, undefined);
 		const moved = { ...first.attribute, n8n_gate_claim_1: first.attribute[CLAIM_ATTRIBUTE] };
 		expect(latestClaim(moved, key, owner)).toEqual({ kind: 'unreadable' });
+		expect(latestClaim({ ...first.attribute, n8n_gate_claim_1: null }, key, owner)).toEqual({
+			kind: 'unreadable',
+		});
 		const mark = uncheckedAttribute(key, owner, 'run-2', '43', 1);
 		expect(Object.keys(mark)).toEqual(['n8n_gate_unchecked_1']);
 		expect(uncheckedRun(mark, key, owner, 1)).toBe('run-2');

@@ -194,11 +194,15 @@ export function storedClaim(
 	return { kind: 'claim', run, execution, until, generation };
 }
 
-/** The latest claim stored on the transaction (the one of the highest generation whose key is there), as read. */
+/**
+ * The latest claim stored on the transaction (the one of the highest generation whose key is there), as read; a later
+ * claim's key holding anything but a claim (null included) is `unreadable`, never `none`.
+ */
 export function latestClaim(stored: IDataObject, key: Buffer, owner: RecordOwner): StoredClaim {
 	let generation = 0;
 	while (stored[claimKey(generation + 1)] !== undefined) generation++;
-	return storedClaim(stored, key, owner, generation);
+	const claim = storedClaim(stored, key, owner, generation);
+	return generation > 0 && claim.kind === 'none' ? { kind: 'unreadable' } : claim;
 }
 
 /** The reason of a decision record that does not verify (see `recordKey`). */
