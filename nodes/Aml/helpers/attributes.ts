@@ -330,8 +330,11 @@ export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision', 'n8n_gat
  * path of this package stores one, so that only a Gate writes its record.
  */
 export function isGateRecordKey(name: string): boolean {
-	const bare = name.trim().toLowerCase().replace(/[_-]/g, '').replace(/\d+$/, '');
-	return GATE_RECORD_KEYS.some((key) => key.replace(/_/g, '') === bare);
+	const bare = name.trim().toLowerCase().replace(/[_-]/g, '');
+	return GATE_RECORD_KEYS.some((key) => {
+		const record = key.replace(/_/g, '');
+		return bare.startsWith(record) && /^\d*$/.test(bare.slice(record.length));
+	});
 }
 
 /** Refuses, before any request, transaction attributes that carry a key of the Gate's record, naming it. */
