@@ -1340,8 +1340,8 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		const id = tx('unchecked-twice');
 		const sent = payment(id, false, false);
 		await uncheckedBlock(sent);
-		// the first copy's monitoring check is held 1 s: the second copy arrives while it checks
-		await holdCheck(id, 1000);
+		// the first copy's monitoring check is held 700 ms: the second copy arrives while it checks
+		await holdCheck(id, 700);
 		const mark = await control.mark();
 		const [checked, waiting] = await Promise.all([
 			runAml(gate(), [sent]),
@@ -1458,7 +1458,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		expect(attributes.n8n_gate_decision).toBeUndefined();
 		expect(attributes.n8n_gate_unchecked).toBeUndefined();
 		const mark = await control.mark();
-		const next = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		const next = await runAml(gate({ options: { timeBudget: 500 } }), [sent]);
 		expect(next.outputs[1]).toEqual([]);
 		expect(decisionOf(next)).toMatchObject({
 			decision: 'block',
