@@ -69,6 +69,17 @@ const gate = (extra: Json = {}) =>
 		...extra,
 	});
 
+/** The first `check` request of the transaction `id` gets the sandbox fault `fault` (a rule's fields). */
+const checkFaultOnce = async (id: string, fault: Json, check = 'monitoring') =>
+	await control.post('/faults', {
+		rules: [
+			{ method: 'POST', path: `^/api/v1/transactions/${id}/${check}-checks$`, times: 1, ...fault },
+		],
+	});
+/** The first `check` request of the transaction `id` is held `ms` on its way in. */
+const holdCheck = async (id: string, ms: number, check = 'monitoring') =>
+	await checkFaultOnce(id, { latencyMs: ms }, check);
+
 /** The AML node's own time in this execution (n8n's executionTime of its run), without the webhook around it. */
 function nodeMs(run: RunResult): number {
 	return run.execution.data.resultData.runData.AML[0].executionTime as number;
@@ -672,17 +683,6 @@ describe('Transaction → Gate across executions', () => {
 		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
 	const alertsOf = async (id: string): Promise<Json[]> =>
 		(await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === id);
-	const holdCheck = async (id: string, ms: number, check = 'monitoring') =>
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'POST',
-					path: `^/api/v1/transactions/${id}/${check}-checks$`,
-					latencyMs: ms,
-					times: 1,
-				},
-			],
-		});
 	const later = async <T>(ms: number, run: () => Promise<T>): Promise<T> => {
 		await new Promise((resolve) => setTimeout(resolve, ms));
 		return await run();
@@ -977,12 +977,11 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		expect(viaUpdate.error?.message).toMatch(
 			/"attributes\.n8nGateDecision" is a key of the record/,
 		);
+		// a later claim's key (the claim after an unchecked one) as well
 		const viaGate = await runAml(gate(), [
-			payment(id, false, false, { n8n_gate_decision: { decision: 'clear' } }),
+			payment(id, false, false, { n8n_gate_claim_1: { run: 'x', until: '2099-01-01T00:00:00Z' } }),
 		]);
-		expect(viaGate.error?.message).toMatch(
-			/"attributes\.n8n_gate_decision" is a key of the record/,
-		);
+		expect(viaGate.error?.message).toMatch(/"attributes\.n8n_gate_claim_1" is a key of the record/);
 		for (const uploadType of ['TRANSACTION', 'TRANSACTION_UPDATE']) {
 			const run = await upload(
 				{
@@ -1188,6 +1187,35 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 	const stored = async (id: string): Promise<Json> =>
 		(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id) ?? {};
 	const decisionOf = (run: RunResult) => [...run.outputs[0], ...(run.outputs[1] ?? [])][0];
+	const pause = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+	/** Waits (up to `ms`) until the stored transaction `id` has the attribute `key`. */
+	const storedWith = async (id: string, key: string, ms = 4000) => {
+		for (let waited = 0; waited < ms && !(await stored(id)).attributes?.[key]; waited += 250)
+			await pause(250);
+	};
+	/**
+	 * The first run of a payment blocked on no check reaching the service: its store lands, with its claim, but the
+	 * answer never comes (budget 700 ms); its claim is then marked unchecked.
+	 */
+	const uncheckedBlock = async (sent: Json): Promise<RunResult> => {
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'POST',
+					path: `^/api/v1/persons/${personId}/transactions$`,
+					// stored with the first run's claim, its answer never sent
+					hangRate: 1,
+					when: 'after',
+					times: 1,
+				},
+			],
+		});
+		const first = await runAml(gate({ options: { timeBudget: 700 } }), [sent]);
+		await storedWith(sent.id as string, 'n8n_gate_unchecked');
+		return first;
+	};
+	const count = (log: Logged[], id: string, check: string) =>
+		sentFor(log, id).filter((path) => path === check).length;
 
 	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
 		const id = tx('refused-once');
@@ -1262,19 +1290,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 	test('the budget spent in a store whose answer never came (no check sent): Block "timeout", said on the item; the resend, before the first claim ends, checks the payment itself and clears; the next copy gets its decision', async () => {
 		const id = tx('unchecked-store');
 		const sent = payment(id, false, false);
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'POST',
-					path: `^/api/v1/persons/${personId}/transactions$`,
-					// stored with the first run's claim, its answer never sent
-					hangRate: 1,
-					when: 'after',
-					times: 1,
-				},
-			],
-		});
-		const first = await runAml(gate({ options: { timeBudget: 700 } }), [sent]);
+		const first = await uncheckedBlock(sent);
 		expect(decisionOf(first)).toMatchObject({
 			decision: 'block',
 			reason: 'timeout',
@@ -1288,13 +1304,8 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 			}),
 		});
 		expect(nodeMs(first)).toBeLessThan(700 + 400);
-		// the first run marks its claim as unchecked after its answer
-		for (
-			let waited = 0;
-			waited < 4000 && !(await stored(id)).attributes?.n8n_gate_unchecked;
-			waited += 250
-		)
-			await new Promise((resolve) => setTimeout(resolve, 250));
+		// the first run marked its claim as unchecked after its answer
+		expect((await stored(id)).attributes.n8n_gate_unchecked).toEqual(expect.any(Object));
 		const mark = await control.mark();
 		const resend = await runAml(gate(), [sent]);
 		expect(resend.outputs[0]).toEqual([]);
@@ -1314,12 +1325,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 			expect.arrayContaining(['monitoring-checks', 'screening-checks']),
 		);
 		// the resend's decision is the payment's: written after its answer, it answers the next copy
-		for (
-			let waited = 0;
-			waited < 3000 && !(await stored(id)).attributes?.n8n_gate_decision;
-			waited += 250
-		)
-			await new Promise((resolve) => setTimeout(resolve, 250));
+		await storedWith(id, 'n8n_gate_decision', 3000);
 		const again = await runAml(gate(), [sent]);
 		expect(decisionOf(again)).toMatchObject({
 			decision: 'clear',
@@ -1327,6 +1333,174 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 				store: expect.objectContaining({ decidedBefore: { decision: 'clear' } }),
 				monitoring: { status: 'not sent' },
 			}),
+		});
+	});
+
+	test('after a block no check reached, two copies at once: the first takes a claim of its own and checks (one check of each kind reaches the service), the other waits for its decision as for a first submission', async () => {
+		const id = tx('unchecked-twice');
+		const sent = payment(id, false, false);
+		await uncheckedBlock(sent);
+		// the first copy's monitoring check is held 700 ms: the second copy arrives while it checks
+		await holdCheck(id, 700);
+		const mark = await control.mark();
+		const [checked, waiting] = await Promise.all([
+			runAml(gate(), [sent]),
+			pause(300).then(async () => await runAml(gate(), [sent])),
+		]);
+		const log = await since(mark);
+		expect([count(log, id, 'monitoring-checks'), count(log, id, 'screening-checks')]).toEqual([
+			1, 1,
+		]);
+		expect(decisionOf(checked)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ claim: 'no check reached the service' }),
+				monitoring: { status: 'clear' },
+				screening: { status: 'clear' },
+			}),
+		});
+		expect(decisionOf(waiting)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					waitedFor: 'another run',
+					decidedBefore: { decision: 'clear' },
+				}),
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+			}),
+		});
+		const attributes = (await stored(id)).attributes;
+		expect(attributes.n8n_gate_claim_1).toMatchObject({ execution: checked.executionId });
+		expect(attributes.n8n_gate_decision).toMatchObject({
+			decision: 'clear',
+			execution: checked.executionId,
+		});
+	});
+
+	test('after a block no check reached, a copy whose claim write is answered 502 (after storing it) until its budget is spent: Block "timeout" with no check sent, its claim marked unchecked after the answer; the next copy takes the claim after it and checks', async () => {
+		const id = tx('unchecked-claim-lost');
+		const sent = payment(id, false, false);
+		await uncheckedBlock(sent);
+		await control.post('/faults', {
+			rules: [
+				{
+					method: 'PATCH',
+					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
+					errorRate: 1,
+					errorStatus: 502,
+					when: 'after',
+					times: 4,
+				},
+			],
+		});
+		const mark = await control.mark();
+		const lost = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		expect(lost.outputs[1]).toEqual([]);
+		// repeated (adding a key is safe to repeat) until the budget is spent
+		expect(decisionOf(lost)).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({
+					claim: 'no check reached the service',
+					claimWrite: expect.objectContaining({ status: 'timeout', mayHaveApplied: true }),
+				}),
+				monitoring: { status: 'not sent' },
+				screening: { status: 'not sent' },
+				record: expect.objectContaining({ status: 'no decision' }),
+			}),
+		});
+		expect(sentFor(await since(mark), id)).toEqual([]);
+		await storedWith(id, 'n8n_gate_unchecked_1');
+		await control.del('/faults');
+		const next = await runAml(gate(), [sent]);
+		expect(decisionOf(next)).toMatchObject({
+			decision: 'clear',
+			reasons: expect.objectContaining({
+				monitoring: { status: 'clear' },
+				screening: { status: 'clear' },
+			}),
+		});
+		const attributes = (await stored(id)).attributes;
+		expect(attributes.n8n_gate_claim_1).toMatchObject({ execution: lost.executionId });
+		expect(attributes.n8n_gate_claim_2).toMatchObject({ execution: next.executionId });
+	});
+
+	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision or unchecked mark is written (the check ran: its alert exists), and the next copy is not answered clear', async () => {
+		const id = tx('cancelled');
+		const sent = payment(id, true, false);
+		await holdCheck(id, 1500);
+		const cancelled = await runAml(
+			gate({ options: { timeBudget: 1500 } }),
+			[sent],
+			{},
+			{
+				workflowSettings: { executionTimeout: 1 },
+				cancelled: true,
+			},
+		);
+		// the execution shows it cancelled, and the Gate's error: the check was on its way, it may have run
+		expect(cancelled.status).toBe('canceled');
+		expect(cancelled.error?.message).toMatch(
+			/^The execution was cancelled while the request was on its way\. The request reached the service and may have been applied/,
+		);
+		expect(cancelled.error?.description).toMatch(/monitoring-checks: cancelled during attempt 1/);
+		// the held check ran on the service after the cancel: its alert exists
+		const raised = async () =>
+			(await control.get<Json[]>('/alerts')).filter(
+				(a) => a.transactionId === id && a.scenarioType === 'ONLINE',
+			);
+		for (let waited = 0; waited < 2000 && !(await raised()).length; waited += 100) await pause(100);
+		expect((await raised()).length).toBeGreaterThan(0);
+		const attributes = (await stored(id)).attributes;
+		expect(attributes.n8n_gate_claim).toEqual(expect.any(Object));
+		expect(attributes.n8n_gate_decision).toBeUndefined();
+		expect(attributes.n8n_gate_unchecked).toBeUndefined();
+		const mark = await control.mark();
+		const next = await runAml(gate({ options: { timeBudget: 500 } }), [sent]);
+		expect(next.outputs[1]).toEqual([]);
+		expect(decisionOf(next)).toMatchObject({
+			decision: 'block',
+			reason: 'first submission still being decided',
+			reasons: expect.objectContaining({
+				store: expect.objectContaining({ waitedFor: 'another run' }),
+				monitoring: { status: 'not sent' },
+			}),
+		});
+		expect(sentFor(await since(mark), id)).toEqual([]);
+	});
+
+	test('a check answered after the budget (its body trickles in until 2 s after the headers, budget 1 s): Block "timeout", and the item and its record keep the alert IDs the late answer names', async () => {
+		const id = tx('late-answer');
+		const sent = payment(id, true, false);
+		await checkFaultOnce(id, { trickleMs: 2000 });
+		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
+		// the caller waited for the trickled answer, past the budget (the budget bounds each pause, not the answer)
+		console.log(`[gate] late answer, budget 1000 ms: node ${nodeMs(run)} ms`);
+		expect(run.outputs[1]).toEqual([]);
+		const item = decisionOf(run);
+		// the alerts the late answer names: raised by the check, stored in the service
+		const named = (item.results as Json[]).map((result) => result.alertId as number);
+		expect(named.length).toBeGreaterThan(0);
+		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === id);
+		expect(alerts.map((alert) => alert.id)).toEqual(expect.arrayContaining(named));
+		expect(item).toMatchObject({
+			decision: 'block',
+			reason: 'timeout',
+			reasons: expect.objectContaining({
+				monitoring: expect.objectContaining({
+					status: 'timeout',
+					lateAnswer: { status: 'block', alertIds: named },
+				}),
+				screening: { status: 'clear' },
+				record: { status: 'written' },
+			}),
+		});
+		expect(item.alertIds).toEqual(named);
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
+			decision: 'block',
+			alertIds: named.join(','),
 		});
 	});
 });

@@ -43,6 +43,11 @@ export interface RunOptions {
 	timeoutMs?: number;
 	/** Extra workflow settings. */
 	workflowSettings?: Json;
+	/**
+	 * The execution is to be cancelled (the workflow's Timeout Workflow setting): n8n's webhook then answers "There was
+	 * a problem executing the workflow", which is not taken for n8n refusing to run it.
+	 */
+	cancelled?: boolean;
 }
 
 export interface RunResult {
@@ -593,6 +598,7 @@ export class N8nClient {
 			// n8n 1.x starts no execution for a workflow whose node lacks a required parameter ("The workflow has issues"
 			// in its log); its webhook answers "There was a problem executing the workflow"
 			if (
+				!opts.cancelled &&
 				response.status >= 500 &&
 				/has issues|cannot be executed|problem executing the workflow/i.test(
 					JSON.stringify(response.data),

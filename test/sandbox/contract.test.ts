@@ -979,6 +979,38 @@ describe('control API: stats, request log, faults', () => {
 		await control.delete('/faults');
 	});
 
+	test('faults: trickleMs sends the status and headers at once and the body until trickleMs after them, a piece every 100 ms', async () => {
+		await control.post('/faults', { rules: [{ path: 'cust-1001$', trickleMs: 600, times: 1 }] });
+		const started = Date.now();
+		const answer = await new Promise<{ headersMs: number; body: string; pieces: number }>(
+			(resolve, reject) => {
+				const url = new URL(`${sb.baseUrl}/api/v1/persons/cust-1001`);
+				const req = http.get(
+					url,
+					{ headers: { Authorization: api.defaults.headers.common.Authorization as string } },
+					(res) => {
+						const headersMs = Date.now() - started;
+						let body = '';
+						let pieces = 0;
+						res.on('data', (chunk: Buffer) => {
+							pieces++;
+							body += chunk.toString();
+						});
+						res.on('end', () => resolve({ headersMs, body, pieces }));
+					},
+				);
+				// an idle timeout shorter than the whole answer never fires: no pause is that long
+				req.setTimeout(300, () => req.destroy(new Error('idle')));
+				req.on('error', reject);
+			},
+		);
+		expect(answer.headersMs).toBeLessThan(200);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(580);
+		expect(answer.pieces).toBeGreaterThan(3);
+		expect(JSON.parse(answer.body)).toMatchObject({ id: 'cust-1001' });
+		await control.delete('/faults');
+	});
+
 	test('config validation and reset restores defaults', async () => {
 		expect((await control.post('/config', { fuzzyThreshold: 101 })).status).toBe(400);
 		expect((await control.post('/config', { bogus: 1 })).status).toBe(400);

@@ -6,7 +6,9 @@
  * first N matching requests (with `timesPerToken`, of each bearer token); `when: 'after'` lets the request do its work (a write is stored) before the 5xx, drop
  * or hang replaces the answer. `answer` replaces the answer of every matching request with exactly that status, body
  * text, content type and headers (an odd answer: an empty 200, an HTML page, JSON without the expected field; at the
- * token endpoint a 429 with an OAuth body and Retry-After, or `invalid_client`). `query` (a regex) narrows a rule to
+ * token endpoint a 429 with an OAuth body and Retry-After, or `invalid_client`). `trickleMs` sends the request's own
+ * answer with its status and headers at once and its body in pieces spread evenly until `trickleMs` after them (one a
+ * 100 ms, fewer for a shorter body): a service whose answer arrives slowly. `query` (a regex) narrows a rule to
  * requests whose query string matches it: a credential whose Access Token URL carries `?c=<name>` gets its own token
  * endpoint faults while other credentials' token requests pass.
  */
@@ -25,6 +27,7 @@ export interface FaultRule {
 	/** `times` counts per Authorization header (each credential's token has its own count), not for all requests. */
 	timesPerToken?: boolean;
 	when?: 'before' | 'after';
+	trickleMs?: number;
 	answer?: { status: number; body: string; contentType?: string; headers?: Record<string, string> };
 }
 
@@ -43,6 +46,7 @@ export type FaultAction =
 
 export interface FaultDecision {
 	latencyMs: number;
+	trickleMs?: number;
 	action?: FaultAction;
 	when: 'before' | 'after';
 }
@@ -84,6 +88,8 @@ export class Faults {
 			}
 			if (r.errorStatus !== undefined && (r.errorStatus < 400 || r.errorStatus > 599))
 				throw new Error('errorStatus must be 400..599');
+			if (r.trickleMs !== undefined && !(typeof r.trickleMs === 'number' && r.trickleMs >= 100))
+				throw new Error('trickleMs must be a number >= 100');
 			return {
 				...r,
 				method: r.method?.toUpperCase(),
@@ -131,6 +137,7 @@ export class Faults {
 				action = { kind: '429', retryAfter: this.random() < (rule.retryAfterRate ?? 0) };
 			return {
 				latencyMs: rule.latencyMs ?? 0,
+				...(rule.trickleMs !== undefined ? { trickleMs: rule.trickleMs } : {}),
 				action,
 				when: action?.kind === '429' ? 'before' : (rule.when ?? 'before'),
 			};

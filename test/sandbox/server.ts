@@ -283,6 +283,32 @@ export class SandboxServer {
 		res.end(payload);
 	}
 
+	/** Sends `reply`'s status and headers at once, then its body in pieces spread evenly over `ms` (one a 100 ms). */
+	private trickle(res: http.ServerResponse, reply: Reply, ms: number): void {
+		const payload =
+			reply.body === undefined ? '' : reply.text ? String(reply.body) : JSON.stringify(reply.body);
+		const bytes = Buffer.from(payload);
+		res.writeHead(reply.status, {
+			...(reply.headers ?? {}),
+			'content-type': reply.text ? 'text/plain; charset=utf-8' : 'application/json',
+			'content-length': String(bytes.length),
+		});
+		res.flushHeaders();
+		const pieces = Math.max(1, Math.min(Math.floor(ms / 100), bytes.length));
+		const size = Math.ceil(bytes.length / pieces);
+		let piece = 0;
+		const timer = setInterval(() => {
+			if (res.destroyed) return clearInterval(timer);
+			piece++;
+			if (piece < pieces) {
+				res.write(bytes.subarray((piece - 1) * size, piece * size));
+				return;
+			}
+			clearInterval(timer);
+			res.end(bytes.subarray((piece - 1) * size));
+		}, ms / pieces);
+	}
+
 	private record(
 		req: http.IncomingMessage,
 		path: string,
@@ -480,6 +506,7 @@ export class SandboxServer {
 					issued,
 				);
 			this.record(req, path, search, reply.status, started, routeName, issued);
+			if (fault?.trickleMs) return this.trickle(res, reply, fault.trickleMs);
 			this.send(res, reply);
 		} catch (error) {
 			this.send(res, fail(500, `sandbox error: ${(error as Error).message}`));

@@ -8,6 +8,7 @@ import {
 	decisionAttribute,
 	DECISION_ATTRIBUTE,
 	isReleased,
+	latestClaim,
 	newClaim,
 	recordKey,
 	storedClaim,
@@ -202,5 +203,46 @@ describe("the Gate's unchecked mark (a claim whose run had no check reach the se
 	test('its key is a key of the record: every write path refuses it, in any case', () => {
 		expect(isGateRecordKey('n8n_gate_unchecked')).toBe(true);
 		expect(isGateRecordKey('N8nGateUnchecked')).toBe(true);
+	});
+});
+
+describe('the claim after an unchecked one (generation 1, 2, …)', () => {
+	test('a run takes it under the next key, with its own run; it reads back as the latest claim, of its generation', async () => {
+		const key = await recordKey(ctxWith('secret'));
+		const first = newClaim(ctxWith('secret'), key, owner, undefined);
+		const next = newClaim(ctxWith('secret'), key, owner, undefined, {
+			run: 'run-2',
+			generation: 1,
+		});
+		expect(Object.keys(next.attribute)).toEqual(['n8n_gate_claim_1']);
+		expect(next.claim).toMatchObject({ run: 'run-2', generation: 1, execution: '42' });
+		const stored = { ...first.attribute, ...next.attribute };
+		expect(latestClaim(stored, key, owner)).toEqual({ kind: 'claim', ...next.claim });
+		expect(latestClaim(first.attribute, key, owner)).toEqual({ kind: 'claim', ...first.claim });
+		expect(first.claim.generation).toBe(0);
+		expect(latestClaim({}, key, owner)).toEqual({ kind: 'none' });
+	});
+
+	test("a record of one generation never stands for another's: a claim or mark moved to another key does not verify", async () => {
+		const key = await recordKey(ctxWith('secret'));
+		const first = newClaim(ctxWith('secret'), key, owner, undefined);
+		const moved = { ...first.attribute, n8n_gate_claim_1: first.attribute[CLAIM_ATTRIBUTE] };
+		expect(latestClaim(moved, key, owner)).toEqual({ kind: 'unreadable' });
+		expect(latestClaim({ ...first.attribute, n8n_gate_claim_1: null }, key, owner)).toEqual({
+			kind: 'unreadable',
+		});
+		const mark = uncheckedAttribute(key, owner, 'run-2', '43', 1);
+		expect(Object.keys(mark)).toEqual(['n8n_gate_unchecked_1']);
+		expect(uncheckedRun(mark, key, owner, 1)).toBe('run-2');
+		expect(uncheckedRun(mark, key, owner)).toBeUndefined();
+		const markMoved = { [UNCHECKED_ATTRIBUTE]: mark.n8n_gate_unchecked_1 };
+		expect(uncheckedRun(markMoved, key, owner)).toBeUndefined();
+	});
+
+	test('their keys are keys of the record: every write path refuses them, in any case', () => {
+		for (const name of ['n8n_gate_claim_1', 'N8nGateClaim12', 'n8n_gate_unchecked_3'])
+			expect(isGateRecordKey(name)).toBe(true);
+		for (const name of ['n8n_gate_claimant', 'gate_claim_1', 'n8n_gate'])
+			expect(isGateRecordKey(name)).toBe(false);
 	});
 });

@@ -325,12 +325,16 @@ function scalarsAsText(attributes: unknown): unknown {
 export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision', 'n8n_gate_unchecked'];
 
 /**
- * Whether an attribute key or CSV column names a key of the Gate's record, in any case and in snake_case or camelCase:
- * no write path of this package stores one, so that only a Gate writes its record.
+ * Whether an attribute key or CSV column names a key of the Gate's record (one of GATE_RECORD_KEYS, or one of them
+ * with a number after it: the claims after an unchecked one), in any case and in snake_case or camelCase: no write
+ * path of this package stores one, so that only a Gate writes its record.
  */
 export function isGateRecordKey(name: string): boolean {
 	const bare = name.trim().toLowerCase().replace(/[_-]/g, '');
-	return GATE_RECORD_KEYS.some((key) => key.replace(/_/g, '') === bare);
+	return GATE_RECORD_KEYS.some((key) => {
+		const record = key.replace(/_/g, '');
+		return bare.startsWith(record) && /^\d*$/.test(bare.slice(record.length));
+	});
 }
 
 /** Refuses, before any request, transaction attributes that carry a key of the Gate's record, naming it. */

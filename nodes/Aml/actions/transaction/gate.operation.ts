@@ -31,12 +31,14 @@ import {
 	awaitOtherRun,
 	claimLive,
 	CLAIM_ENDED_REASON,
+	claimKey,
 	isReleased,
+	latestClaim,
 	newClaim,
 	recordKey,
 	releaseStatuses,
-	storedClaim,
 	storedDecision,
+	takeClaim,
 	uncheckedRun,
 	writeDecision,
 	writeUnchecked,
@@ -73,8 +75,9 @@ import {
  * learnt something never ends without a record of it: a block is written before the item is answered or fails, and a
  * claim past its time without a decision is a block of its own. A block on which no check reached the service (none
  * was sent, or each was refused a connection before the service could receive it) is not the payment's decision: the
- * item blocks, and the next copy checks the payment itself, as a first submission. Anything else blocks, and `reason`
- * says which step failed.
+ * item blocks, and the next copy takes a claim of its own and checks the payment itself, as a first submission (a copy
+ * at the same time finds that claim and waits for its decision). Anything else blocks, and `reason` says which step
+ * failed.
  */
 
 const CHECKS: Array<{
@@ -107,6 +110,10 @@ const outcomeUnknownReason = (execution: string) =>
 /** Why a block on which no check reached the service is not written as the payment's decision. */
 const NO_CHECK_REACHED_REASON =
 	"no check reached the service: this block is not the payment's decision, and a copy sent again is checked as a first submission";
+
+/** The reason of a run whose claim after an unchecked one is not in the service's answer to its write. */
+const CLAIM_NOT_STORED_REASON =
+	"claim failed: the service's answer to the claim's write does not hold it; no check was sent";
 
 /** What a found claim says when its run's checks never reached the service. */
 const UNCHECKED_CLAIM = 'no check reached the service';
@@ -290,8 +297,8 @@ type Check = (typeof CHECKS)[number];
  * own checks (`recordTaken`: a decision is stored already, so this run's cannot be).
  */
 type Found =
-	| { answer: IDataObject; record?: boolean }
-	| { check: true; lookupAfter: boolean; recordTaken?: boolean };
+	| { answer: IDataObject; record?: boolean; unchecked?: Claim }
+	| { check: true; lookupAfter: boolean; recordTaken?: boolean; claim?: Claim };
 
 /** The transaction's stored status, as recorded with a decision. */
 function statusOf(stored: IDataObject): string {
@@ -326,7 +333,7 @@ function markUnchecked(
 	claim: Claim | undefined,
 	i: number,
 ): IDataObject {
-	if (key && claim) void writeUnchecked(ctx, key, transaction, claim.run, i);
+	if (key && claim) void writeUnchecked(ctx, key, transaction, claim, i);
 	return { status: 'no decision', reason: NO_CHECK_REACHED_REASON };
 }
 
@@ -403,6 +410,8 @@ export async function execute(
 			// 2. Found stored: answered as decided before, after another run's decision, or checked again.
 			let lookupAfter = false;
 			let recordTaken = false;
+			/** This run's claim: the one sent with the store, or the one it took after an unchecked one. */
+			let own = claim?.claim;
 			if (stored.json.result !== 'created') {
 				const found: Found = await foundStored(this, {
 					transaction,
@@ -417,6 +426,9 @@ export async function execute(
 				if ('answer' in found) {
 					const { decision, reason, alertIds, unresolvedAlerts } = found.answer as IDataObject;
 					if (unresolvedAlerts) reasons.unresolvedAlerts = unresolvedAlerts;
+					// The claim this run may have taken, and no check sent: the next copy checks the payment itself.
+					if (found.unchecked)
+						reasons.record = markUnchecked(this, signing, transaction, found.unchecked, i);
 					if (found.record && signing && claim) {
 						// A block this run decided on what it found (no decision stored): recorded before it is answered.
 						reasons.record = await recordBlock(
@@ -437,6 +449,7 @@ export async function execute(
 				}
 				lookupAfter = found.lookupAfter;
 				recordTaken = found.recordTaken ?? false;
+				own = found.claim ?? own;
 			}
 
 			// 3. The checks, side by side: the gate takes as long as the slower check, not the sum.
@@ -492,7 +505,7 @@ export async function execute(
 			});
 			if (refusal) {
 				const refused = `check refused: ${(refusal.reason as Error).message}`;
-				if (signing && claim && !recordTaken) {
+				if (signing && own && !recordTaken) {
 					reasons.record = await recordBlock(
 						this,
 						signing,
@@ -502,7 +515,7 @@ export async function execute(
 							reason: reason ?? refused,
 							alertIds: [...alertIds],
 							status: statusOf(stored.stored),
-							run: claim.claim.run,
+							run: own.run,
 						},
 						i,
 					);
@@ -524,20 +537,20 @@ export async function execute(
 			}
 
 			// A clear only while this run's claim is live by every worker's clock: after it, another run may have decided.
-			if (reason === undefined && claim && !claimLive(claim.claim)) reason = CLAIM_ENDED_REASON;
+			if (reason === undefined && own && !claimLive(own)) reason = CLAIM_ENDED_REASON;
 
 			// 5. The decision on the transaction: a block before the answer, a clear after it.
 			if (recordTaken) {
 				reasons.record = { status: 'not written', reason: 'a decision record is stored already' };
 			} else if (unreached) {
-				reasons.record = markUnchecked(this, signing, transaction, claim?.claim, i);
-			} else if (signing && claim) {
+				reasons.record = markUnchecked(this, signing, transaction, own, i);
+			} else if (signing && own) {
 				const decided = {
 					decision: reason === undefined ? ('clear' as const) : ('block' as const),
 					reason,
 					alertIds: [...alertIds],
 					status: statusOf(stored.stored),
-					run: claim.claim.run,
+					run: own.run,
 				};
 				if (decided.decision === 'block') {
 					reasons.record = await recordBlock(this, signing, transaction, decided, i);
@@ -568,9 +581,9 @@ export async function execute(
 
 /**
  * A payment found stored (sent again, or the store's answer lost): its recorded decision (a block until released),
- * this run's own claim (its store answer was lost: it decides), another run's live claim (waited for within this
- * item's time), or else (a claim past its time, none, or an unreadable one) this run's own checks with the open-alerts
- * lookup after them.
+ * this run's own claim (its store answer was lost: it decides), a claim marked unchecked (this run takes the next claim,
+ * and decides when it is its own), another run's live claim (waited for within this item's time), or else (a claim past
+ * its time, none, or an unreadable one) this run's own checks with the open-alerts lookup after them.
  */
 async function foundStored(
 	ctx: IExecuteFunctions,
@@ -588,52 +601,66 @@ async function foundStored(
 	const { transaction, claim, key, deadline, release, store, i } = found;
 	if (!claim || !key) return { answer: { decision: 'block', reason: NOT_RECORDED_REASON } };
 	let stored = found.stored;
+	let own = claim;
 	let decision = storedDecision(stored, key, transaction);
-	if (!decision) {
-		const other = storedClaim(stored, key, transaction);
+	while (!decision) {
+		const other = latestClaim(stored, key, transaction);
 		if (other.kind === 'unreadable') {
 			store.claim = 'unreadable';
 			return { answer: { decision: 'block', reason: UNREADABLE_CLAIM_REASON }, record: true };
 		}
 		if (other.kind === 'none') return { check: true, lookupAfter: true };
-		if (other.run === claim.run) return { check: true, lookupAfter: false };
-		// The claim's run had no check reach the service: this run's checks are the first.
-		const unchecked = (): Found => {
+		// This run's own claim: the one its store sent (its answer lost), or the one it took after an unchecked one.
+		if (other.run === own.run && other.generation === own.generation)
+			return { check: true, lookupAfter: other.generation > 0, claim: own };
+		if (uncheckedRun(stored, key, transaction, other.generation) === other.run) {
+			// The claim's run had no check reach the service: the next claim's run checks, as a first submission.
 			store.claim = UNCHECKED_CLAIM;
-			return { check: true, lookupAfter: true };
-		};
-		if (uncheckedRun(stored, key, transaction) === other.run) return unchecked();
-		if (other.until > Date.now()) {
-			store.waitedFor = 'another run';
-			let waited;
+			const next = newClaim(ctx, key, transaction, deadline, {
+				run: claim.run,
+				generation: other.generation + 1,
+			});
 			try {
-				waited = await awaitOtherRun(
-					async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
-					(read) =>
-						storedDecision(read, key, transaction) ??
-						(uncheckedRun(read, key, transaction) === other.run ? UNCHECKED_CLAIM : undefined),
-					other,
-					deadline,
-				);
+				stored = await takeClaim(ctx, transaction, next.attribute, deadline, i);
 			} catch (error) {
-				return stillDecidingOrThrow(error, store);
+				return claimNotTaken(error, store, next.claim);
 			}
-			if (waited.kind === 'budget')
-				return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
-			if (waited.kind === 'decided') {
-				if (waited.decision === UNCHECKED_CLAIM) return unchecked();
-				decision = waited.decision;
-				stored = waited.stored;
-			}
+			// An answer without the claim says nothing of who holds it: no check is sent.
+			if (stored[claimKey(next.claim.generation)] === undefined)
+				return { answer: { decision: 'block', reason: CLAIM_NOT_STORED_REASON } };
+			own = next.claim;
+			decision = storedDecision(stored, key, transaction);
+			continue;
 		}
-		if (!decision) {
-			// The first run's claim ended without a decision: what its checks did is unknown.
+		if (other.until <= Date.now()) {
+			// The claim ended without a decision: what its run's checks did is unknown.
 			store.claim = 'ended without a decision';
 			return {
 				answer: { decision: 'block', reason: outcomeUnknownReason(other.execution) },
 				record: true,
 			};
 		}
+		store.waitedFor = 'another run';
+		let waited;
+		try {
+			waited = await awaitOtherRun(
+				async (within) => (await readStoredTransaction(ctx, transaction, i, within)) ?? {},
+				(read) =>
+					storedDecision(read, key, transaction) ??
+					(uncheckedRun(read, key, transaction, other.generation) === other.run
+						? UNCHECKED_CLAIM
+						: undefined),
+				other,
+				deadline,
+			);
+		} catch (error) {
+			return stillDecidingOrThrow(error, store);
+		}
+		if (waited.kind === 'budget')
+			return { answer: { decision: 'block', reason: STILL_DECIDING_REASON } };
+		if (waited.kind === 'expired') continue;
+		stored = waited.stored;
+		decision = storedDecision(stored, key, transaction);
 	}
 	store.decidedBefore = {
 		decision: decision.decision,
@@ -657,6 +684,25 @@ async function foundStored(
 			alertIds: [],
 			unresolvedAlerts: earlier.step,
 		},
+	};
+}
+
+/**
+ * The next claim's write failed: a block with no check sent. When the write may have landed, the claim may be this
+ * run's: it is marked unchecked after the answer (`unchecked`), so that it does not end without a decision. Any error
+ * but a transient failure is thrown on.
+ */
+function claimNotTaken(error: unknown, store: IDataObject, claim: Claim): Found {
+	if (!blocksPayment(error)) throw error;
+	const step = failedStep(error);
+	store.claimWrite = step;
+	return {
+		answer: {
+			decision: 'block',
+			reason:
+				step.status === TIMEOUT_REASON ? TIMEOUT_REASON : `claim failed: ${step.message as string}`,
+		},
+		...(reachedService(error) ? { unchecked: claim } : {}),
 	};
 }
 

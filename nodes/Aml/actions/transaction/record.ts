@@ -17,9 +17,12 @@ import { amlRequest, failureOf, idSegment, type Deadline } from '../../transport
  *   for nothing. `status` is the transaction's status when it was written: it never releases the block.
  * - `n8n_gate_unchecked` `{run, execution, sig}`: added, after the item is answered, by a run that claimed the payment
  *   and whose checks never reached the service (none sent, or each refused a connection before the service could
- *   receive it): its block is not the payment's decision, and no decision is written. A run that finds it with the
- *   claim of the same run checks the payment itself, as a first submission, and writes the decision. Lost, the claim
- *   ends without a decision and the payment blocks, as for any such claim.
+ *   receive it): its block is not the payment's decision, and no decision is written. Lost, the claim ends without a
+ *   decision and the payment blocks, as for any such claim.
+ * - `n8n_gate_claim_<n>` and `n8n_gate_unchecked_<n>` (n = 1, 2, …): the claim after an unchecked one, and its own
+ *   mark. A run that finds the latest claim marked unchecked takes the next one by adding its key (the first writer
+ *   wins, and the service's answer says who did): that run checks the payment itself, as a first submission, and
+ *   writes the decision; a run that finds the next claim another's waits for it as for a first submission's.
  * Only a Gate writes them: every other write path of the package refuses the keys, and `sig` (HMAC-SHA256 with a key
  * of the credential's client secret, over the transaction's person and ID and every value) tells a record this
  * credential's Gate wrote from any other, which is never answered as a decision. A run that finds the payment stored
@@ -62,7 +65,22 @@ export interface Claim {
 	run: string;
 	until: number;
 	execution: string;
+	/** 0 for the claim sent with the store, n for the n-th claim taken after an unchecked one. */
+	generation: number;
 }
+
+/** The attribute key of the claim of `generation`. */
+export function claimKey(generation: number): string {
+	return generation ? `${CLAIM_ATTRIBUTE}_${generation}` : CLAIM_ATTRIBUTE;
+}
+
+/** The attribute key of the unchecked mark of the claim of `generation`. */
+export function uncheckedKey(generation: number): string {
+	return generation ? `${UNCHECKED_ATTRIBUTE}_${generation}` : UNCHECKED_ATTRIBUTE;
+}
+
+/** What a signature of a record of `generation` is over: its kind and generation, so that none stands for another. */
+const kindOf = (kind: string, generation: number) => (generation ? `${kind} ${generation}` : kind);
 
 /** A stored claim as read: none, one signed by this credential's key, or one that cannot be trusted. */
 export type StoredClaim = { kind: 'none' } | { kind: 'unreadable' } | ({ kind: 'claim' } & Claim);
@@ -114,35 +132,51 @@ function signed(key: Buffer, kind: string, owner: RecordOwner, fields: string[],
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
-/** This item's claim, written with the store. */
+/**
+ * This item's claim: written with the store (generation 0), or taken after the unchecked claim of `next.generation - 1`
+ * by the same run.
+ */
 export function newClaim(
 	ctx: IExecuteFunctions,
 	key: Buffer,
 	owner: RecordOwner,
 	deadline: Deadline | undefined,
+	next?: Pick<Claim, 'run' | 'generation'>,
 ): { claim: Claim; attribute: IDataObject } {
 	const until = (deadline?.at ?? Date.now() + UNBUDGETED_CLAIM_MS) + RECORD_MS;
-	const claim = { run: randomUUID(), until, execution: String(ctx.getExecutionId() ?? '') };
+	const generation = next?.generation ?? 0;
+	const claim = {
+		run: next?.run ?? randomUUID(),
+		until,
+		execution: String(ctx.getExecutionId() ?? ''),
+		generation,
+	};
 	const fields = [claim.run, claim.execution, new Date(until).toISOString()];
 	return {
 		claim,
 		attribute: {
-			[CLAIM_ATTRIBUTE]: {
+			[claimKey(generation)]: {
 				run: fields[0],
 				execution: fields[1],
 				until: fields[2],
-				sig: signature(key, 'claim', owner, fields),
+				sig: signature(key, kindOf('claim', generation), owner, fields),
 			},
 		},
 	};
 }
 
 /**
- * The claim stored on the transaction: `none` when there is none, `unreadable` for anything but a claim this
- * credential's Gate signed (a text, a claim without its signature or with another's, an `until` that is not a time).
+ * The claim of `generation` stored on the transaction: `none` when there is none, `unreadable` for anything but a claim
+ * this credential's Gate signed (a text, a claim without its signature or with another's, an `until` that is not a
+ * time).
  */
-export function storedClaim(stored: IDataObject, key: Buffer, owner: RecordOwner): StoredClaim {
-	const value = stored[CLAIM_ATTRIBUTE];
+export function storedClaim(
+	stored: IDataObject,
+	key: Buffer,
+	owner: RecordOwner,
+	generation = 0,
+): StoredClaim {
+	const value = stored[claimKey(generation)];
 	if (value === undefined || value === null) return { kind: 'none' };
 	if (typeof value !== 'object' || Array.isArray(value)) return { kind: 'unreadable' };
 	const record = value as IDataObject;
@@ -153,11 +187,22 @@ export function storedClaim(stored: IDataObject, key: Buffer, owner: RecordOwner
 	];
 	if (run === undefined || execution === undefined || untilText === undefined)
 		return { kind: 'unreadable' };
-	if (!signed(key, 'claim', owner, [run, execution, untilText], record.sig))
+	if (!signed(key, kindOf('claim', generation), owner, [run, execution, untilText], record.sig))
 		return { kind: 'unreadable' };
 	const until = Date.parse(untilText);
 	if (Number.isNaN(until)) return { kind: 'unreadable' };
-	return { kind: 'claim', run, execution, until };
+	return { kind: 'claim', run, execution, until, generation };
+}
+
+/**
+ * The latest claim stored on the transaction (the one of the highest generation whose key is there), as read; a later
+ * claim's key holding anything but a claim (null included) is `unreadable`, never `none`.
+ */
+export function latestClaim(stored: IDataObject, key: Buffer, owner: RecordOwner): StoredClaim {
+	let generation = 0;
+	while (stored[claimKey(generation + 1)] !== undefined) generation++;
+	const claim = storedClaim(stored, key, owner, generation);
+	return generation > 0 && claim.kind === 'none' ? { kind: 'unreadable' } : claim;
 }
 
 /** The reason of a decision record that does not verify (see `recordKey`). */
@@ -235,43 +280,61 @@ export async function writeDecision(
 		execution: String(ctx.getExecutionId() ?? ''),
 		decidedAt: new Date().toISOString(),
 	});
-	await patchAttributes(ctx, transaction, attribute, Date.now() + RECORD_MS, i);
+	await patchAttributes(
+		ctx,
+		transaction,
+		attribute,
+		{ at: Date.now() + RECORD_MS, ms: RECORD_MS },
+		i,
+	);
 }
 
-/** The run of the claim whose checks never reached the service, when this credential's Gate signed the mark. */
+/**
+ * The run of the claim of `generation` whose checks never reached the service, when this credential's Gate signed the
+ * mark.
+ */
 export function uncheckedRun(
 	stored: IDataObject,
 	key: Buffer,
 	owner: RecordOwner,
+	generation = 0,
 ): string | undefined {
-	const value = stored[UNCHECKED_ATTRIBUTE];
+	const value = stored[uncheckedKey(generation)];
 	if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
 	const record = value as IDataObject;
 	const [run, execution] = [text(record.run), text(record.execution)];
 	if (run === undefined || execution === undefined) return undefined;
-	return signed(key, 'unchecked', owner, [run, execution], record.sig) ? run : undefined;
+	return signed(key, kindOf('unchecked', generation), owner, [run, execution], record.sig)
+		? run
+		: undefined;
 }
 
 /** How often, and for how long, the mark is tried while the transaction is not found (its store may still land). */
 const UNCHECKED_RETRY_MS = 250;
 
 /**
- * Marks the claim of `run` as unchecked (see the header): written after the item is answered, never delaying it. A
- * store whose answer was lost may land after the run gave up: a 404 is tried again within RECORD_MS. Whether it was
- * written (a mark not written leaves the claim to end without a decision: a copy then blocks).
+ * Marks `claim` as unchecked (see the header): written after the item is answered, never delaying it. A store whose
+ * answer was lost may land after the run gave up: a 404 is tried again within RECORD_MS. Whether it was written (a mark
+ * not written leaves the claim to end without a decision: a copy then blocks).
  */
 export async function writeUnchecked(
 	ctx: IExecuteFunctions,
 	key: Buffer,
 	transaction: RecordOwner,
-	run: string,
+	claim: Pick<Claim, 'run' | 'generation'>,
 	i: number,
 ): Promise<boolean> {
-	const attribute = uncheckedAttribute(key, transaction, run, String(ctx.getExecutionId() ?? ''));
+	const attribute = uncheckedAttribute(
+		key,
+		transaction,
+		claim.run,
+		String(ctx.getExecutionId() ?? ''),
+		claim.generation,
+	);
 	const until = Date.now() + RECORD_MS;
 	for (;;) {
 		try {
-			await patchAttributes(ctx, transaction, attribute, until, i);
+			await patchAttributes(ctx, transaction, attribute, { at: until, ms: RECORD_MS }, i);
 			return true;
 		} catch (error) {
 			const failure = failureOf(error);
@@ -282,36 +345,62 @@ export async function writeUnchecked(
 	}
 }
 
-/** The unchecked mark of `run`'s claim as the attribute written, signed for its transaction. */
+/** The unchecked mark of `run`'s claim of `generation` as the attribute written, signed for its transaction. */
 export function uncheckedAttribute(
 	key: Buffer,
 	transaction: RecordOwner,
 	run: string,
 	execution: string,
+	generation = 0,
 ): IDataObject {
-	const sig = signature(key, 'unchecked', transaction, [run, execution]);
-	return { [UNCHECKED_ATTRIBUTE]: { run, execution, sig } };
+	const sig = signature(key, kindOf('unchecked', generation), transaction, [run, execution]);
+	return { [uncheckedKey(generation)]: { run, execution, sig } };
 }
 
-/** Adds record attributes to the stored transaction by `until` (adding a key is safe to repeat). */
+/**
+ * Takes the claim after an unchecked one: adds its key (the first writer wins) within the item's time. The
+ * transaction's attributes as the service answers them: the claim there is this run's, or the run's that took it first.
+ */
+export async function takeClaim(
+	ctx: IExecuteFunctions,
+	transaction: RecordOwner,
+	attribute: IDataObject,
+	deadline: Deadline | undefined,
+	i: number,
+): Promise<IDataObject> {
+	const answer = await patchAttributes(
+		ctx,
+		transaction,
+		attribute,
+		deadline ?? { at: Date.now() + RECORD_MS, ms: RECORD_MS },
+		i,
+		['attributes'],
+	);
+	return answer.attributes as IDataObject;
+}
+
+/** Adds record attributes to the stored transaction by the deadline (adding a key is safe to repeat); its answer. */
 async function patchAttributes(
 	ctx: IExecuteFunctions,
 	transaction: RecordOwner,
 	attributes: IDataObject,
-	until: number,
+	deadline: Deadline,
 	i: number,
-): Promise<void> {
-	await amlRequest.call(
+	fields?: string[],
+): Promise<IDataObject> {
+	const response = await amlRequest.call(
 		ctx,
 		{
 			method: 'PATCH',
 			path: `/v1/persons/${idSegment(transaction.personId)}/transactions/${idSegment(transaction.id)}`,
 			body: { id: transaction.id, attributes },
 			retry: 'safe',
-			deadline: { at: until, ms: RECORD_MS },
+			deadline,
+			...(fields ? { answer: { fields } } : {}),
 		},
 		i,
 	);
+	return (response.body ?? {}) as IDataObject;
 }
 
 /** The decision as the attribute written: every value text, signed for its transaction. */
