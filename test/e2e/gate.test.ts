@@ -1471,37 +1471,32 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a check answered after the budget (its body trickles in until 2 s after the headers, budget 1 s): Block "timeout", and the item and its record keep the alert IDs the late answer names', async () => {
-		const id = tx('late-answer');
+	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered within the block\'s bound, recorded; the alert it raised is in the service', async () => {
+		const id = tx('trickled-answer');
 		const sent = payment(id, true, false);
-		await checkFaultOnce(id, { trickleMs: 2000 });
+		await checkFaultOnce(id, { trickleMs: 8000 });
 		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
-		// the caller waited for the trickled answer, past the budget (the budget bounds each pause, not the answer)
-		console.log(`[gate] late answer, budget 1000 ms: node ${nodeMs(run)} ms`);
+		// n8n's timeout bounds only the wait for the headers and the socket's idle time: the attempt's own end does the rest
+		console.log(`[gate] trickled answer, budget 1000 ms: node ${nodeMs(run)} ms`);
+		expect(nodeMs(run)).toBeLessThan(1000 + 5000);
 		expect(run.outputs[1]).toEqual([]);
 		const item = decisionOf(run);
-		// the alerts the late answer names: raised by the check, stored in the service
-		const named = (item.results as Json[]).map((result) => result.alertId as number);
-		expect(named.length).toBeGreaterThan(0);
-		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === id);
-		expect(alerts.map((alert) => alert.id)).toEqual(expect.arrayContaining(named));
 		expect(item).toMatchObject({
 			decision: 'block',
 			reason: 'timeout',
 			reasons: expect.objectContaining({
-				monitoring: expect.objectContaining({
-					status: 'timeout',
-					lateAnswer: { status: 'block', alertIds: named },
-				}),
+				monitoring: expect.objectContaining({ status: 'timeout', mayHaveApplied: true }),
 				screening: { status: 'clear' },
 				record: { status: 'written' },
 			}),
 		});
-		expect(item.alertIds).toEqual(named);
-		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
-			decision: 'block',
-			alertIds: named.join(','),
-		});
+		expect((item.reasons as Json).monitoring).not.toHaveProperty('lateAnswer');
+		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
+		// the check ran on the service: its alert exists, for the analyst and the next copy's open-alerts lookup
+		const raised = async () =>
+			(await control.get<Json[]>('/alerts')).filter((a) => a.transactionId === id);
+		for (let waited = 0; waited < 3000 && !(await raised()).length; waited += 100) await pause(100);
+		expect((await raised()).length).toBeGreaterThan(0);
 	});
 });
 

@@ -505,4 +505,31 @@ describe('time budget in amlRequest', () => {
 			await server.close();
 		}
 	});
+
+	test("an answer whose body trickles in ends at the attempt's Timeout (n8n's timeout bounds only the wait for the headers and idle time)", async () => {
+		const server = await scriptedServer((_req, _body, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', 'content-length': '40' });
+			res.flushHeaders();
+			const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 100);
+		});
+		try {
+			const started = Date.now();
+			const error = await amlRequest
+				.call(
+					context(server.baseUrl),
+					{ method: 'POST', path: '/v1/alerts', retry: 'none', timeoutMs: 300 },
+					0,
+				)
+				.then(
+					() => undefined,
+					(e: unknown) => e,
+				);
+			// the body would take 4 s
+			expect(Date.now() - started).toBeLessThan(1500);
+			expect((error as Error).message).toMatch(/^No answer from the AML service \(timed out\)/);
+			expect(mayHaveApplied(error)).toBe(true);
+		} finally {
+			await server.close();
+		}
+	});
 });

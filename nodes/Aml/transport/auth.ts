@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { type FullResponse, type Outcome } from './retry';
+import { NO_ANSWER_IN_TIME, settledBy, TIMED_OUT, type FullResponse, type Outcome } from './retry';
 import { classify } from '../../shared/n8n/errors';
 import { ANSWER_EVERY_STATUS, ignoresSslIssues } from '../../shared/n8n/oauthToken';
 import {
@@ -90,21 +90,23 @@ export async function sendAttempt<T>(
 	if (!('generation' in grant)) return { outcome: grant };
 	const timeout = Math.ceil(Math.min(need.timeoutMs, (need.deadline?.at ?? Infinity) - Date.now()));
 	const { generation } = grant;
-	const abortSignal = attemptSignal(need.signal, timeout);
 	try {
-		const response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
-			...options,
-			...ANSWER_EVERY_STATUS,
-			timeout,
-			abortSignal,
-			skipSslCertificateValidation: run.ignoreSslIssues,
-		})) as FullResponse<T>;
+		// n8n's `timeout` bounds only the wait for the headers and the socket's idle time, not a body that trickles in:
+		// the attempt ends at its time (what is still on its way is dropped; n8n sets the request's abort signal itself)
+		const sending = Promise.resolve(
+			ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
+				...options,
+				...ANSWER_EVERY_STATUS,
+				timeout,
+				skipSslCertificateValidation: run.ignoreSslIssues,
+			}),
+		) as Promise<FullResponse<T>>;
+		void sending.catch(() => undefined);
+		const response = await settledBy(sending, Date.now() + timeout);
+		if (response === TIMED_OUT) return { outcome: NO_ANSWER_IN_TIME, generation };
 		if (response.statusCode < 300) run.tokens.accepted();
 		return { outcome: { kind: 'answer', response }, generation };
 	} catch (error) {
-		// the attempt's own end, not a cancel: no whole answer within its time
-		if (abortSignal?.aborted && !need.signal?.aborted)
-			return { outcome: { kind: 'network', code: 'ETIMEDOUT' }, generation };
 		// a send's failure, thrown by n8n while a token was held: the service's; of anything else only the message (the
 		// raw error may carry the request configuration and its headers)
 		const thrown = classify(error);
@@ -122,16 +124,4 @@ export async function sendAttempt<T>(
 				: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
 		return { outcome, generation };
 	}
-}
-
-/**
- * An attempt ends after `ms` (its timeout, never past the deadline) or at the execution's cancel: n8n's `timeout`
- * bounds only the wait for the headers and the socket's idle time, not a body that trickles in (where Node lacks
- * the signals' combinators, only the cancel).
- */
-function attemptSignal(cancel: AbortSignal | undefined, ms: number): AbortSignal | undefined {
-	const signals = AbortSignal as Partial<typeof AbortSignal>;
-	if (!signals.timeout || !signals.any) return cancel;
-	const own = signals.timeout(ms);
-	return cancel ? signals.any([cancel, own]) : own;
 }

@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { NEVER_SENT } from '../../shared/n8n/errors';
 
@@ -28,6 +29,28 @@ export interface Deadline {
 /** Time left of the budget in ms (Infinity without one). */
 export function timeLeft(deadline: Deadline | undefined): number {
 	return deadline === undefined ? Infinity : deadline.at - Date.now();
+}
+
+/** No answer (of the service or its token endpoint) within the time given. */
+export const NO_ANSWER_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
+
+export const TIMED_OUT = Symbol('timed out');
+/** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
+const WAIT_STEP_MS = 1_000;
+
+/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms). */
+export async function settledBy<T>(
+	promise: Promise<T>,
+	limitAt: number,
+): Promise<T | typeof TIMED_OUT> {
+	for (;;) {
+		const left = limitAt - Date.now();
+		const result = await Promise.race<T | typeof TIMED_OUT>([
+			promise,
+			sleep(Math.max(0, Math.min(left, WAIT_STEP_MS))).then((): typeof TIMED_OUT => TIMED_OUT),
+		]);
+		if (result !== TIMED_OUT || left <= WAIT_STEP_MS) return result;
+	}
 }
 
 /** Retry-After is either delta-seconds or an HTTP date. */

@@ -5,7 +5,10 @@ import {
 	backoffDelay,
 	isBusyStatus,
 	parseRetryAfter,
+	NO_ANSWER_IN_TIME,
+	settledBy,
 	timeLeft,
+	TIMED_OUT,
 	type BackoffPolicy,
 	type Deadline,
 	type FullResponse,
@@ -113,9 +116,6 @@ export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
 	return failure.kind === 'http' && failure.status >= 400 && !isBusyStatus(failure.status);
 }
 
-/** A token endpoint that did not answer within the time given. */
-export const NO_TOKEN_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
-
 /**
  * The provider of one run (one context object) for the credential `key` (its ID and token URL) as the run read it
  * (`credentials`); `read` is the token step's read (the credential test's request, URL and SSL switch set).
@@ -190,7 +190,7 @@ export function tokenProvider(
 			if (failure && (first || isTokenRefusal(failure))) return noToken(failure);
 		}
 		// the budget went to the token step: the request is not sent
-		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_TOKEN_IN_TIME };
+		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
 		return { generation: token.generation };
 	}
 	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
@@ -247,7 +247,7 @@ async function obtainToken(
 	const stepEnd = Math.min(step.deadline?.at ?? Infinity, Date.now() + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const lastFailure = (): Classified => token.lastError ?? NO_TOKEN_IN_TIME;
+	const lastFailure = (): Classified => token.lastError ?? NO_ANSWER_IN_TIME;
 	while (token.generation === step.before) {
 		if (token.fetch && Date.now() >= token.fetch.until) token.fetch = undefined;
 		if (token.fetch) {
@@ -283,7 +283,7 @@ async function obtainToken(
 			if (stepEnd < fetchEnd) return lastFailure();
 			if (token.fetch?.done === done) token.fetch = undefined;
 			if (stepEnd === fetchEnd) return lastFailure();
-			pause(token, NO_TOKEN_IN_TIME);
+			pause(token, NO_ANSWER_IN_TIME);
 		} catch (error) {
 			const failure = classify(error);
 			if (!isTokenEndpointBusy(failure)) return failure;
@@ -324,20 +324,4 @@ function pause(token: TokenState, failure: Classified): void {
 		failure.kind === 'http' ? parseRetryAfter(failure.headers['retry-after']) : undefined;
 	token.failures++;
 	token.pausedUntil = Date.now() + backoffDelay(token.failures, TOKEN_BACKOFF, retryAfter);
-}
-
-const TIMED_OUT = Symbol('timed out');
-/** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
-const WAIT_STEP_MS = 1_000;
-
-/** The promise's result, or TIMED_OUT when it has not settled by `limitAt` (epoch ms). */
-async function settledBy<T>(promise: Promise<T>, limitAt: number): Promise<T | typeof TIMED_OUT> {
-	for (;;) {
-		const left = limitAt - Date.now();
-		const result = await Promise.race<T | typeof TIMED_OUT>([
-			promise,
-			sleep(Math.max(0, Math.min(left, WAIT_STEP_MS))).then((): typeof TIMED_OUT => TIMED_OUT),
-		]);
-		if (result !== TIMED_OUT || left <= WAIT_STEP_MS) return result;
-	}
 }
