@@ -1471,14 +1471,15 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered within the block\'s bound, recorded; the alert it raised is in the service', async () => {
+	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered at the budget and its record, recorded; the alert it raised is in the service', async () => {
 		const id = tx('trickled-answer');
 		const sent = payment(id, true, false);
 		await checkFaultOnce(id, { trickleMs: 8000 });
 		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
 		// n8n's timeout bounds only the wait for the headers and the socket's idle time: the attempt's own end does the rest
 		console.log(`[gate] trickled answer, budget 1000 ms: node ${nodeMs(run)} ms`);
-		expect(nodeMs(run)).toBeLessThan(1000 + 5000);
+		// the budget, then the block's record (one PATCH)
+		expect(nodeMs(run)).toBeLessThan(1000 + 600);
 		expect(run.outputs[1]).toEqual([]);
 		const item = decisionOf(run);
 		expect(item).toMatchObject({

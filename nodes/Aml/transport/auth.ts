@@ -92,7 +92,7 @@ export async function sendAttempt<T>(
 	const { generation } = grant;
 	try {
 		// n8n's `timeout` bounds only the wait for the headers and the socket's idle time, not a body that trickles in:
-		// the attempt ends at its time (what is still on its way is dropped; n8n sets the request's abort signal itself)
+		// the attempt ends at its time (what is still on its way is dropped: n8n gives the request no abort signal but the execution's)
 		const sending = Promise.resolve(
 			ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, {
 				...options,

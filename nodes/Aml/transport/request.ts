@@ -81,6 +81,7 @@ export async function amlRequest<T = unknown>(
 		// The interface never redirects, and n8n would repeat the Authorization header to whatever origin a redirect
 		// names: a 3xx is an error, and the token goes nowhere but the configured base URL.
 		disableFollowRedirect: true,
+		abortSignal: signal,
 	};
 	const { deadline } = request;
 	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
