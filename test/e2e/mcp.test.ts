@@ -285,6 +285,18 @@ describe('Output in tool use: Simplified, Raw and Selected Fields (the ID always
 	test('Selected Fields: the agent gets the chosen fields and the ID, nothing else', async () => {
 		expect(await tools!.call('person_selected')).toEqual(OUTPUT_SELECTED.person(owner));
 		expect(await tools!.call('transactions_selected')).toEqual(OUTPUT_SELECTED.transactions(owner));
+		// Screening → Search: one answer per name, its matches shaped
+		expect(await tools!.call('screen_selected', { name: 'Viktor Drabenko' })).toEqual([
+			{
+				name: 'Viktor Drabenko',
+				recordEntityType: 'ALL',
+				matched: true,
+				matchCount: 1,
+				matches: [
+					{ id: 'rec-1', score: expect.any(Number), sanctionList: 'Synthetic Sanctions List' },
+				],
+			},
+		]);
 	});
 
 	test('Simplified (the default) gets the key fields; Raw every field the service returns', async () => {

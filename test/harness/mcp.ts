@@ -196,14 +196,15 @@ export const OUTPUT_SELECTED = {
 };
 
 export interface OutputTools {
-	/** Calls a tool with the stored person's ID; the answer's items. */
-	call(name: string): Promise<Json[]>;
+	/** Calls a tool (by default with the stored person's ID); the answer's items. */
+	call(name: string, args?: Json): Promise<Json[]>;
 	close(): Promise<void>;
 }
 
 /**
  * A person `owner` with one transaction, and an MCP server on `path` with AML tools of each Output: person_selected
- * (status, first name, country), person_simplified (the default), person_raw, transactions_selected (the amount).
+ * (status, first name, country), person_simplified (the default), person_raw, transactions_selected (the amount),
+ * screen_selected (Screening → Search: each match's score and list).
  */
 export async function outputTools(owner: string, path: string): Promise<OutputTools> {
 	const person = await runAml({
@@ -238,14 +239,25 @@ export async function outputTools(owner: string, path: string): Promise<OutputTo
 				toolOutput: 'fields',
 				toolFields: ['attributes.amount'],
 			}),
+			{
+				name: 'screen_selected',
+				description: 'Look a name up on the sanction lists.',
+				parameters: {
+					resource: 'screening',
+					operation: 'search',
+					name: "={{ $fromAI('name', 'Full name', 'string') }}",
+					recordEntityType: 'ALL',
+					configurations: { configuration: [{ type: 'SANCTION', matchType: 'FUZZY_MATCH' }] },
+					toolOutput: 'fields',
+					toolFields: ['score', 'sanctionList'],
+				},
+			},
 		]),
 		path,
 	);
 	return {
-		call: async (name) =>
-			JSON.parse(
-				textOf(await tools.client.callTool({ name, arguments: { personId: owner } })),
-			) as Json[],
+		call: async (name, args = { personId: owner }) =>
+			JSON.parse(textOf(await tools.client.callTool({ name, arguments: args }))) as Json[],
 		close: tools.close,
 	};
 }
