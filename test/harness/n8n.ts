@@ -235,6 +235,8 @@ export function n8nEnv(opts: {
 		...(hasModule(opts.n8n, 'mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		N8N_SECURE_COOKIE: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		// n8n 3.0 turns unverified community packages off by default; this package is unverified until n8n verifies it
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		N8N_LOG_LEVEL: 'info',
 		N8N_LOG_OUTPUT: 'console',

@@ -15,6 +15,7 @@ import { asItemError, errorJson } from '../helpers/items';
 import { errorOutputItem } from '../../shared/n8n/errorOutput';
 import { failedReason } from '../helpers/checks';
 import { requestOptions } from '../helpers/descriptions';
+import { applyToolOutput, toolOutputShapers } from '../helpers/toolOutput';
 import { numberOption, parameterValidator } from '../validation';
 
 export const resources: Record<string, ResourceModule> = {
@@ -45,8 +46,16 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		validRequestOptions(this);
 		// Choices and numbers set by expressions are validated per item with the operation's own rules, before any request.
 		const validate = parameterValidator(this, module.description, itemParameter);
+		// As a tool, each item's Output choice is read and checked before any request, and applied to its records.
+		const shapers =
+			asTool && module.toolOutput
+				? toolOutputShapers(this, items.length, module.toolOutput)
+				: undefined;
 		const outputs = await module.execute.call(this, items, validate);
-		return asTool ? capToolAnswer(outputs) : outputs;
+		if (!asTool) return outputs;
+		return capToolAnswer(
+			shapers && module.toolOutput ? applyToolOutput(outputs, module.toolOutput, shapers) : outputs,
+		);
 	} catch (error) {
 		// A failure of the whole run: with On Error → Continue n8n would pass the input items on unchanged, with no
 		// decision and on the first output. Each item leaves as a failed item of its own instead (checks: `block`).

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { ItemValidator } from '../validation';
+import type { ToolOutput } from '../helpers/toolOutput';
 
 /**
  * One operation file: its UI description and its execute function, which gets the router's validation of the
@@ -17,6 +18,8 @@ export interface OperationModule {
 	readOnly?: boolean;
 	/** Its items carry `decision` (the checks): an item that failed says `block` wherever it goes. */
 	decides?: boolean;
+	/** Its records have more than 10 fields: as a tool it offers Output (Simplified, Raw, Selected Fields). */
+	toolOutput?: ToolOutput;
 }
 
 /** One resource folder: the operation selector plus every operation's fields, and the operations. */

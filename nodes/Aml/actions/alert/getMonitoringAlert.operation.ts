@@ -6,15 +6,16 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { itemParameter } from '../../helpers/itemParameter';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import { simplifyChosen, toolOutputProperties } from '../../helpers/toolOutput';
 import { amlApiRequest, idSegment } from '../../transport';
 import {
 	alertIdProperties,
 	readAlertId,
 	simplifyMonitoringAlert,
 	simplifyProperty,
+	monitoringAlertToolOutput,
 } from './shared';
 import type { ItemValidator } from '../../validation';
 
@@ -28,6 +29,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only ID, status, priority, person ID, transaction ID, scenario results and creation time instead of the full alert (with person, transaction, notes and history)',
 	},
+	...toolOutputProperties(monitoringAlertToolOutput),
 	optionsCollection(),
 ];
 
@@ -44,7 +46,7 @@ export async function execute(
 	return await runItems(this, items, validate, {
 		prepare: (i) => ({
 			alertId: readAlertId(this, i, 1),
-			simplify: itemParameter(this, 'simplify', i, true) === true,
+			simplify: simplifyChosen(this, i, true),
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			const alert = (await amlApiRequest.call(
@@ -58,3 +60,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = monitoringAlertToolOutput;

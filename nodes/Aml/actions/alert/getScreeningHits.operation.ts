@@ -8,9 +8,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import { simplifyChosen, toolOutputProperties } from '../../helpers/toolOutput';
 import { pagingProperties, readAllPages } from '../../helpers/listParameters';
 import { amlApiRequest, idSegment, PAGE_ANSWER, type Paged } from '../../transport';
-import { alertIdProperty, validAlertId, simplifyHit, simplifyProperty } from './shared';
+import {
+	alertIdProperty,
+	validAlertId,
+	simplifyHit,
+	simplifyProperty,
+	hitToolOutput,
+} from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
 import type { ItemValidator } from '../../validation';
 
@@ -27,6 +34,7 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to return only ID, matched name, list name, list type and score of each hit instead of the full list record',
 	},
+	...toolOutputProperties(hitToolOutput),
 	optionsCollection(),
 ];
 
@@ -49,7 +57,7 @@ export async function execute(
 				itemParameter(this, 'screeningAlertId', i),
 				1,
 			),
-			simplify: itemParameter(this, 'simplify', i, true) === true,
+			simplify: simplifyChosen(this, i, true),
 		}),
 		send: async ({ alertId, simplify }, i) => {
 			// Hits are not a search: the 10,000-result cap does not apply.
@@ -76,3 +84,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = hitToolOutput;

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { itemLocatorValue } from '../../helpers/itemParameter';
 import { alertIdLocator, locatorProperty } from '../../helpers/locators';
 import { valid, invalid, lengthRule } from '../../validation';
+import { hiddenInToolUse, type ToolOutput } from '../../helpers/toolOutput';
 
 /** The service's manual alert rationales (ApiManualAlertRationale). */
 export const RATIONALES = [
@@ -141,6 +142,55 @@ export const simplifyProperty: INodeProperties = {
 	type: 'boolean',
 	default: true,
 	description: 'Whether to return a simplified version of the response instead of the raw data',
+	displayOptions: hiddenInToolUse,
+};
+
+/** Output in tool use of a monitoring alert (13 fields). */
+export const monitoringAlertToolOutput: ToolOutput = {
+	id: 'id',
+	fields: [
+		'priority',
+		'status',
+		'statusId',
+		'person',
+		'score',
+		'assignee',
+		'createdTime',
+		'assignments',
+		'statuses',
+		'notes',
+		'transaction',
+		'entityType',
+	],
+	simplify: (alert) => simplifyMonitoringAlert(alert),
+};
+
+/** Output in tool use of a screening alert's hit (6 fields and the list record's attributes). */
+export const hitToolOutput: ToolOutput = {
+	id: 'id',
+	fields: [
+		'listName',
+		'listProvider',
+		'listType',
+		'score',
+		'attributes',
+		...[
+			'name',
+			'aliases',
+			'associations',
+			'descriptions',
+			'identificationDetails',
+			'mainList',
+			'referenceGroupCodes',
+			'providers',
+			'notes',
+			'overview',
+			'recordDate',
+			'roles',
+			'type',
+		].map((key) => `attributes.${key}`),
+	],
+	simplify: (hit) => simplifyHit(hit),
 };
 
 export function simplifyMonitoringAlert(alert: IDataObject): IDataObject {

@@ -8,11 +8,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import { toolOutputProperties } from '../../helpers/toolOutput';
 import { amlApiRequest, idSegment } from '../../transport';
 import type { ItemValidator } from '../../validation';
-import { personIdProperties, readPersonId } from './shared';
+import { personIdProperties, readPersonId, personToolOutput } from './shared';
 
-const properties: INodeProperties[] = [...personIdProperties, optionsCollection()];
+const properties: INodeProperties[] = [
+	...personIdProperties,
+	...toolOutputProperties(personToolOutput),
+	optionsCollection(),
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['person'], operation: ['get'] } },
@@ -39,3 +44,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = personToolOutput;

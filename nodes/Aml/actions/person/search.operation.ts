@@ -7,6 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
+import { simplifyChosen, toolOutputProperties } from '../../helpers/toolOutput';
 import { runItems } from '../../helpers/items';
 import {
 	pagingProperties,
@@ -15,7 +16,7 @@ import {
 } from '../../helpers/listParameters';
 import { amlApiRequest, PAGE_ANSWER, type Paged } from '../../transport';
 import { valid, invalid, type ItemValidator } from '../../validation';
-import { categoryOptions, simplifyPerson, simplifyProperty } from './shared';
+import { categoryOptions, simplifyPerson, simplifyProperty, personToolOutput } from './shared';
 import {
 	buildSearchFilters,
 	filtersProperty,
@@ -51,6 +52,7 @@ const properties: INodeProperties[] = [
 	simplifyProperty(
 		'Whether to return only ID, type, name, status, category, country and creation time of each person instead of the full person with all attributes',
 	),
+	...toolOutputProperties(personToolOutput),
 	optionsCollection([
 		{
 			displayName: 'Order By',
@@ -95,7 +97,7 @@ export async function execute(
 				body.orderBy = orderBy;
 				body.direction = itemParameter(this, 'options.direction', i, 'ASC') as string;
 			}
-			return { body, simplify: itemParameter(this, 'simplify', i, false) as boolean };
+			return { body, simplify: simplifyChosen(this, i, false) };
 		},
 		send: async ({ body, simplify }, i) => {
 			const persons = await readAllPages(this, i, async (page, size) => {
@@ -118,3 +120,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = personToolOutput;

@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import type { KnownAttribute } from '../../helpers/attributes';
 import { itemId } from '../../helpers/itemParameter';
 import { locatorProperty, personIdLocator, personIdProperty } from '../../helpers/locators';
+import { hiddenInToolUse, type ToolOutput } from '../../helpers/toolOutput';
 
 export const PERSON_TYPES = ['INDIVIDUAL', 'LEGAL', 'UNDEFINED', 'PRIVATE', 'BUSINESS'] as const;
 
@@ -152,6 +153,7 @@ export const simplifyProperty = (description: string): INodeProperties => ({
 	type: 'boolean',
 	default: false,
 	description,
+	displayOptions: hiddenInToolUse,
 });
 
 /** Reads and checks the Person ID parameter of an item. */
@@ -182,6 +184,40 @@ export function simplifyPerson(person: IDataObject): IDataObject {
 		createdTime: person.createdTime ?? null,
 	};
 }
+
+/** Output in tool use of a person's record (Get, Search): 8 fields and the attributes. */
+export const personToolOutput: ToolOutput = {
+	id: 'id',
+	fields: [
+		'type',
+		'status',
+		'category',
+		'createdTime',
+		'snoozeConfiguration',
+		'scenarioSnoozeConfigurations',
+		'attributes',
+		...[
+			'first_name',
+			'last_name',
+			'company_name',
+			'dob',
+			'gender',
+			'country',
+			'city',
+			'street_address',
+			'email',
+			'phone_number',
+			'id_document',
+			'id_country',
+			'onboarding_date',
+			'industry',
+			'business_reg_number',
+			'expected_monthly_turnover',
+			'shareholders',
+		].map((key) => `attributes.${key}`),
+	],
+	simplify: simplifyPerson,
+};
 
 /** The key fields of a person's risk. */
 export function simplifyRisk(personId: string, risk: IDataObject): IDataObject {

@@ -9,6 +9,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { unreadableAnswer } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import {
+	hiddenInToolUse,
+	simplifyChosen,
+	toolOutputProperties,
+	type ToolOutput,
+} from '../../helpers/toolOutput';
 import { amlApiRequest } from '../../transport';
 import { valid, invalid, type ItemValidator } from '../../validation';
 import {
@@ -18,6 +24,29 @@ import {
 	type ConfigurationInput,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
+import { runsAsTool } from '../outputs';
+
+/** Output in tool use of each match (a screening search result item: 14 fields), in the answer's `matches`. */
+const searchToolOutput: ToolOutput = {
+	id: 'id',
+	fields: [
+		'type',
+		'recordDate',
+		'screeningType',
+		'matchData',
+		'highlight',
+		'score',
+		'sanctionList',
+		'matchProvider',
+		'identities',
+		'countryRelations',
+		'representedInLists',
+		'descriptions',
+		'identificationDetails',
+	],
+	simplify: (result) => simplifySearchResult(result),
+	list: 'matches',
+};
 
 const properties: INodeProperties[] = [
 	{
@@ -152,6 +181,8 @@ const properties: INodeProperties[] = [
 		default: 'perSearch',
 		description:
 			'Whether a search without matches still outputs an item (One Item per Search), so that the workflow goes on with it',
+		// as a tool: one answer per name (an empty `matches` is an answer too); Output there chooses the match fields
+		displayOptions: hiddenInToolUse,
 	},
 	{
 		displayName: 'Simplify',
@@ -160,7 +191,9 @@ const properties: INodeProperties[] = [
 		default: true,
 		description:
 			'Whether to return only ID, name, score, list, screening type, record type and countries of each match instead of the full list record',
+		displayOptions: hiddenInToolUse,
 	},
+	...toolOutputProperties(searchToolOutput),
 	optionsCollection(),
 ];
 
@@ -204,8 +237,9 @@ export async function execute(
 					recordEntityType: itemParameter(this, 'recordEntityType', i) as string,
 					configurations,
 				} as IDataObject,
-				simplify: itemParameter(this, 'simplify', i, true) === true,
-				perSearch: itemParameter(this, 'output', i, 'perSearch') === 'perSearch',
+				simplify: simplifyChosen(this, i, true),
+				perSearch:
+					runsAsTool(this) || itemParameter(this, 'output', i, 'perSearch') === 'perSearch',
 			};
 		},
 		send: async ({ body, simplify, perSearch }, i) => {
@@ -239,3 +273,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = searchToolOutput;

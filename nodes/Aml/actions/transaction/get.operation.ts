@@ -7,6 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
+import { toolOutputProperties, type ToolOutput } from '../../helpers/toolOutput';
 import { runItems } from '../../helpers/items';
 import { amlApiRequest, idSegment } from '../../transport';
 import {
@@ -17,9 +18,44 @@ import {
 } from './shared';
 import type { ItemValidator } from '../../validation';
 
+/** Output in tool use of a transaction (Get, Get Many): 4 fields and the attributes. */
+export const transactionToolOutput: ToolOutput = {
+	id: 'id',
+	fields: [
+		'personId',
+		'createdTime',
+		'attributes',
+		...[
+			'amount',
+			'type',
+			'direction',
+			'timestamp',
+			'status',
+			'reference',
+			'sender_name',
+			'sender_account',
+			'receiver_name',
+			'receiver_account',
+		].map((key) => `attributes.${key}`),
+	],
+	simplify: (transaction) => {
+		const attributes = (transaction.attributes ?? {}) as IDataObject;
+		return {
+			id: transaction.id,
+			personId: transaction.personId ?? null,
+			amount: attributes.amount ?? null,
+			type: attributes.type ?? null,
+			direction: attributes.direction ?? null,
+			timestamp: attributes.timestamp ?? null,
+			createdTime: transaction.createdTime ?? null,
+		};
+	},
+};
+
 const properties: INodeProperties[] = [
 	...transactionPersonIdProperties,
 	transactionIdProperty,
+	...toolOutputProperties(transactionToolOutput),
 	optionsCollection(),
 ];
 
@@ -50,3 +86,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = transactionToolOutput;

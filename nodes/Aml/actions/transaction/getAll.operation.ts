@@ -7,6 +7,8 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { optionsCollection } from '../../helpers/descriptions';
+import { toolOutputProperties } from '../../helpers/toolOutput';
+import { transactionToolOutput } from './get.operation';
 import { runItems } from '../../helpers/items';
 import {
 	pagingProperties,
@@ -26,6 +28,7 @@ const optionalText = (value: unknown) =>
 const properties: INodeProperties[] = [
 	...transactionPersonIdProperties,
 	...pagingProperties,
+	...toolOutputProperties(transactionToolOutput),
 	optionsCollection([
 		{
 			displayName: 'Search Text',
@@ -100,3 +103,5 @@ export async function execute(
 }
 
 export const readOnly = true;
+
+export const toolOutput = transactionToolOutput;
