@@ -41,6 +41,7 @@ import {
 import {
 	missingSetting,
 	secretHeaderNames,
+	SENSITIVE_OUTPUT_FIELDS,
 	verifyDelivery,
 	type Headers,
 	type VerificationSettings,
@@ -81,6 +82,10 @@ export class AmlTrigger implements INodeType {
 				path: 'aml',
 			},
 		],
+		// Credential-equivalent output fields, redacted by n8n itself where it reads this list (n8n-workflow 2.41 has the
+		// field; n8n 2.41.1 does not yet apply it, older n8n ignore it: test/contract/sensitiveOutput.test.ts). The
+		// trigger redacts the same headers in its output on every n8n.
+		sensitiveOutputFields: SENSITIVE_OUTPUT_FIELDS,
 		properties,
 	};
 

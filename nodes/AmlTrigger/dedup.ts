@@ -15,9 +15,11 @@ import { recordedBefore } from '../shared/n8n/deduplication';
  * 1. n8n's deduplication store (nodes/shared/n8n/deduplication.ts): `execute` records the key there and outputs
  *    nothing for a key already recorded. In n8n's database, so it covers a redelivery after a restart and a copy
  *    reaching another n8n process (queue mode) after the first copy's execution recorded it; copies reaching two
- *    processes at the same moment may both run (the store has no atomic claim). The store keeps the newest
- *    `MAX_REMEMBERED_DELIVERIES` keys of the trigger node with no time bound: a copy that comes after the window
- *    still starts an execution, which ends at the trigger with no output, as long as its key is among those.
+ *    processes at the same moment may both run (the store has no atomic claim). n8n's store (its
+ *    DeduplicationHelper, mode 'entries') keeps one list per workflow and node ID, in the order keys were first
+ *    recorded (a key found again does not move), cut to the newest `MAX_REMEMBERED_DELIVERIES`, with no time bound: a
+ *    copy that comes after the window still starts an execution, which ends at the trigger with no output, as long
+ *    as its key is in that list.
  * 2. A small in-process map, kept per trigger and bounded in time by the Deduplication Window: keys accepted here
  *    whose execution has not recorded them yet ("pending": an identical delivery is answered 503, so the service
  *    retries), and keys an execution in this process has recorded (answered "duplicate delivery", nothing started).
