@@ -301,7 +301,8 @@ for suite in $suites; do
     continue
   fi
   if [ "$suite" = compat ]; then
-    [ -n "$overlap_queue" ] && start_queue
+    # (only when the queue suite comes after compat in the list: it has not run yet)
+    [ -n "$overlap_queue" ] && [[ " ${suites#*compat} " == *" queue "* ]] && start_queue
     per_version contract $contract_later
     contract_later=""
     # the compatibility subset once per supported n8n line (its own n8n and sandbox), one counted suite per version
