@@ -45,7 +45,7 @@ const TEST_BASE_URL = `={{ (($c) => {
  * OAuth2 client-credentials access to the AML service. A sandbox and a production account are two
  * credentials of this type. n8n itself fetches the token and stores it with the credential (shared by
  * every item, execution and queue-mode worker); when the service answers 401 the node has n8n renew it
- * (transport/auth.ts), once at a time per credential in an n8n process.
+ * (nodes/Aml/transport/token.ts), once at a time per credential in an n8n process.
  */
 export class AmlOAuth2Api implements ICredentialType {
 	name = 'amlOAuth2Api';

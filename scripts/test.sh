@@ -23,6 +23,7 @@
 #   AML_COMPAT_VERSIONS="2.0.3"      the n8n versions the compat suite runs on (default: the oldest supported 1.x and 2.x)
 #   AML_FAULTS_FULL=1                faults suite at full size (10,000-item soak, 1,000-delivery burst)
 #   AML_KEEP_N8N=1                   keep the e2e n8n user folder (database, n8n.log)
+#   AML_TEST_OVERLAP=0               run the queue suite after compat instead of beside it
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export CI="${CI:-true}"
@@ -223,7 +224,57 @@ per_version() {
   done
 }
 
+# The queue suite beside compat (AML_TEST_OVERLAP=0: one after another). Most of the queue suite's time is waiting (the
+# token endpoint's limit paces its token-economy test, its last copies are held back 60 s) and compat's n8n runs on
+# another install, ports and folders: the two overlap. The queue suite's output is printed when it ends; its counts
+# join the totals as its own suite.
+overlap_queue=""
+[ "${AML_TEST_OVERLAP:-1}" != 0 ] && has compat && has queue && overlap_queue=1
+queue_started=""
+# start_queue: the queue suite in the background, its lines in $out/queue.out, its record in $out/queue.record
+start_queue() {
+  queue_started=1
+  echo "== suite: queue (in the background, beside compat; its output follows when it ends)"
+  set -m # its own process group, stopped at exit like the installs
+  (
+    passed=0 failed=0 status=0 summary=()
+    await_install queue || echo "!! postgresql/redis-server install failed: the queue suite will fail" >&2
+    if await_install "n8n-$default_version"; then
+      run_jest queue queue --runInBand
+    else
+      record "suite queue: 0 passed, 1 failed (n8n install failed)" 0 1
+    fi
+    printf '%s\n%s %s\n' "${summary[0]}" "$passed" "$failed" >"$out/queue.record"
+  ) >"$out/queue.out" 2>&1 </dev/null &
+  queue_pid=$!
+  set +m
+  background+=("$queue_pid")
+}
+# join_queue: waits for the background queue suite, prints its output and adds its record to the totals
+join_queue() {
+  wait "$queue_pid"
+  echo
+  echo "== suite: queue (ran in the background)"
+  cat "$out/queue.out"
+  if [ -s "$out/queue.record" ]; then
+    local line counts
+    line="$(sed -n 1p "$out/queue.record")"
+    counts="$(sed -n 2p "$out/queue.record")"
+    summary+=("$line")
+    passed=$((passed + ${counts% *}))
+    failed=$((failed + ${counts#* }))
+    [ "${counts#* }" -ne 0 ] && status=1
+  else
+    record "suite queue: 0 passed, 1 failed (the background run left no record)" 0 1
+  fi
+  queue_started=""
+}
+
 for suite in $suites; do
+  if [ "$suite" = queue ] && [ -n "$queue_started" ]; then
+    join_queue
+    continue
+  fi
   echo
   echo "== suite: $suite"
   if [ "$suite" = lint ]; then
@@ -250,6 +301,8 @@ for suite in $suites; do
     continue
   fi
   if [ "$suite" = compat ]; then
+    # (only when the queue suite comes after compat in the list: it has not run yet)
+    [ -n "$overlap_queue" ] && [[ " ${suites#*compat} " == *" queue "* ]] && start_queue
     per_version contract $contract_later
     contract_later=""
     # the compatibility subset once per supported n8n line (its own n8n and sandbox), one counted suite per version
@@ -269,7 +322,10 @@ for suite in $suites; do
   extra=()
   # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
   { [ "$suite" = e2e ] || [ "$suite" = faults ] || [ "$suite" = queue ]; } && extra=(--runInBand)
+  # unit: two jest workers (jest takes one on 2 cores; the files are independent)
+  [ "$suite" = unit ] && extra=(--maxWorkers=2)
   run_jest "$suite" "$suite" "${extra[@]}"
 done
 per_version contract $contract_later
+[ -n "$queue_started" ] && join_queue
 finish

@@ -14,20 +14,12 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { recordedBefore } from '../shared/n8n/deduplication';
 import { MAIN_CONNECTION } from '../shared/n8n/connections';
 import { webhookCredentials } from '../shared/n8n/webhookCredentials';
-import { properties, SUBTITLE } from './description';
-import {
-	DEFAULT_DEDUP_WINDOW_MINUTES,
-	deliveryKey,
-	KEY_FIELD,
-	MAX_REMEMBERED_DELIVERIES,
-	recentDeliveries,
-	triggerId,
-} from './dedup';
+import { properties, SUBTITLE, triggerSettings } from './description';
+import { admitDelivery, deliveryKey, firstRuns, KEY_FIELD, triggerIdOf } from './dedup';
 import { staleness } from './freshness';
-import { eventFields, rejection, splitList } from './filters';
+import { eventFields, rejection } from './filters';
 import {
 	MAX_EVENT_DEPTH,
 	nestedDeeperThan,
@@ -49,6 +41,7 @@ import {
 import {
 	missingSetting,
 	secretHeaderNames,
+	SENSITIVE_OUTPUT_FIELDS,
 	verifyDelivery,
 	type Headers,
 	type VerificationSettings,
@@ -89,6 +82,10 @@ export class AmlTrigger implements INodeType {
 				path: 'aml',
 			},
 		],
+		// Credential-equivalent output fields, redacted by n8n itself where it reads this list (n8n-workflow 2.41 has the
+		// field; n8n 2.41.1 does not yet apply it, older n8n ignore it: test/contract/sensitiveOutput.test.ts). The
+		// trigger redacts the same headers in its output on every n8n.
+		sensitiveOutputFields: SENSITIVE_OUTPUT_FIELDS,
 		properties,
 	};
 
@@ -131,7 +128,10 @@ export class AmlTrigger implements INodeType {
 		const res = this.getResponseObject();
 		const headers = this.getHeaderData() as Headers;
 		const rawBody = await rawBodyOf(req);
-		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
+		const trigger = triggerIdOf(this);
+		const { verify, filter, windowMinutes, includeHeaders } = triggerSettings((name, fallback) =>
+			this.getNodeParameter(name, fallback),
+		);
 
 		// A refused delivery is answered `status` and starts nothing. While the editor listens for a test event it is shown
 		// in the editor (the test execution fails at this node, saying why); at run time it leaves a line in n8n's log.
@@ -150,7 +150,7 @@ export class AmlTrigger implements INodeType {
 
 		// 1. Verification, on the raw bytes, before anything else is looked at.
 		let settings: VerificationSettings | undefined;
-		if (this.getNodeParameter('authentication', 'amlWebhookApi') === 'amlWebhookApi') {
+		if (verify) {
 			const failed = 'Webhook verification failed';
 			try {
 				settings = await webhookCredentials<VerificationSettings>(this, 'amlWebhookApi');
@@ -184,35 +184,25 @@ export class AmlTrigger implements INodeType {
 		) as IDataObject;
 
 		// 3. Event selection and filters: answered 200 so that the service does not retry them.
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const filter = {
-			events: this.getNodeParameter('events', []) as string[],
-			decisionRules: splitList(options.decisionRules),
-			entityType: options.entityType as string | undefined,
-			scenarioType: options.scenarioType as string | undefined,
-			riskLevels: splitList(options.riskLevels),
-		};
 		const skipped = rejection(filter, action, metadata);
 		if (skipped) return { webhookResponse: { received: true, started: false, reason: skipped } };
 
-		// 4. Redelivery of an accepted event. Not in test mode: a test URL serves one delivery and is removed.
-		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
+		// 4. Redelivery of an accepted event (dedup.ts).
 		const key = rawBody === undefined ? undefined : deliveryKey(rawBody);
-		if (key && windowMinutes > 0 && this.getMode() !== 'manual') {
-			const now = Date.now();
-			const here = recentDeliveries.state(trigger, key, now, windowMinutes);
-			if (here === 'recorded') {
-				return {
-					webhookResponse: { received: true, started: false, reason: 'duplicate delivery' },
-				};
-			}
-			if (here === 'pending') {
-				// The same event was just accepted and its execution has not recorded it yet: ask for a retry
-				// rather than start it twice, or drop it if that execution never started.
-				res.setHeader('Retry-After', '5');
-				return reply(res, 503, 'The same delivery is being processed; retry later');
-			}
-			recentDeliveries.markPending(trigger, key, now);
+		const admission = admitDelivery(
+			trigger,
+			key,
+			windowMinutes,
+			this.getMode() === 'manual',
+			Date.now(),
+		);
+		if (admission === 'duplicate')
+			return { webhookResponse: { received: true, started: false, reason: 'duplicate delivery' } };
+		if (admission === 'retry later') {
+			// The same event was just accepted and its execution has not recorded it yet: ask for a retry rather than
+			// start it twice, or drop it if that execution never started.
+			res.setHeader('Retry-After', '5');
+			return reply(res, 503, 'The same delivery is being processed; retry later');
 		}
 
 		const json: IDataObject = {
@@ -222,8 +212,7 @@ export class AmlTrigger implements INodeType {
 			metadata,
 			...eventFields(filter, action, metadata),
 		};
-		if (options.includeHeaders)
-			json.headers = redactedHeaders(headers, secretHeaderNames(settings));
+		if (includeHeaders) json.headers = redactedHeaders(headers, secretHeaderNames(settings));
 		// The key field is the trigger's own: a body that carries one cannot choose the key or pass it on.
 		delete json[KEY_FIELD];
 		delete json[REFUSAL_FIELD];
@@ -233,10 +222,10 @@ export class AmlTrigger implements INodeType {
 
 	/**
 	 * n8n runs this as the first step of the execution a delivery started (in a worker, in queue mode), with the items
-	 * `webhook()` returned. It records the delivery's key in n8n's deduplication store (its database, shared by every
-	 * process; the newest `maxEntries` keys) where this n8n offers it, and an execution whose key is already there
-	 * outputs nothing: a redelivery after an n8n restart, or a copy another webhook process accepted after this one's
-	 * execution recorded it, ends here instead of running the workflow twice.
+	 * `webhook()` returned: an item whose delivery ran before outputs nothing (dedup.ts `firstRuns`: n8n's
+	 * deduplication store, shared by every process, and this process's own record), so a redelivery after an n8n
+	 * restart, after the Deduplication Window, or one another webhook process accepted after this one's execution
+	 * recorded it, ends here instead of running the workflow twice.
 	 */
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
@@ -246,27 +235,9 @@ export class AmlTrigger implements INodeType {
 			const { message, description } = refusalText(refusal);
 			throw new NodeOperationError(this.getNode(), message, { description });
 		}
-		const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-		const windowMinutes = Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES);
-		if (windowMinutes <= 0 || this.getMode() === 'manual') return [items];
-		const now = Date.now();
-		const keyOf = (item: INodeExecutionData) =>
-			typeof item.json[KEY_FIELD] === 'string' ? (item.json[KEY_FIELD] as string) : undefined;
-		const keys = items.map(keyOf).filter((k): k is string => k !== undefined);
-		// Claimed in this process first, in one synchronous step (no await between the read and the mark): an execution
-		// of the same delivery that already ran here (a copy accepted again after PENDING_MS while the first execution
-		// waited to start on a loaded n8n) stops this one, whatever n8n's store answers for executions running together.
-		const ranHere = new Set<string>();
-		const trigger = triggerId(this.getWorkflow().id, this.getNode().name);
-		for (const key of keys) {
-			if (recentDeliveries.state(trigger, key, now, windowMinutes) === 'recorded') ranHere.add(key);
-			recentDeliveries.markRecorded(trigger, key, now);
-		}
-		const seen = await recordedBefore(this, keys, MAX_REMEMBERED_DELIVERIES);
-		const fresh = (item: INodeExecutionData) => {
-			const key = keyOf(item);
-			return !key || !(seen.has(key) || ranHere.has(key));
-		};
-		return [items.filter(fresh)];
+		const { windowMinutes } = triggerSettings((name, fallback) =>
+			this.getNodeParameter(name, 0, fallback),
+		);
+		return [await firstRuns(this, triggerIdOf(this), items, windowMinutes, Date.now())];
 	}
 }

@@ -1,9 +1,10 @@
-// The AML Trigger's panel (its fields and the canvas subtitle), kept apart from its methods as n8n's own nodes keep
-// their descriptions.
-import type { INodeProperties } from 'n8n-workflow';
+// The AML Trigger's panel (its fields and the canvas subtitle) and the one reader of its settings, kept apart from
+// its methods as n8n's own nodes keep their descriptions.
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_DEDUP_WINDOW_MINUTES } from './dedup';
 import { EVENT_ACTIONS } from './events';
+import { splitList, type EventFilter } from './filters';
 
 const ALL_EVENTS = {
 	name: 'All Events',
@@ -72,7 +73,7 @@ const options: INodeProperties = {
 			typeOptions: { minValue: 0 },
 			default: DEFAULT_DEDUP_WINDOW_MINUTES,
 			description:
-				'The service retries until it gets a 2xx and may deliver an event twice. A delivery whose body equals one accepted within this many minutes is answered 200 and does not run the workflow again (while the execution of the first has not recorded it yet, the copy is answered 503 with Retry-After 5, so the service sends it again). 0 turns this off.',
+				"The service retries until it gets a 2xx and may deliver an event twice; a delivery whose body equals an accepted one is a copy. While the first one's execution has not recorded it, a copy is answered 503 with Retry-After 5 (the service sends it again). Within this many minutes after, a copy is answered 200 and starts nothing in the same n8n process. Any other copy starts an execution that ends at this node with no output, for as long as n8n's deduplication store keeps the event (the newest 10,000 of this trigger, with no time limit). 0 turns all of this off: every copy runs the workflow.",
 		},
 		{
 			displayName: 'Entity Type',
@@ -142,3 +143,32 @@ export const properties: INodeProperties[] = [
 	events,
 	options,
 ];
+
+/** The trigger's settings, read in one place for `webhook()` and `execute()`. */
+export interface TriggerSettings {
+	/** Whether deliveries are verified with the AML Webhook API credential. */
+	verify: boolean;
+	filter: EventFilter;
+	/** The Deduplication Window; 0 turns deduplication off. */
+	windowMinutes: number;
+	includeHeaders: boolean;
+}
+
+/** Reads the settings through the context's `getNodeParameter` (`(name, fallback)`, item 0 in `execute()`). */
+export function triggerSettings(
+	read: (name: string, fallback: unknown) => unknown,
+): TriggerSettings {
+	const options = (read('options', {}) ?? {}) as IDataObject;
+	return {
+		verify: read('authentication', 'amlWebhookApi') === 'amlWebhookApi',
+		filter: {
+			events: (read('events', []) ?? []) as string[],
+			decisionRules: splitList(options.decisionRules),
+			entityType: options.entityType as string | undefined,
+			scenarioType: options.scenarioType as string | undefined,
+			riskLevels: splitList(options.riskLevels),
+		},
+		windowMinutes: Number(options.dedupWindow ?? DEFAULT_DEDUP_WINDOW_MINUTES),
+		includeHeaders: Boolean(options.includeHeaders),
+	};
+}

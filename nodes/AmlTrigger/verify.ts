@@ -51,10 +51,24 @@ export function signatureBytes(value: string): Buffer | undefined {
 	return /^[0-9a-f]{64}$/i.test(hex) ? Buffer.from(hex, 'hex') : undefined;
 }
 
+/** Credentials of any kind a caller or a proxy in between may send, whatever the verification method (lower case). */
+export const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+/**
+ * The output fields the trigger declares credential-equivalent to n8n (`sensitiveOutputFields`, dot paths in an
+ * item's json): the headers of CREDENTIAL_HEADERS and the default verification headers under Include Headers. A
+ * header name set in the credential cannot be declared (the declaration is fixed); the trigger replaces its value
+ * itself, as it does every one of these (`secretHeaderNames`).
+ */
+export const SENSITIVE_OUTPUT_FIELDS = [
+	...CREDENTIAL_HEADERS,
+	DEFAULT_SECRET_HEADER.toLowerCase(),
+	DEFAULT_SIGNATURE_HEADER.toLowerCase(),
+].map((name) => `headers.${name}`);
+
 /** Names of the headers that carry a secret under these settings (lower case), to keep them out of the output. */
 export function secretHeaderNames(settings?: VerificationSettings): string[] {
-	// Credentials of any kind a caller or a proxy in between may send, whatever the verification method.
-	const names = ['authorization', 'proxy-authorization', 'cookie'];
+	const names = [...CREDENTIAL_HEADERS];
 	const text = (value: unknown, fallback: string) =>
 		(typeof value === 'string' && value ? value : fallback).trim().toLowerCase();
 	if (settings?.method === 'header') names.push(text(settings.headerName, DEFAULT_SECRET_HEADER));

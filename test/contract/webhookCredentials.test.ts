@@ -140,10 +140,15 @@ describe(`a trigger's credential read during a webhook call on n8n ${N8N_VERSION
 		expect(seen.cases['an expression'].seam.data?.headerSecret).toBe('expression');
 	});
 
-	test("an expression cannot read the delivery: the request's header is not the secret", () => {
+	test('an expression cannot read the delivery: with no input n8n refuses it, as getCredentials() does (the trigger then refuses the delivery)', () => {
 		const { seam, runless } = seen.cases["an expression reading the delivery's header"];
-		for (const read of [seam, runless])
-			expect(read.data?.headerSecret).not.toBe('from-the-request');
+		// `$json` of a webhook call has no item to read: n8n fails the expression, for the seam's read and for
+		// getCredentials() alike, and neither yields the request's header.
+		expect(seam.data).toBeUndefined();
+		expect(seam.error).toEqual(expect.any(String));
+		expect(seam.error).toBe(runless.error);
+		// the seam's read with the call's workflow and no input, then, failed, n8n's documented read (runless)
+		expect(seam.given).toEqual([{ workflowIsContexts: true, input: 0 }, null]);
 	});
 
 	test("n8n's own checks still refuse a node without the credential, with n8n's error", () => {

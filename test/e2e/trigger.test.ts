@@ -18,7 +18,7 @@ import {
 	until,
 } from '../harness/trigger';
 import { alertTypeOf, EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
-import { SAMPLE_PAYLOADS, sampleItem } from '../../nodes/AmlTrigger/samples';
+import { SAMPLE_PAYLOADS, sampleItem } from '../fixtures/triggerSamples';
 
 /**
  * AML Trigger in real n8n: published workflows (public API), fed by the sandbox's real webhook deliveries

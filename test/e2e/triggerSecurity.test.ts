@@ -4,7 +4,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 
 import { amlTriggerWorkflow } from '../harness/client';
-import { context, n8n, ownerRest, type Json } from '../harness/context';
+import { context, loadedTypes, n8n, ownerRest, type Json } from '../harness/context';
 import {
 	cleanup,
 	NODE,
@@ -353,6 +353,49 @@ describe('AML Trigger: what a delivery cannot put into the output', () => {
 			reason: 'duplicate delivery',
 		});
 		expect(await settled(wf.id, 2)).toHaveLength(2);
+	});
+});
+
+describe("AML Trigger: credential-equivalent output fields (n8n's sensitiveOutputFields)", () => {
+	test("n8n loaded the trigger with its declaration; with a secret header and Include Headers the stored execution shows the header and Authorization as [redacted], in the API and in the editor's REST", async () => {
+		const { nodes } = await loadedTypes();
+		const trigger = nodes.find((node) => node.name === 'n8n-nodes-aml.amlTrigger');
+		expect(trigger?.sensitiveOutputFields).toEqual([
+			'headers.authorization',
+			'headers.proxy-authorization',
+			'headers.cookie',
+			'headers.x-aml-secret',
+			'headers.x-aml-signature',
+		]);
+		const secret = `hdr-${randomUUID()}`;
+		const cred = await n8n().createCredential(
+			`AML webhook header ${randomUUID().slice(0, 8)}`,
+			'amlWebhookApi',
+			{ method: 'header', headerName: 'X-AML-Secret', headerSecret: secret },
+		);
+		cleanup.push(() => n8n().deleteCredential(cred.id));
+		const wf = await publish(
+			{ authentication: 'amlWebhookApi', events: ['*'], options: { includeHeaders: true } },
+			cred,
+		);
+		const caller = `Bearer caller-${randomUUID()}`;
+		const r = await post(wf.url, event(8401), { 'X-AML-Secret': secret, Authorization: caller });
+		expect(r.status).toBe(200);
+		const [out] = await settled(wf.id, 1);
+		expect(out.headers).toMatchObject({
+			'x-aml-secret': '[redacted]',
+			authorization: '[redacted]',
+			'content-type': 'application/json',
+		});
+		const [stored] = await n8n().listExecutions(wf.id, { includeData: true });
+		const rest = await ownerRest();
+		const editor = await rest.get(`/executions/${String(stored.id)}`);
+		expect(editor.status).toBe(200);
+		for (const text of [JSON.stringify(stored), JSON.stringify(editor.data)]) {
+			expect(text).toContain('[redacted]');
+			expect(text).not.toContain(secret);
+			expect(text).not.toContain(caller);
+		}
 	});
 });
 

@@ -1,11 +1,13 @@
-import { existsSync, readFileSync, readdirSync } from 'fs';
+import { execFileSync } from 'child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'fs';
 import { join } from 'path';
 
 /**
- * What a user meets in the editor, read from the BUILT package (dist/, what npm publishes and n8n loads; run
- * `npm run build` first): collection buttons say "Add …" as n8n's own nodes do, every documentation link of a node
- * or credential ends in a heading README.md has (GitHub's anchor rules), and every operation's action names its
- * object.
+ * What a user meets in the editor, read from the package as `npm run build` builds it (tsc with the package's
+ * tsconfig.json, then gulp's build:assets for icons and codex files), built by this test into a folder of its own:
+ * it never reads dist/, so it needs no build before it and cannot pass on a stale one. Collection buttons say
+ * "Add …" as n8n's own nodes do, every documentation link of a node or credential ends in a heading README.md has
+ * (GitHub's anchor rules), and every operation's action names its object.
  */
 const root = join(__dirname, '..', '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -13,17 +15,34 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 	n8n: { nodes: string[]; credentials: string[] };
 };
 
+// Inside node_modules, so that the built files resolve n8n-workflow as dist/ does.
+const scratch = join(root, 'node_modules', '.cache', 'n8n-nodes-aml-built');
+mkdirSync(scratch, { recursive: true });
+const out = mkdtempSync(join(scratch, 'dist-'));
+execFileSync(
+	process.execPath,
+	[require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', out],
+	{ cwd: root, stdio: 'inherit' },
+);
+execFileSync(
+	process.execPath,
+	[join(root, 'node_modules', 'gulp', 'bin', 'gulp.js'), 'build:assets', '--silent'],
+	{
+		cwd: root,
+		stdio: 'inherit',
+		env: { ...process.env, AML_BUILD_OUT: out },
+	},
+);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
 type Description = {
 	displayName: string;
 	properties: Array<Record<string, unknown>>;
 	documentationUrl?: string;
 };
 
-function built(file: string): string {
-	const path = join(root, file);
-	if (!existsSync(path)) throw new Error(`${file} is missing: run \`npm run build\` first`);
-	return path;
-}
+/** A file package.json names under dist/, in this test's build. */
+const built = (file: string): string => join(out, file.replace(/^dist\//, ''));
 
 /** The node or credential class of a built file, instantiated. */
 function load(file: string): { description?: Description } & Partial<Description> {
@@ -79,7 +98,7 @@ function documentationUrls(): Array<[string, string]> {
 					resources?: Record<string, Array<{ url: string }>>;
 				};
 				for (const links of Object.values(codex.resources ?? {}))
-					for (const { url } of links) urls.push([path.slice(root.length + 1), url]);
+					for (const { url } of links) urls.push([`dist/${path.slice(out.length + 1)}`, url]);
 			}
 		}
 	};
@@ -99,7 +118,7 @@ function* walk(value: unknown, path: string): Generator<[string, Record<string, 
 	for (const [key, child] of Object.entries(object)) yield* walk(child, `${path}.${key}`);
 }
 
-describe('built descriptions (dist/)', () => {
+describe('built descriptions (the package as npm run build builds it)', () => {
 	test('every node and credential of package.json is built', () => {
 		expect(nodes.map(({ description }) => description.displayName)).toEqual(['AML', 'AML Trigger']);
 		expect(credentials).toHaveLength(2);

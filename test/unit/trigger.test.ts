@@ -10,7 +10,10 @@ import {
 	PENDING_MS,
 	MAX_KEYS_PER_TRIGGER,
 	RecentDeliveries,
-	triggerId,
+	admitDelivery,
+	firstRuns,
+	KEY_FIELD,
+	triggerIdOf,
 } from '../../nodes/AmlTrigger/dedup';
 import { EVENT_ACTIONS } from '../../nodes/AmlTrigger/events';
 import {
@@ -36,7 +39,7 @@ import {
 	verificationFailure,
 } from '../../nodes/AmlTrigger/refusal';
 import { payloadOf, redactedHeaders } from '../../nodes/AmlTrigger/request';
-import { SAMPLE_PAYLOADS, sampleItem } from '../../nodes/AmlTrigger/samples';
+import { SAMPLE_PAYLOADS, sampleItem } from '../fixtures/triggerSamples';
 import { alertTypeOf } from '../../nodes/AmlTrigger/events';
 import {
 	hmacHex,
@@ -50,6 +53,9 @@ import {
 } from '../../nodes/AmlTrigger/verify';
 
 type Json = Record<string, unknown>;
+
+const triggerId = (workflowId: string, name: string) =>
+	triggerIdOf({ getWorkflow: () => ({ id: workflowId }), getNode: () => ({ name }) });
 
 const body = Buffer.from(
 	'{"action":"ALERT_CREATED", "createdTime":"2026-11-22T10:15:30.123456Z","metadata":{"alertId":1,"name":"Zoë"}}',
@@ -258,6 +264,54 @@ describe('AML Trigger deduplication', () => {
 		r.markRecorded(t, 'k', t0 + 10);
 		expect(r.state(t, 'k', t0 + 59 * 60_000, 60)).toBe('recorded');
 		expect(r.state(t, 'k', t0 + 61 * 60_000, 60)).toBeUndefined();
+	});
+
+	test("webhook()'s decision: start (marked pending), retry later within PENDING_MS, duplicate once recorded; never with the window 0 or in test mode", () => {
+		const r = new RecentDeliveries();
+		const t = triggerId('wf1', 'AML Trigger');
+		const t0 = 1_000_000;
+		expect(admitDelivery(t, 'k', 60, false, t0, r)).toBe('start');
+		expect(admitDelivery(t, 'k', 60, false, t0 + 1000, r)).toBe('retry later');
+		expect(admitDelivery(t, 'k', 60, false, t0 + PENDING_MS + 1, r)).toBe('start');
+		r.markRecorded(t, 'k', t0 + PENDING_MS + 2);
+		expect(admitDelivery(t, 'k', 60, false, t0 + PENDING_MS + 3, r)).toBe('duplicate');
+		expect(admitDelivery(t, 'k', 0, false, t0 + PENDING_MS + 3, r)).toBe('start');
+		expect(admitDelivery(t, 'k', 60, true, t0 + PENDING_MS + 3, r)).toBe('start');
+		expect(admitDelivery(t, undefined, 60, false, t0, r)).toBe('start');
+		// after the window the in-process map has forgotten it: an execution starts (n8n's store decides in execute())
+		expect(admitDelivery(t, 'k', 60, false, t0 + PENDING_MS + 61 * 60_000, r)).toBe('start');
+	});
+
+	test("execute()'s decision: a key recorded in n8n's store or already run here outputs nothing; window 0 and test mode pass all", async () => {
+		const stored = new Set<string>(['old']);
+		const asked: string[][] = [];
+		const ctx = (mode: string) =>
+			({
+				getMode: () => mode,
+				helpers: {
+					checkProcessedAndRecord: async (keys: string[]) => {
+						asked.push(keys);
+						const processed = keys.filter((k) => stored.has(k));
+						for (const k of keys) stored.add(k);
+						return { new: keys.filter((k) => !processed.includes(k)), processed };
+					},
+				},
+			}) as never;
+		const item = (key?: string) => ({ json: key ? { [KEY_FIELD]: key } : {} });
+		const r = new RecentDeliveries();
+		const t = triggerId('wf1', 'AML Trigger');
+		const run = async (keys: Array<string | undefined>, mode = 'webhook', window = 60) =>
+			(await firstRuns(ctx(mode), t, keys.map(item), window, 1_000_000, r)).map(
+				(i) => i.json[KEY_FIELD] ?? 'none',
+			);
+		expect(await run(['old', 'new', undefined])).toEqual(['new', 'none']);
+		expect(asked).toEqual([['old', 'new']]);
+		// the same key again: recorded here already (stopped even if the store had lost it)
+		stored.clear();
+		expect(await run(['new'])).toEqual([]);
+		expect(await run(['old'], 'webhook', 0)).toEqual(['old']);
+		expect(await run(['old'], 'manual')).toEqual(['old']);
+		expect(asked).toHaveLength(2);
 	});
 
 	test('in-process map is bounded per trigger', () => {
