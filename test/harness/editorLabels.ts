@@ -22,6 +22,7 @@ type Place =
 	| 'workflowSettings' // ⋯ → Settings
 	| 'triggerPanel' // the AML Trigger's panel, its output pane empty
 	| 'nodeSettings' // an AML node's panel → Settings tab
+	| 'nodeOptions' // an AML node's panel → Options → Add option's list
 	| 'onError' // ... → On Error's choices
 	| 'communityNodes' // Settings → Community nodes
 	| 'credentials'; // Overview → Credentials
@@ -104,6 +105,8 @@ export const README_LABELS: ReadmeLabel[] = [
 		place: 'triggerPanel',
 	},
 	{ readme: '| **Retry On Fail** |', label: 'Retry On Fail', place: 'nodeSettings' },
+	// this package's own label, with its unit, as the editor lists it under Options
+	{ readme: 'Options → **Timeout (ms)**', label: 'Timeout (ms)', place: 'nodeOptions' },
 	{ readme: '| **Always Output Data** |', label: 'Always Output Data', place: 'nodeSettings' },
 	{ readme: '| **Execute Once** |', label: 'Execute Once', place: 'nodeSettings' },
 	{
@@ -278,6 +281,20 @@ async function notShown(
 				.click(SHORT)
 				.catch(() => undefined);
 			await check('triggerPanel', trigger);
+			await closeAll();
+		});
+		await step(['nodeOptions'], async () => {
+			const node = await openNode('Get monitoring alert');
+			await node
+				.getByRole('button', { name: /add option/i })
+				.or(node.getByText(/^add option$/i))
+				.first()
+				.click(LONG);
+			const options = page
+				.locator('.el-select-dropdown:visible, [role="listbox"]:visible, .el-popper:visible')
+				.first();
+			await options.waitFor(LONG);
+			await check('nodeOptions', options);
 			await closeAll();
 		});
 		await step(['nodeSettings', 'onError'], async () => {

@@ -149,6 +149,7 @@ export function demoChoices(
 	file: string,
 	sandboxUrl: string,
 	credentials: Record<string, CredentialRef>,
+	coreBankingUrl?: string,
 ): ExampleChoices {
 	const settings: Record<string, Json> = {};
 	const name = path.basename(file);
@@ -161,6 +162,11 @@ export function demoChoices(
 	}
 	if (name.startsWith('04-'))
 		settings['Download persons export'] = { url: `${sandboxUrl}/files/persons-nightly.csv` };
+	if (name.startsWith('08-') && coreBankingUrl) {
+		// the demo's core banking stand-in (test/harness/coreBanking.ts)
+		settings['Tell core banking to release'] = { url: `${coreBankingUrl}/payments/release` };
+		settings['Tell core banking to reject'] = { url: `${coreBankingUrl}/payments/reject` };
+	}
 	return { credentials, settings };
 }
 
@@ -171,7 +177,11 @@ export function demoChoices(
  */
 export async function importExamples(
 	client: N8nClient,
-	values: { sandboxUrl: string; credentials: Record<string, CredentialRef> },
+	values: {
+		sandboxUrl: string;
+		credentials: Record<string, CredentialRef>;
+		coreBankingUrl?: string;
+	},
 	dir = EXAMPLES_DIR,
 ): Promise<
 	Array<{ file: string; name: string; id: string; updated: boolean; toChoose: string[] }>
@@ -189,7 +199,7 @@ export async function importExamples(
 		const imported = await importExample(
 			client,
 			file,
-			demoChoices(file, values.sandboxUrl, values.credentials),
+			demoChoices(file, values.sandboxUrl, values.credentials, values.coreBankingUrl),
 			same?.id,
 		);
 		const toChoose = credentialTypes(imported.workflow).filter((type) =>
