@@ -61,7 +61,12 @@ async function importAsUser(
 	file: string,
 	choices: ExampleChoices,
 ): Promise<{ id: string; workflow: Json }> {
-	const { id, workflow } = await importExample(n8n(), file, choices);
+	// every execution kept, so that the test reads what each run did (the files ship their own choice, which the
+	// stickies state; example 10 keeps its own: its test reads its Slack post)
+	const { id, workflow } = await importExample(n8n(), file, {
+		...choices,
+		...(file.startsWith('10-') ? {} : { workflowSettings: { saveDataSuccessExecution: 'all' } }),
+	});
 	created.push(id);
 	return { id, workflow };
 }
@@ -1279,7 +1284,7 @@ describe('alert examples run on their pinned sample events, with the AML credent
 			nodes: chosen.nodes,
 			connections: chosen.connections,
 			pinData: shipped.pinData,
-			settings: shipped.settings,
+			settings: { ...shipped.settings, saveDataSuccessExecution: 'all' },
 			active: false,
 		});
 		expect(made.status).toBe(200);

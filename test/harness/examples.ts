@@ -20,6 +20,11 @@ export interface ExampleChoices {
 	credentials?: Record<string, CredentialRef>;
 	/** Node name → parameter values to set; only nodes a sticky note of the workflow names may be changed. */
 	settings?: Record<string, Json>;
+	/**
+	 * Workflow settings to change (the tests keep every execution, `saveDataSuccessExecution: 'all'`, to read what a
+	 * run did; the examples ship what their sticky notes say).
+	 */
+	workflowSettings?: Json;
 }
 
 export function exampleFiles(dir = EXAMPLES_DIR): string[] {
@@ -60,6 +65,7 @@ export function applyChoices(workflow: Json, choices: ExampleChoices): Json {
 			throw new Error(`${copy.name}: no sticky note tells the user to set "${nodeName}"`);
 		node.parameters = { ...node.parameters, ...values };
 	}
+	if (choices.workflowSettings) copy.settings = { ...copy.settings, ...choices.workflowSettings };
 	for (const node of copy.nodes as Json[]) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const chosen = choices.credentials?.[type];
