@@ -106,7 +106,11 @@ export const README_LABELS: ReadmeLabel[] = [
 	},
 	{ readme: '| **Retry On Fail** |', label: 'Retry On Fail', place: 'nodeSettings' },
 	// this package's own label, with its unit, as the editor lists it under Options
-	{ readme: 'Options → **Timeout (ms)**', label: 'Timeout (ms)', place: 'nodeOptions' },
+	{
+		readme: 'Options → **Timeout (Milliseconds)**',
+		label: 'Timeout (Milliseconds)',
+		place: 'nodeOptions',
+	},
 	{ readme: '| **Always Output Data** |', label: 'Always Output Data', place: 'nodeSettings' },
 	{ readme: '| **Execute Once** |', label: 'Execute Once', place: 'nodeSettings' },
 	{
