@@ -30,6 +30,7 @@ import {
 	DEFAULT_OWNER,
 	REPO_ROOT,
 	freePort,
+	login,
 	startN8n,
 	type N8nInstance,
 } from '../test/harness/n8n';
@@ -327,6 +328,8 @@ async function main(): Promise<void> {
 		const imported = await importExamples(client, {
 			sandboxUrl: sandbox.baseUrl,
 			coreBankingUrl: coreBanking.url,
+			// the pinned sample events, as Import from File keeps them (Execute workflow then runs them at once)
+			rest: await login(n8n.baseUrl, n8n.owner),
 			credentials: { amlOAuth2Api: credential, ...extra },
 		});
 		for (const w of imported) {

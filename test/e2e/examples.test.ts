@@ -20,6 +20,7 @@ import {
 	credentialTypes,
 	exampleFiles,
 	importExample,
+	pinSamples,
 	readExample,
 	stickyText,
 	type ExampleChoices,
@@ -267,6 +268,21 @@ describe('every example imports into n8n as shipped', () => {
 			expect(credentialTypes(stored)).toEqual(credentialTypes(shipped));
 		},
 	);
+});
+
+describe('the demo imports the examples with their pinned samples', () => {
+	test("the pinned sample events are stored with the imported workflow (n8n's public API drops them), as Import from File keeps them", async () => {
+		const rest = await ownerRest();
+		for (const file of exampleFiles().filter((f) => readExample(f).pinData)) {
+			const { id } = await importAsUser(file, {});
+			await pinSamples(rest, id, readExample(file));
+			const stored = (await rest.get(`/workflows/${id}`)).data.data as Json;
+			expect({ file, pinned: Object.keys(stored.pinData ?? {}).sort() }).toEqual({
+				file,
+				pinned: Object.keys(readExample(file).pinData).sort(),
+			});
+		}
+	});
 });
 
 describe('example 01: transaction gate', () => {
@@ -609,7 +625,11 @@ describe('example 02: nightly custom list sync', () => {
 			await axios.get(`${context().sandbox.baseUrl}/files/blocklist.csv`, { responseType: 'text' })
 		).data as string;
 		server = http.createServer((_req, res) => {
-			// '404': the export is missing (a moved file, a night the export job did not run)
+			// '404': the export is missing (a moved file, a night the export job did not run); 'html': a login page instead
+			if (csv === 'html') {
+				res.writeHead(200, { 'content-type': 'text/html' });
+				return void res.end('<!DOCTYPE html><html><body>Sign in</body></html>');
+			}
 			res.writeHead(csv === '404' ? 404 : 200, { 'content-type': 'text/csv' });
 			res.end(csv === '404' ? 'not found' : csv);
 		});
@@ -785,6 +805,18 @@ describe('example 02: nightly custom list sync', () => {
 		expect(await active()).toHaveLength(1000);
 		expect((await posted()).slice(postedBefore + 5)).toEqual([
 			expect.stringMatching(/^:no_entry: Blocklist sync stopped, nothing was changed: .*404/),
+		]);
+
+		// a login page in place of the export: said to be not CSV, the list untouched
+		csv = 'html';
+		await n8n().callWebhook(hookPath, {});
+		const [, , , , , , , , ninth] = await finishedExecutions(id, 9, 60_000);
+		expect(ninth.data.resultData.runData['Sync blocklist']).toBeUndefined();
+		expect(await active()).toHaveLength(1000);
+		expect((await posted()).slice(postedBefore + 6)).toEqual([
+			expect.stringMatching(
+				/^:no_entry: Blocklist sync stopped, nothing was changed: the download is not a CSV file: it is text\/html/,
+			),
 		]);
 	});
 });

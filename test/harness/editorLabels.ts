@@ -287,20 +287,6 @@ async function notShown(
 			await check('triggerPanel', trigger);
 			await closeAll();
 		});
-		await step(['nodeOptions'], async () => {
-			const node = await openNode('Get monitoring alert');
-			await node
-				.getByRole('button', { name: /add option/i })
-				.or(node.getByText(/^add option$/i))
-				.first()
-				.click(LONG);
-			const options = page
-				.locator('.el-select-dropdown:visible, [role="listbox"]:visible, .el-popper:visible')
-				.first();
-			await options.waitFor(LONG);
-			await check('nodeOptions', options);
-			await closeAll();
-		});
 		await step(['nodeSettings', 'onError'], async () => {
 			const node = await openNode('Get monitoring alert');
 			await node.getByText('Settings', { exact: true }).first().click();
@@ -311,6 +297,23 @@ async function notShown(
 			const choices = page.locator('.el-select-dropdown:visible').first();
 			await choices.waitFor(LONG);
 			await check('onError', choices);
+			await closeAll();
+		});
+		await step(['nodeOptions'], async () => {
+			// a fresh page: the panel of the step before may still hold the canvas
+			await openWorkflow();
+			const node = await openNode('Get monitoring alert');
+			await node
+				.getByPlaceholder('Add Option', { exact: true })
+				.or(node.getByRole('button', { name: /^add option$/i }))
+				.or(node.getByText(/^add option$/i))
+				.first()
+				.click(LONG);
+			const options = page
+				.locator('.el-select-dropdown:visible, [role="listbox"]:visible, .el-popper:visible')
+				.first();
+			await options.waitFor(LONG);
+			await check('nodeOptions', options);
 			await closeAll();
 		});
 		await step(

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import type { AxiosInstance } from 'axios';
+
 import type { CredentialRef, Json, N8nClient } from './client';
 import { REPO_ROOT } from './n8n';
 
@@ -177,6 +179,24 @@ export function demoChoices(
 }
 
 /**
+ * Stores the example's pinned sample data on the imported workflow (n8n's public API drops `pinData`; the editor's
+ * REST call keeps it, as Import from File does), so Execute workflow runs the samples at once.
+ */
+export async function pinSamples(rest: AxiosInstance, id: string, shipped: Json): Promise<void> {
+	if (!shipped.pinData) return;
+	const current = await rest.get(`/workflows/${id}`);
+	if (current.status !== 200) throw new Error(`read workflow ${id}: HTTP ${current.status}`);
+	const saved = await rest.patch(`/workflows/${id}`, {
+		versionId: current.data.data.versionId,
+		pinData: shipped.pinData,
+	});
+	if (saved.status !== 200)
+		throw new Error(
+			`pin the samples of ${shipped.name}: HTTP ${saved.status} ${JSON.stringify(saved.data)}`,
+		);
+}
+
+/**
  * Imports every example (examples/*.json) into n8n as a user does and chooses the given credentials; an example whose
  * name already exists is updated in place, so running the demo again does not duplicate workflows. Credential types
  * without a given credential are left for the user to choose in the editor.
@@ -187,6 +207,8 @@ export async function importExamples(
 		sandboxUrl: string;
 		credentials: Record<string, CredentialRef>;
 		coreBankingUrl?: string;
+		/** An owner session of n8n's REST API: the examples' pinned samples are stored through it, as Import from File does. */
+		rest?: AxiosInstance;
 	},
 	dir = EXAMPLES_DIR,
 ): Promise<
@@ -208,6 +230,7 @@ export async function importExamples(
 			demoChoices(file, values.sandboxUrl, values.credentials, values.coreBankingUrl),
 			same?.id,
 		);
+		if (values.rest) await pinSamples(values.rest, imported.id, readExample(file));
 		const toChoose = credentialTypes(imported.workflow).filter((type) =>
 			(imported.workflow.nodes as Json[]).some(
 				(n) => n.credentials?.[type] && !n.credentials[type].id,
