@@ -30,11 +30,13 @@ import {
 	DEFAULT_OWNER,
 	REPO_ROOT,
 	freePort,
+	login,
 	startN8n,
 	type N8nInstance,
 } from '../test/harness/n8n';
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSlackStandIn, type SlackCall, type SlackStandIn } from '../test/harness/slack';
+import { startCoreBankingStandIn, type CoreBankingStandIn } from '../test/harness/coreBanking';
 
 interface DemoState {
 	apiKey?: string;
@@ -182,6 +184,7 @@ async function main(): Promise<void> {
 		: {};
 	let sandbox: Awaited<ReturnType<typeof startSandboxCli>> | undefined;
 	let slack: SlackStandIn | undefined;
+	let coreBanking: CoreBankingStandIn | undefined;
 	let n8n: N8nInstance | undefined;
 	// `npm run demo -- --queue`: n8n's queue mode (PostgreSQL, Redis, main, 2 workers, 2 webhook processes), fresh each time
 	const queueMode = process.argv.includes('--queue');
@@ -195,6 +198,7 @@ async function main(): Promise<void> {
 		else await n8n?.stop().catch(() => undefined);
 		stopGroup(sandbox?.child);
 		await slack?.close().catch(() => undefined);
+		await coreBanking?.close().catch(() => undefined);
 		process.exit(code);
 	};
 	process.on('SIGINT', () => void shutdown(0));
@@ -211,6 +215,10 @@ async function main(): Promise<void> {
 		);
 		// n8n's requests to slack.com go to this stand-in (HTTPS_PROXY; see test/harness/slack.ts); its messages are printed
 		slack = await startSlackStandIn(demoDir, printSlackCall);
+		// example 08 tells this stand-in to release or reject a held payment; its calls are printed
+		coreBanking = await startCoreBankingStandIn((call) =>
+			console.log(`[core banking] ${call.path} ${JSON.stringify(call.body)}`),
+		);
 		console.log(
 			`Slack stand-in: ${slack.url} (n8n's requests to slack.com; messages printed as [slack #channel])`,
 		);
@@ -319,6 +327,9 @@ async function main(): Promise<void> {
 
 		const imported = await importExamples(client, {
 			sandboxUrl: sandbox.baseUrl,
+			coreBankingUrl: coreBanking.url,
+			// the pinned sample events, as Import from File keeps them (Execute workflow then runs them at once)
+			rest: await login(n8n.baseUrl, n8n.owner),
 			credentials: { amlOAuth2Api: credential, ...extra },
 		});
 		for (const w of imported) {
@@ -332,6 +343,12 @@ async function main(): Promise<void> {
 		// Triggers are registered at the sandbox as a user registers them in the AML web UI (HMAC with the demo's secret).
 		const alert = await demoAlert(sandbox); // raised before the registration: the printed delivery brings it
 		const tryIt: string[] = [];
+		// the payment webhook of example 01, through which the hold loop's printed payments go
+		const holdGatePath = String(
+			(readExample('01-transaction-gate.json').nodes as Json[]).find(
+				(n) => n.name === 'Core banking payment',
+			)?.parameters.path,
+		);
 		for (const w of imported) {
 			const nodes = readExample(w.file).nodes as Json[];
 			const gate = nodes.find((n) => n.type === 'n8n-nodes-base.webhook');
@@ -360,11 +377,30 @@ async function main(): Promise<void> {
 			}
 			if (trigger) {
 				const url = `${n8n.baseUrl}/webhook/${trigger.webhookId}/aml`;
+				// decision rules are events of their own: the trigger's rule names are registered with its events
+				const rules = String(trigger.parameters.options?.decisionRules ?? '')
+					.split(/[\s,]+/)
+					.filter(Boolean);
 				await axios.post(`${sandbox.controlUrl}/webhooks`, {
 					url,
-					events: trigger.parameters.events,
+					events: [...(trigger.parameters.events as string[]), ...rules],
 					verification: { mode: 'hmac', secret: signing.hmacSecret },
 				});
+				if (rules.length) {
+					// the hold loop: a held payment's alerts closed (what the officer does in example 07) run the rules
+					const gateUrl = `${n8n.baseUrl}/webhook/${holdGatePath}`;
+					const sandboxUrl = sandbox.baseUrl;
+					const token = `$(curl -s -u ${shellQuote(`${sandbox.clientId}:${sandbox.clientSecret}`)} -d grant_type=client_credentials ${sandbox.tokenUrl} | sed 's/.*"access_token":"\\([^"]*\\)".*/\\1/')`;
+					const decide = (status: string) =>
+						`ANSWER=$(curl -s -X POST ${gateUrl} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"held-'$(date +%s)$RANDOM'","personId":"cust-1001","amount":"25000.00","type":"wire_transfer","direction":"O","timestamp":"'$(date -u +%FT%TZ)'"}'); echo "$ANSWER"; TOKEN=${token}; for ALERT in $(echo "$ANSWER" | sed -n 's/.*"alertIds":\\[\\([0-9,]*\\)\\].*/\\1/p' | tr , ' '); do curl -s -X PUT ${sandboxUrl}/api/v1/alerts/status -H "Authorization: Bearer $TOKEN" -H 'content-type: application/json' -d '{"alertType":"MONITORING","alertId":'$ALERT',"status":"${status}","note":"demo"}'; echo; done`;
+					tryIt.push(
+						`# the hold loop (${w.name}): a payment over the threshold is held (block); its alerts closed as false positives release it: core banking is told (printed as [core banking] /payments/release)`,
+						decide('CLOSED AS FALSE POSITIVE'),
+						'# the same with its alerts closed as true positives: rejected, core banking told to return it ([core banking] /payments/reject)',
+						decide('CLOSED AS TRUE POSITIVE'),
+					);
+					continue;
+				}
 				const body = `'{"action":"ALERT_CREATED","createdTime":"'$(date -u +%FT%TZ)'","metadata":${JSON.stringify(alert).replace(/'/g, '\\u0027')}}'`;
 				tryIt.push(
 					`# a signed alert delivery to the AML Trigger of ${w.name} (HMAC-SHA256 of the body; alert ${alert.alertId} exists in the sandbox)`,

@@ -506,7 +506,7 @@ describe('Custom List → Sync in real n8n', () => {
 		expect((await active(listId)).size).toBe(5);
 	});
 
-	test('a nightly source as databases and Google Sheets give it (null and empty cells, row_number): the list ends equal to the source in Use Input Item Fields and in Map Automatically; a second run writes nothing', async () => {
+	test('a nightly source as databases and Google Sheets give it (null and empty cells, row_number): with Empty Cells → Remove the list ends equal to the source in Use Input Item Fields and in Map Automatically; a second run writes nothing', async () => {
 		const fields = ['name', 'country', 'note'];
 		for (const mode of ['input', 'mapper'] as const) {
 			const { id: list } = await control.post<{ id: string }>('/custom-lists', {
@@ -534,7 +534,7 @@ describe('Custom List → Sync in real n8n', () => {
 							recordId: '={{ $json.id }}',
 							attributesMode: 'input',
 							onMissing: 'archive',
-							options: { maxArchivePercent: 100 },
+							options: { maxArchivePercent: 100, emptyValues: 'remove' },
 						}
 					: {
 							resource: 'customList',
@@ -549,7 +549,7 @@ describe('Custom List → Sync in real n8n', () => {
 								schema: fields.map(recordField),
 							},
 							onMissing: 'archive',
-							options: { maxArchivePercent: 100 },
+							options: { maxArchivePercent: 100, emptyValues: 'remove' },
 						};
 			const mark = await control.mark();
 			const run = await runAml(parameters, rows);
@@ -580,6 +580,72 @@ describe('Custom List → Sync in real n8n', () => {
 			expect(second.outputs[0][0]).toMatchObject({ created: 0, updated: 0, unchanged: 4 });
 			expect((await listRequests(again, list)).filter((r) => r.method !== 'GET')).toHaveLength(0);
 		}
+	});
+
+	test('an empty cell never takes a screened value off a record unless Empty Cells → Remove is chosen, and then the run reports it; an export that lost a column stops before any change', async () => {
+		const listId = await newList(`sync empty cells ${Date.now()}`);
+		const seed = await runAml(syncParams(listId), [
+			{ id: 'acc-1', name: 'Holder One', bank_account_numbers: '["DE44500105175407324931"]' },
+			{
+				id: 'acc-2',
+				name: 'Holder Two',
+				bank_account_numbers: '["DE02120300000000202051","DE02500105170137075030"]',
+			},
+			{ id: 'acc-3', name: 'Holder Three', bank_account_numbers: '' },
+		]);
+		expect(seed.status).toBe('success');
+		const before = await active(listId);
+		// the export leaves acc-1's account cell empty and drops one of acc-2's two accounts
+		const rows = [
+			{ id: 'acc-1', name: 'Holder One', bank_account_numbers: '' },
+			{ id: 'acc-2', name: 'Holder Two', bank_account_numbers: '["DE02120300000000202051"]' },
+			{ id: 'acc-3', name: 'Holder Three', bank_account_numbers: '' },
+		];
+		const kept = await runAml(syncParams(listId), rows);
+		expect(kept.status).toBe('success');
+		// default: acc-1 keeps its account; acc-2 loses one entry of its list, which the summary names
+		expect(kept.outputs[0][0]).toMatchObject({
+			updated: 1,
+			unchanged: 2,
+			valuesRemoved: 1,
+			valuesRemovedIds: ['acc-2'],
+		});
+		expect((await active(listId)).get('acc-1')).toEqual(before.get('acc-1'));
+		expect((await active(listId)).get('acc-2')).toEqual({
+			name: 'Holder Two',
+			bank_account_numbers: ['DE02120300000000202051'],
+		});
+
+		const removed = await runAml(
+			syncParams(listId, { emptyValues: 'remove', output: 'changes' }),
+			rows,
+		);
+		expect(removed.status).toBe('success');
+		expect(removed.outputs[0][0]).toMatchObject({
+			updated: 1,
+			valuesRemoved: 1,
+			valuesRemovedIds: ['acc-1'],
+			removals: [{ id: 'acc-1', fields: ['bank_account_numbers'] }],
+		});
+		expect((await active(listId)).get('acc-1')).toEqual({ name: 'Holder One' });
+
+		// an export without the column: nothing is changed, the error names the field
+		const mark = await control.mark();
+		const lost = await runAml(syncParams(listId, { maxArchivePercent: 100 }), [
+			{ id: 'acc-1', name: 'Holder One' },
+			{ id: 'acc-2', name: 'Holder Two' },
+			{ id: 'acc-3', name: 'Holder Three' },
+		]);
+		expect(lost.error?.message).toMatch(
+			/^Sync stopped: no input row gives a value for "bank_account_numbers" \(held by 1 record\(s\)\)/,
+		);
+		expect((await listRequests(mark, listId)).filter((r) => r.method !== 'GET')).toHaveLength(0);
+		const allowed = await runAml(syncParams(listId, { allowMissingFields: true }), [
+			{ id: 'acc-1', name: 'Holder One' },
+			{ id: 'acc-2', name: 'Holder Two' },
+			{ id: 'acc-3', name: 'Holder Three' },
+		]);
+		expect(allowed.outputs[0][0]).toMatchObject({ updated: 0, unchanged: 3, valuesRemoved: 0 });
 	});
 
 	test("Map List Fields with Map Automatically: each item's fields named like the list's fields are its record; other columns are not stored", async () => {

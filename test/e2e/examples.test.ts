@@ -20,10 +20,12 @@ import {
 	credentialTypes,
 	exampleFiles,
 	importExample,
+	pinSamples,
 	readExample,
 	stickyText,
 	type ExampleChoices,
 } from '../harness/examples';
+import { startCoreBankingStandIn } from '../harness/coreBanking';
 
 /**
  * The example workflows as a user gets them: each file is imported into n8n unchanged, then the test does what the
@@ -60,7 +62,12 @@ async function importAsUser(
 	file: string,
 	choices: ExampleChoices,
 ): Promise<{ id: string; workflow: Json }> {
-	const { id, workflow } = await importExample(n8n(), file, choices);
+	// every execution kept, so that the test reads what each run did (the files ship their own choice, which the
+	// stickies state; example 10 keeps its own: its test reads its Slack post)
+	const { id, workflow } = await importExample(n8n(), file, {
+		...choices,
+		...(file.startsWith('10-') ? {} : { workflowSettings: { saveDataSuccessExecution: 'all' } }),
+	});
 	created.push(id);
 	return { id, workflow };
 }
@@ -263,6 +270,21 @@ describe('every example imports into n8n as shipped', () => {
 	);
 });
 
+describe('the demo imports the examples with their pinned samples', () => {
+	test("the pinned sample events are stored with the imported workflow (n8n's public API drops them), as Import from File keeps them", async () => {
+		const rest = await ownerRest();
+		for (const file of exampleFiles().filter((f) => readExample(f).pinData)) {
+			const { id } = await importAsUser(file, {});
+			await pinSamples(rest, id, readExample(file));
+			const stored = (await rest.get(`/workflows/${id}`)).data.data as Json;
+			expect({ file, pinned: Object.keys(stored.pinData ?? {}).sort() }).toEqual({
+				file,
+				pinned: Object.keys(readExample(file).pinData).sort(),
+			});
+		}
+	});
+});
+
 describe('example 01: transaction gate', () => {
 	const KEY = 'X-Core-Banking-Key';
 	const secret = `gate-${randomUUID()}`;
@@ -327,8 +349,33 @@ describe('example 01: transaction gate', () => {
 		);
 		expect({ status: onboarding.status, data: onboarding.data }).toEqual({
 			status: 200,
-			data: { personId: customer, result: 'created' },
+			data: { personId: customer, result: 'created', screening: 'clear', decision: 'onboard' },
 		});
+		// a customer named on a sanctions list: stored, screened, and answered on hold with the screening's alert
+		const listed = `cust-listed-${randomUUID().slice(0, 8)}`;
+		const held = await n8n().callWebhook(
+			customerPath,
+			{
+				id: listed,
+				type: 'INDIVIDUAL',
+				attributes: { first_name: 'Viktor', last_name: 'Drabenko', country: 'DE' },
+			},
+			{ headers: { [KEY]: secret } },
+		);
+		expect({ status: held.status, data: held.data }).toEqual({
+			status: 200,
+			data: {
+				personId: listed,
+				result: 'created',
+				screening: 'hit',
+				decision: 'hold',
+				reason: expect.any(String),
+				alertIds: [expect.any(Number)],
+			},
+		});
+		expect(
+			(await control.get<Json[]>('/screening-alerts')).filter((a) => a.personId === listed),
+		).toHaveLength(1);
 		const person = (await control.get<Json[]>('/persons')).find((p) => p.id === customer);
 		expect(person).toMatchObject({ type: 'INDIVIDUAL', attributes: { last_name: 'Schmidt' } });
 
@@ -578,8 +625,13 @@ describe('example 02: nightly custom list sync', () => {
 			await axios.get(`${context().sandbox.baseUrl}/files/blocklist.csv`, { responseType: 'text' })
 		).data as string;
 		server = http.createServer((_req, res) => {
-			res.writeHead(200, { 'content-type': 'text/csv' });
-			res.end(csv);
+			// '404': the export is missing (a moved file, a night the export job did not run); 'html': a login page instead
+			if (csv === 'html') {
+				res.writeHead(200, { 'content-type': 'text/html' });
+				return void res.end('<!DOCTYPE html><html><body>Sign in</body></html>');
+			}
+			res.writeHead(csv === '404' ? 404 : 200, { 'content-type': 'text/csv' });
+			res.end(csv === '404' ? 'not found' : csv);
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		exportUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/blocklist.csv`;
@@ -700,7 +752,7 @@ describe('example 02: nightly custom list sync', () => {
 		expect(await active()).toHaveLength(1001);
 		expect((await posted()).slice(postedBefore + 2)).toEqual([
 			expect.stringMatching(
-				/Blocklist sync: created 1, updated 0, archived 0, failed 1, invalid rows 0\. First failure: create blk-new-\d: /,
+				/Blocklist sync: created 1, updated 0, archived 0, values removed from 0 record\(s\), failed 1, invalid rows 0\. First failure: create blk-new-\d: /,
 			),
 		]);
 
@@ -724,7 +776,46 @@ describe('example 02: nightly custom list sync', () => {
 		expect(stored).toHaveLength(1003);
 		expect((await posted()).slice(postedBefore + 3)).toEqual([
 			expect.stringMatching(
-				/^:warning: Blocklist sync: created 2, updated 0, archived 0, failed 0, invalid rows 3\. Nothing was archived: .*Item 0: the record ID "blk-1" is also in item\(s\) 1004; Item 1002: "Record ID" .*; Item 1004: the record ID "blk-1" is also in item\(s\) 0$/,
+				/^:warning: Blocklist sync: created 2, updated 0, archived 0, values removed from 0 record\(s\), failed 0, invalid rows 3\. Nothing was archived: .*Item 0: the record ID "blk-1" is also in item\(s\) 1004; Item 1002: "Record ID" .*; Item 1004: the record ID "blk-1" is also in item\(s\) 0$/,
+			),
+		]);
+
+		// the export without the three new rows: they are archived (3 of 1,003, under the guard), and Slack names them
+		csv = `${lines.join('\n')}\n`;
+		await n8n().callWebhook(hookPath, {});
+		const [, , , , , , seventh] = await finishedExecutions(id, 7);
+		expect(nodeOutput(seventh, 'Sync blocklist')[0]).toMatchObject({ archived: 3, failed: 0 });
+		expect(await active()).toHaveLength(1000);
+		expect((await posted()).slice(postedBefore + 4)).toEqual([
+			expect.stringMatching(
+				/^:information_source: Blocklist sync: created 0, updated 0, archived 3, .* Archived: blk-new-\d, blk-new-\d, blk-new-\d\.$/,
+			),
+		]);
+		expect((await posted())[postedBefore + 4].match(/blk-new-\d/g)!.sort()).toEqual([
+			'blk-new-1',
+			'blk-new-2',
+			'blk-new-4',
+		]);
+
+		// the export missing (404): the download tries 3 times, then Slack hears of it; the list is untouched
+		csv = '404';
+		await n8n().callWebhook(hookPath, {});
+		const [, , , , , , , eighth] = await finishedExecutions(id, 8, 60_000);
+		expect(eighth.data.resultData.runData['Sync blocklist']).toBeUndefined();
+		expect(await active()).toHaveLength(1000);
+		expect((await posted()).slice(postedBefore + 5)).toEqual([
+			expect.stringMatching(/^:no_entry: Blocklist sync stopped, nothing was changed: .*404/),
+		]);
+
+		// a login page in place of the export: said to be not CSV, the list untouched
+		csv = 'html';
+		await n8n().callWebhook(hookPath, {});
+		const [, , , , , , , , ninth] = await finishedExecutions(id, 9, 60_000);
+		expect(ninth.data.resultData.runData['Sync blocklist']).toBeUndefined();
+		expect(await active()).toHaveLength(1000);
+		expect((await posted()).slice(postedBefore + 6)).toEqual([
+			expect.stringMatching(
+				/^:no_entry: Blocklist sync stopped, nothing was changed: the download is not a CSV file: it is text\/html/,
 			),
 		]);
 	});
@@ -814,6 +905,70 @@ describe('example 03: alert notification to Slack', () => {
 		} finally {
 			await control.del(`/webhooks/${target}`);
 			await n8n().deactivate(id);
+		}
+	});
+});
+
+describe('example 10: error notification', () => {
+	test('a screening alert with no hits listed still gives its message; a Slack post that fails after its tries reaches Slack through example 10, naming the workflow and the node', async () => {
+		const slack = await slackCredential();
+		const { id: errorId } = await importAsUser('10-error-notification.json', {
+			credentials: { slackApi: slack },
+		});
+		await n8n().activate(errorId);
+		const { id, target } = await publishAlertExample(
+			'03-alert-notification.json',
+			{ slackApi: slack },
+			['SCREENING_ALERT_CREATED'],
+			{ 'Post to Slack': { channelId: { __rl: true, mode: 'name', value: '#aml-broken' } } },
+		);
+		try {
+			// what the user sets in step 5: the workflow's error workflow
+			await n8n().deactivate(id);
+			const stored = await n8n().getWorkflow(id);
+			const put = await n8n().api.put(`/workflows/${id}`, {
+				name: stored.name,
+				nodes: stored.nodes,
+				connections: stored.connections,
+				settings: { ...(stored.settings ?? {}), errorWorkflow: errorId },
+			});
+			expect(put.status).toBeLessThan(300);
+			await n8n().activate(id);
+			// the alert's hits list comes back empty (every hit resolved meanwhile)
+			await control.post('/faults', {
+				rules: [
+					{
+						method: 'GET',
+						path: '/screening-alerts/\\d+/hits',
+						answer: {
+							status: 200,
+							body: JSON.stringify({ number: 0, size: 20, total: 0, content: [] }),
+							contentType: 'application/json',
+						},
+					},
+				],
+			});
+			await (await amlApi()).post('/v1/persons/cust-1006/screening-checks');
+			const [run] = await finishedExecutions(id, 1, 60_000);
+			expect(nodeOutput(run, 'Screening alert message')[0].text).toMatch(
+				/^:mag: Screening alert \d+ for person cust-1006: 0 hit\(s\) listed \(read the alert in the AML web UI\)/,
+			);
+			expect(run.status).toBe('error');
+			// example 10 keeps no successful execution (its settings): what it did is the Slack post
+			const operations = async () =>
+				(await slackCalls('chat.postMessage')).filter((p) => p.body.channel === '#aml-operations');
+			for (let i = 0; i < 300 && (await operations()).length === 0; i++) await sleep(100);
+			const posts = await operations();
+			expect(posts.map((p) => p.body.text)).toEqual([
+				expect.stringMatching(
+					/^:x: n8n workflow "AML: alert notification to Slack" failed at Post to Slack: .*channel_not_found/,
+				),
+			]);
+		} finally {
+			await control.del('/faults');
+			await control.del(`/webhooks/${target}`);
+			await n8n().deactivate(id);
+			await n8n().deactivate(errorId);
 		}
 	});
 });
@@ -970,9 +1125,9 @@ describe('example 07: alert review in Slack', () => {
 				posts = await slackCalls('chat.postMessage');
 			expect(posts).toHaveLength(3);
 			const post = (text: RegExp) => posts.find((p) => text.test(JSON.stringify(p.body.blocks)))!;
-			const monitoringPost = post(new RegExp(`AML monitoring alert ${monitoring.id}\\*`));
-			const manualPost = post(new RegExp(`AML manual alert ${manual.id}\\*`));
-			const screeningPost = post(new RegExp(`AML screening alert ${screening.id}\\*`));
+			const monitoringPost = post(new RegExp(`AML monitoring alert ${monitoring.id} for person`));
+			const manualPost = post(new RegExp(`AML manual alert ${manual.id} for person`));
+			const screeningPost = post(new RegExp(`AML screening alert ${screening.id} for person`));
 			expect(JSON.stringify(screeningPost.body.blocks)).toMatch(/screening hit\(s\)/);
 			for (const p of [monitoringPost, manualPost]) {
 				expect(p.token).toBe(SLACK_TOKEN);
@@ -1059,6 +1214,9 @@ describe('example 07: alert review in Slack', () => {
 				'Salary payment, matches the customer profile',
 				'Ana Officer',
 			);
+			// the account loses the status ESCALATED before the manual alert is answered with it: refused, not stored
+			const config = (await control.get<Json>('/config')).alertStatuses as string[];
+			await control.post('/config', { alertStatuses: config.filter((c) => c !== 'ESCALATED') });
 			await answer(
 				manualPost,
 				'ESCALATED',
@@ -1078,7 +1236,24 @@ describe('example 07: alert review in Slack', () => {
 				ended = (await n8n().listExecutions(id, { limit: 50 })).filter(
 					(e) => !['new', 'running', 'waiting'].includes(e.status),
 				);
+			await control.post('/config', { alertStatuses: config });
 			expect(ended.map((e) => e.status)).toEqual(['success', 'success', 'success']);
+			// the officer sees in the channel whether each decision was stored
+			const outcomes = (await slackCalls('chat.postMessage'))
+				.map((p) => String(p.body.text))
+				.filter((t) => /stored/i.test(t));
+			expect(outcomes).toHaveLength(3);
+			expect(outcomes).toEqual(
+				expect.arrayContaining([
+					`:white_check_mark: Stored in the AML service: alert ${monitoring.id} (monitoring) is CLOSED AS FALSE POSITIVE, decided by Ana Officer.`,
+					`:white_check_mark: Stored in the AML service: alert ${screening.id} (screening) is CLOSED AS TRUE POSITIVE, decided by Cem Analyst.`,
+					expect.stringMatching(
+						new RegExp(
+							`^:x: NOT stored: the decision ESCALATED by Ben Reviewer on alert ${manual.id} \\(manual\\) was refused: .+\\. The alert is unchanged`,
+						),
+					),
+				]),
+			);
 			const storedScreening = (await control.get<Json[]>('/screening-alerts')).find(
 				(a) => a.id === screening.id,
 			)!;
@@ -1099,10 +1274,7 @@ describe('example 07: alert review in Slack', () => {
 			const storedManual = (await control.get<Json[]>('/manual-alerts')).find(
 				(a) => a.id === manual.id,
 			)!;
-			expect(storedManual.status).toBe('ESCALATED');
-			expect(storedManual.notes.map((n: Json) => n.content)).toEqual([
-				'Escalated to the MLRO for a suspicious activity report (decided by Ben Reviewer in the Slack review)',
-			]);
+			expect(storedManual.status).toBe('NEW');
 			const updated = done.map((e) => nodeOutput(e, 'Update alert status')[0]);
 			expect(updated).toEqual(
 				expect.arrayContaining([
@@ -1110,12 +1282,6 @@ describe('example 07: alert review in Slack', () => {
 						alertType: 'MONITORING',
 						alertId: monitoring.id,
 						status: 'CLOSED AS FALSE POSITIVE',
-						updated: true,
-					}),
-					expect.objectContaining({
-						alertType: 'MANUAL',
-						alertId: manual.id,
-						status: 'ESCALATED',
 						updated: true,
 					}),
 					expect.objectContaining({
@@ -1150,7 +1316,7 @@ describe('alert examples run on their pinned sample events, with the AML credent
 			nodes: chosen.nodes,
 			connections: chosen.connections,
 			pinData: shipped.pinData,
-			settings: shipped.settings,
+			settings: { ...shipped.settings, saveDataSuccessExecution: 'all' },
 			active: false,
 		});
 		expect(made.status).toBe(200);
@@ -1236,6 +1402,34 @@ describe('alert examples run on their pinned sample events, with the AML credent
 		},
 	);
 
+	test('08-payment-release.json: the samples (one per rule) stop at Sample event?: nothing is read or written in the AML service, core banking is told nothing', async () => {
+		const bank = await startCoreBankingStandIn();
+		try {
+			const mark = await control.mark();
+			const { id } = await runPinned(
+				'08-payment-release.json',
+				{ amlOAuth2Api: context().credential, amlWebhookApi: await webhookCredential() },
+				{
+					'Tell core banking to release': { url: `${bank.url}/payments/release` },
+					'Tell core banking to reject': { url: `${bank.url}/payments/reject` },
+				},
+			);
+			const { execution, runData, items } = await sampleRuns(id);
+			expect(execution.status).toBe('success');
+			expect(items('Sample: nothing sent').map((i: Json) => i.action)).toEqual([
+				'TRANSACTION_RELEASABLE',
+				'TRANSACTION_CONFIRMED',
+			]);
+			expect(runData['Get transaction']).toBeUndefined();
+			expect((await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api/'))).toEqual(
+				[],
+			);
+			expect(bank.calls).toEqual([]);
+		} finally {
+			await bank.close();
+		}
+	});
+
 	test('07-alert-review-slack.json: the samples stop at Sample event? with their message built: nothing reaches Slack, no alert status is sent', async () => {
 		await raiseAlerts('pin07');
 		await axios.delete(`${context().slack.url}/calls`);
@@ -1265,18 +1459,82 @@ describe('alert examples run on their pinned sample events, with the AML credent
 });
 
 describe('example 04: nightly CSV upload', () => {
-	test('a clean export is stored (COMPLETED, no report); a re-upload of the same file is reported with the first id not saved', async () => {
-		await control.post('/reset');
+	const dryRunOff = {
+		conditions: {
+			options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+			conditions: [
+				{
+					id: '8c0b7c1e-0004-4c00-9000-000000000020-c1',
+					leftValue: '={{ false }}',
+					operator: { type: 'boolean', operation: 'true', singleValue: true },
+				},
+			],
+			combinator: 'and',
+		},
+		options: {},
+	};
+	/** Example 04 imported and published with the export's URL set (and Dry run? off when `upload`); its webhook path. */
+	const publish04 = async (url: string, upload: boolean) => {
 		const { id, workflow } = await importAsUser('04-nightly-csv-upload.json', {
 			credentials: { amlOAuth2Api: context().credential, slackApi: await slackCredential() },
 			settings: {
-				'Download persons export': {
-					url: `${context().sandbox.baseUrl}/files/persons-nightly.csv`,
-				},
+				'Download persons export': { url },
+				// what the sticky note asks for after the dry run
+				...(upload ? { 'Dry run?': dryRunOff } : {}),
 			},
 		});
 		const hookPath = await scheduleToWebhook(id, workflow);
 		await n8n().activate(id);
+		return { id, hookPath };
+	};
+	test('as shipped (Dry run? on) the export is downloaded and nothing is uploaded; an HTML page in place of the export is reported as not CSV, nothing stored', async () => {
+		await control.post('/reset');
+		const { id, hookPath } = await publish04(
+			`${context().sandbox.baseUrl}/files/persons-nightly.csv`,
+			false,
+		);
+		const mark = await control.mark();
+		await n8n().callWebhook(hookPath, {});
+		const [dry] = await finishedExecutions(id, 1);
+		expect(nodeOutput(dry, 'Dry run: nothing uploaded')[0].dryRun).toMatch(
+			/^Dry run: .* nothing uploaded/,
+		);
+		expect(
+			(await control.requestsSince(mark)).filter((r) => r.path.startsWith('/api')),
+		).toHaveLength(0);
+		await n8n().deactivate(id);
+
+		// an HTML page (a login page) served in place of the export
+		const page = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/html' });
+			res.end(
+				'<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in</body></html>\n',
+			);
+		});
+		await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+		try {
+			const html = await publish04(
+				`http://127.0.0.1:${(page.address() as AddressInfo).port}/persons.csv`,
+				true,
+			);
+			await n8n().callWebhook(html.hookPath, {});
+			const [run] = await finishedExecutions(html.id, 1);
+			expect(nodeOutput(run, 'Upload report')[0].text).toMatch(
+				/^:warning: Nightly AML upload ended with an error: .*is not a CSV file: it is an HTML page \(it starts with "<!DOCTYPE html>/,
+			);
+			expect(await control.get<Json[]>('/uploads')).toHaveLength(0);
+			await n8n().deactivate(html.id);
+		} finally {
+			await new Promise((resolve) => page.close(resolve));
+		}
+	});
+
+	test('a clean export is stored (COMPLETED, no report); a re-upload of the same file is reported with the first id not saved', async () => {
+		await control.post('/reset');
+		const { id, hookPath } = await publish04(
+			`${context().sandbox.baseUrl}/files/persons-nightly.csv`,
+			true,
+		);
 		await n8n().callWebhook(hookPath, {});
 		const [first] = await finishedExecutions(id, 1);
 		expect(first.status).toBe('success');
@@ -1298,6 +1556,11 @@ describe('example 04: nightly CSV upload', () => {
 		expect(report).toHaveLength(1);
 		expect(report[0].text).toMatch(/PARTIALLY_COMPLETED/);
 		expect(report[0].text).toMatch(/First id not saved: nightly-0001/);
+		// said once, with what was stored and what to do
+		expect(report[0].text.match(/first id not saved/gi)).toHaveLength(1);
+		expect(report[0].text).toMatch(
+			/Stored: no row of the file; not stored: the rows from id nightly-0001 on\. To do: /,
+		);
 		// posted to Slack (the stand-in)
 		expect(second.status).toBe('success');
 		expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(
@@ -1306,39 +1569,18 @@ describe('example 04: nightly CSV upload', () => {
 	});
 });
 
-describe('example 08: release held payments', () => {
-	test('the hold loop: a blocked payment whose alerts are all closed as false positive is released by the decision webhook (status RELEASED in the service, the core banking stand-in told) and clears when sent again; one with a confirmed alert gets no release and stays blocked', async () => {
-		// the core banking system's release call: a stand-in that records what it is told
-		const told: Json[] = [];
-		const bank = http.createServer((req, res) => {
-			let data = '';
-			req.on('data', (chunk) => (data += chunk));
-			req.on('end', () => {
-				told.push({ path: req.url, body: JSON.parse(data || '{}') });
-				res.writeHead(200, { 'content-type': 'application/json' });
-				res.end('{"released":true}');
-			});
-		});
-		await new Promise<void>((resolve) => bank.listen(0, '127.0.0.1', resolve));
-		const bankUrl = `http://127.0.0.1:${(bank.address() as AddressInfo).port}/payments/release`;
+describe('example 08: release or reject held payments', () => {
+	test('the hold loop both ways, for payments the Gate held only: all alerts closed as false positive → RELEASED and core banking told to release (sent again: clear); an alert confirmed → REJECTED and core banking told to reject (sent again: block); a processed payment whose post-event alert is closed → nothing told', async () => {
+		const bank = await startCoreBankingStandIn();
 		const { id, target } = await publishAlertExample(
 			'08-payment-release.json',
 			{},
-			['TRANSACTION_RELEASABLE'],
-			{ 'Tell core banking': { url: bankUrl } },
+			['TRANSACTION_RELEASABLE', 'TRANSACTION_CONFIRMED'],
+			{
+				'Tell core banking to release': { url: `${bank.url}/payments/release` },
+				'Tell core banking to reject': { url: `${bank.url}/payments/reject` },
+			},
 		);
-		const rules = (await control.get<Json>('/config')).decisionRules as Json[];
-		// the rule the sticky note asks for: every alert of the transaction closed, none as a true positive
-		await control.post('/config', {
-			decisionRules: [
-				...rules,
-				{
-					name: 'TRANSACTION_RELEASABLE',
-					entity: 'TRANSACTION',
-					condition: 'allAlertsClosedNoneConfirmed',
-				},
-			],
-		});
 		try {
 			const api = await amlApi();
 			const personId = `cust-hold-${randomUUID().slice(0, 8)}`;
@@ -1351,13 +1593,13 @@ describe('example 08: release held payments', () => {
 			const gateNode = (readExample('01-transaction-gate.json').nodes as Json[]).find(
 				(n) => n.name === 'AML Gate',
 			)!;
-			const gate = async (paymentId: string) => {
+			const gate = async (paymentId: string, amount = '25000.00') => {
 				const run = await runAml(gateNode.parameters, [
 					{
 						body: {
 							id: paymentId,
 							personId,
-							amount: '25000.00',
+							amount,
 							type: 'wire_transfer',
 							direction: 'O',
 							timestamp: '2026-11-22T09:00:00Z',
@@ -1380,47 +1622,83 @@ describe('example 08: release held payments', () => {
 					).status,
 				).toBe(200);
 			const statusOf = async (transactionId: string) =>
-				(await control.get<Json[]>('/transactions', { personId })).find(
-					(t) => t.id === transactionId,
-				)?.attributes.status;
-
-			// held: blocked by monitoring, its alerts closed as false positives
+				String(
+					(await control.get<Json[]>('/transactions', { personId })).find(
+						(t) => t.id === transactionId,
+					)?.attributes.status ?? '',
+				).toUpperCase();
+			// held, all alerts closed as false positives: released
 			const held = await gate('hold-1');
 			expect(held).toMatchObject({ decision: 'block' });
-			const heldAlerts = held.alertIds as number[];
-			expect(heldAlerts.length).toBeGreaterThan(0);
-			for (const alertId of heldAlerts) await close(alertId, 'CLOSED AS FALSE POSITIVE');
+			for (const alertId of held.alertIds as number[])
+				await close(alertId, 'CLOSED AS FALSE POSITIVE');
 			const [release] = await finishedExecutions(id, 1);
-			expect(release.status).toBe('success');
+			expect([release.status, release.data.resultData.error?.message]).toEqual([
+				'success',
+				undefined,
+			]);
 			expect(nodeOutput(release, 'AML Trigger')[0]).toMatchObject({
 				action: 'TRANSACTION_RELEASABLE',
 				metadata: { transactionId: 'hold-1', personId },
 			});
-			expect(String(await statusOf('hold-1')).toUpperCase()).toBe('RELEASED');
-			expect(told).toEqual([
-				{
-					path: '/payments/release',
-					body: { transactionId: 'hold-1', personId, action: 'release' },
-				},
+			expect(await statusOf('hold-1')).toBe('RELEASED');
+			expect(bank.calls.map((c) => [c.path, c.body])).toEqual([
+				[
+					'/payments/release',
+					{ transactionId: 'hold-1', personId, action: 'release', alertIds: held.alertIds },
+				],
 			]);
 			expect(await gate('hold-1')).toMatchObject({ transactionId: 'hold-1', decision: 'clear' });
 
-			// confirmed: one alert closed as a true positive, no release; sent again, still blocked
+			// held, one alert confirmed (closed as a true positive): rejected, core banking told to return it
 			const confirmed = await gate('hold-2');
 			expect(confirmed).toMatchObject({ decision: 'block' });
 			const [first, ...rest] = confirmed.alertIds as number[];
-			await close(first, 'CLOSED AS TRUE POSITIVE');
 			for (const alertId of rest) await close(alertId, 'CLOSED AS FALSE POSITIVE');
-			await sleep(3000);
-			expect((await n8n().listExecutions(id, { limit: 50 })).length).toBe(1);
-			expect(told).toHaveLength(1);
-			expect(String((await statusOf('hold-2')) ?? '').toUpperCase()).not.toBe('RELEASED');
+			await close(first, 'CLOSED AS TRUE POSITIVE');
+			await finishedExecutions(id, 2);
+			for (let i = 0; i < 100 && !bank.calls.some((c) => c.path === '/payments/reject'); i++)
+				await sleep(100);
+			expect(await statusOf('hold-2')).toBe('REJECTED');
+			expect(bank.calls.filter((c) => c.path === '/payments/reject').map((c) => c.body)).toEqual([
+				expect.objectContaining({ transactionId: 'hold-2', personId, action: 'reject' }),
+			]);
+			expect(bank.calls.filter((c) => c.path === '/payments/release')).toHaveLength(1);
 			expect(await gate('hold-2')).toMatchObject({ transactionId: 'hold-2', decision: 'block' });
+
+			// a payment the Gate processed, with an alert raised afterwards and closed as a false positive: the rule
+			// succeeds, the workflow runs, and core banking hears nothing (the Gate never held it)
+			const small = await gate('paid-1', '12.00');
+			expect(small).toMatchObject({ decision: 'clear' });
+			const manual = await api.post('/v1/manual-alerts', {
+				personId,
+				transactionId: 'paid-1',
+				rationale: 'UNUSUAL_TRANSACTION',
+			});
+			const before = bank.calls.length;
+			expect(
+				(
+					await api.put('/v1/alerts/status', {
+						alertType: 'MANUAL',
+						alertId: manual.data.id,
+						status: 'CLOSED AS FALSE POSITIVE',
+						note: 'reviewed',
+					})
+				).status,
+			).toBe(200);
+			const runs = await finishedExecutions(id, 3);
+			const notHeld = runs[runs.length - 1];
+			expect(nodeOutput(notHeld, 'AML Trigger')[0]).toMatchObject({
+				action: 'TRANSACTION_RELEASABLE',
+				metadata: { transactionId: 'paid-1' },
+			});
+			expect(nodeOutputs(notHeld, 'Held by the Gate?')[1]).toHaveLength(1);
+			expect(bank.calls).toHaveLength(before);
+			expect(await statusOf('paid-1')).not.toBe('RELEASED');
 		} finally {
-			await control.post('/config', { decisionRules: rules });
 			await control.del(`/webhooks/${target}`);
 			await n8n().deactivate(id);
-			await new Promise((resolve) => bank.close(resolve));
+			await bank.close();
 		}
 	});
 });

@@ -100,8 +100,16 @@ describe('AML node as a tool through the MCP Server Trigger', () => {
 			'get_person',
 			'list_transactions',
 			'screen_name',
+			'screen_transaction',
 		]);
 		expect(byName.check_transaction.description).toMatch(/decision clear or block/);
+		// monitoring's clear is not the payment's: the agent is told that screening must answer clear too
+		expect(byName.check_transaction.description).toMatch(
+			/clear covers monitoring only, never the payment/,
+		);
+		expect(byName.screen_transaction.description).toMatch(
+			/both this and check_transaction answer clear/,
+		);
 		expect(byName.create_transaction.inputSchema.properties.personId.description).toMatch(
 			/letters, digits/,
 		);

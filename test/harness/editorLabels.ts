@@ -22,6 +22,7 @@ type Place =
 	| 'workflowSettings' // ⋯ → Settings
 	| 'triggerPanel' // the AML Trigger's panel, its output pane empty
 	| 'nodeSettings' // an AML node's panel → Settings tab
+	| 'nodeOptions' // an AML node's panel → Options → Add option's list
 	| 'onError' // ... → On Error's choices
 	| 'communityNodes' // Settings → Community nodes
 	| 'credentials'; // Overview → Credentials
@@ -125,6 +126,12 @@ export const README_LABELS: ReadmeLabel[] = [
 		place: 'triggerPanel',
 	},
 	{ readme: '| **Retry On Fail** |', label: 'Retry On Fail', place: 'nodeSettings' },
+	// this package's own label, with its unit, as the editor lists it under Options
+	{
+		readme: 'Options → **Timeout (Milliseconds)**',
+		label: 'Timeout (Milliseconds)',
+		place: 'nodeOptions',
+	},
 	{ readme: '| **Always Output Data** |', label: 'Always Output Data', place: 'nodeSettings' },
 	{ readme: '| **Execute Once** |', label: 'Execute Once', place: 'nodeSettings' },
 	{
@@ -311,6 +318,23 @@ async function notShown(
 			const choices = page.locator('.el-select-dropdown:visible').first();
 			await choices.waitFor(LONG);
 			await check('onError', choices);
+			await closeAll();
+		});
+		await step(['nodeOptions'], async () => {
+			// a fresh page: the panel of the step before may still hold the canvas
+			await openWorkflow();
+			const node = await openNode('Get monitoring alert');
+			await node
+				.getByPlaceholder('Add Option', { exact: true })
+				.or(node.getByRole('button', { name: /^add option$/i }))
+				.or(node.getByText(/^add option$/i))
+				.first()
+				.click(LONG);
+			const options = page
+				.locator('.el-select-dropdown:visible, [role="listbox"]:visible, .el-popper:visible')
+				.first();
+			await options.waitFor(LONG);
+			await check('nodeOptions', options);
 			await closeAll();
 		});
 		await step(

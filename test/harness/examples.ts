@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
+import type { AxiosInstance } from 'axios';
+
 import type { CredentialRef, Json, N8nClient } from './client';
 import { REPO_ROOT } from './n8n';
 
@@ -20,6 +22,11 @@ export interface ExampleChoices {
 	credentials?: Record<string, CredentialRef>;
 	/** Node name → parameter values to set; only nodes a sticky note of the workflow names may be changed. */
 	settings?: Record<string, Json>;
+	/**
+	 * Workflow settings to change (the tests keep every execution, `saveDataSuccessExecution: 'all'`, to read what a
+	 * run did; the examples ship what their sticky notes say).
+	 */
+	workflowSettings?: Json;
 }
 
 export function exampleFiles(dir = EXAMPLES_DIR): string[] {
@@ -60,6 +67,7 @@ export function applyChoices(workflow: Json, choices: ExampleChoices): Json {
 			throw new Error(`${copy.name}: no sticky note tells the user to set "${nodeName}"`);
 		node.parameters = { ...node.parameters, ...values };
 	}
+	if (choices.workflowSettings) copy.settings = { ...copy.settings, ...choices.workflowSettings };
 	for (const node of copy.nodes as Json[]) {
 		for (const type of Object.keys(node.credentials ?? {})) {
 			const chosen = choices.credentials?.[type];
@@ -149,6 +157,7 @@ export function demoChoices(
 	file: string,
 	sandboxUrl: string,
 	credentials: Record<string, CredentialRef>,
+	coreBankingUrl?: string,
 ): ExampleChoices {
 	const settings: Record<string, Json> = {};
 	const name = path.basename(file);
@@ -161,7 +170,30 @@ export function demoChoices(
 	}
 	if (name.startsWith('04-'))
 		settings['Download persons export'] = { url: `${sandboxUrl}/files/persons-nightly.csv` };
+	if (name.startsWith('08-') && coreBankingUrl) {
+		// the demo's core banking stand-in (test/harness/coreBanking.ts)
+		settings['Tell core banking to release'] = { url: `${coreBankingUrl}/payments/release` };
+		settings['Tell core banking to reject'] = { url: `${coreBankingUrl}/payments/reject` };
+	}
 	return { credentials, settings };
+}
+
+/**
+ * Stores the example's pinned sample data on the imported workflow (n8n's public API drops `pinData`; the editor's
+ * REST call keeps it, as Import from File does), so Execute workflow runs the samples at once.
+ */
+export async function pinSamples(rest: AxiosInstance, id: string, shipped: Json): Promise<void> {
+	if (!shipped.pinData) return;
+	const current = await rest.get(`/workflows/${id}`);
+	if (current.status !== 200) throw new Error(`read workflow ${id}: HTTP ${current.status}`);
+	const saved = await rest.patch(`/workflows/${id}`, {
+		versionId: current.data.data.versionId,
+		pinData: shipped.pinData,
+	});
+	if (saved.status !== 200)
+		throw new Error(
+			`pin the samples of ${shipped.name}: HTTP ${saved.status} ${JSON.stringify(saved.data)}`,
+		);
 }
 
 /**
@@ -171,7 +203,13 @@ export function demoChoices(
  */
 export async function importExamples(
 	client: N8nClient,
-	values: { sandboxUrl: string; credentials: Record<string, CredentialRef> },
+	values: {
+		sandboxUrl: string;
+		credentials: Record<string, CredentialRef>;
+		coreBankingUrl?: string;
+		/** An owner session of n8n's REST API: the examples' pinned samples are stored through it, as Import from File does. */
+		rest?: AxiosInstance;
+	},
 	dir = EXAMPLES_DIR,
 ): Promise<
 	Array<{ file: string; name: string; id: string; updated: boolean; toChoose: string[] }>
@@ -189,9 +227,10 @@ export async function importExamples(
 		const imported = await importExample(
 			client,
 			file,
-			demoChoices(file, values.sandboxUrl, values.credentials),
+			demoChoices(file, values.sandboxUrl, values.credentials, values.coreBankingUrl),
 			same?.id,
 		);
+		if (values.rest) await pinSamples(values.rest, imported.id, readExample(file));
 		const toChoose = credentialTypes(imported.workflow).filter((type) =>
 			(imported.workflow.nodes as Json[]).some(
 				(n) => n.credentials?.[type] && !n.credentials[type].id,

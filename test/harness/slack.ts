@@ -15,7 +15,7 @@ import * as path from 'node:path';
  * direct.
  *
  * The same port serves the tests over plain HTTP: `GET /calls` lists the Slack Web API calls received (method
- * name, token, body), `DELETE /calls` forgets them.
+ * name, token, body), `DELETE /calls` forgets them. A post to the channel `#aml-broken` is answered `channel_not_found`.
  */
 export interface SlackCall {
 	/** Slack Web API method, e.g. `chat.postMessage`. */
@@ -41,6 +41,8 @@ function answer(method: string, body: Record<string, any>, calls: number): Recor
 	const ts = `${Math.floor(Date.now() / 1000)}.${String(calls).padStart(6, '0')}`;
 	switch (method) {
 		case 'chat.postMessage':
+			// a channel the bot cannot post to, as Slack answers it (the tests' way to make a post fail)
+			if (body.channel === '#aml-broken') return { ok: false, error: 'channel_not_found' };
 			return {
 				ok: true,
 				channel: 'C0AMLREVIEW',

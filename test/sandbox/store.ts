@@ -193,6 +193,13 @@ export const DEFAULT_CONFIG: Config = {
 	decisionRules: [
 		{ name: 'PERSON_CLEARED', entity: 'PERSON', condition: 'allAlertsClosed' },
 		{ name: 'TRANSACTION_CLEARED', entity: 'TRANSACTION', condition: 'allAlertsClosed' },
+		// the two rules example 08 asks for: its held payments released, or returned
+		{
+			name: 'TRANSACTION_RELEASABLE',
+			entity: 'TRANSACTION',
+			condition: 'allAlertsClosedNoneConfirmed',
+		},
+		{ name: 'TRANSACTION_CONFIRMED', entity: 'TRANSACTION', condition: 'anyTruePositive' },
 	],
 	screeningFields: {
 		person: ['first_name+last_name', 'company_name', 'shareholders.name'],

@@ -23,7 +23,7 @@ export const requestOptions: INodeProperties[] = [
 			'How many items are sent to the service at the same time. Output order and item pairing are kept. Lower it if your contract has a low rate limit.',
 	},
 	{
-		displayName: 'Timeout',
+		displayName: 'Timeout (Milliseconds)',
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1000 },
@@ -39,7 +39,7 @@ export const requestOptions: INodeProperties[] = [
  */
 export function timeBudgetOption(defaultMs: number, purpose: string): INodeProperties {
 	return {
-		displayName: 'Time Budget',
+		displayName: 'Time Budget (Milliseconds)',
 		name: 'timeBudget',
 		type: 'number',
 		typeOptions: { minValue: 0 },

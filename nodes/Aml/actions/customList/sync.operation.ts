@@ -8,7 +8,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { asItemError, parallelRequests, prepareEveryItem, runWholeRun } from '../../helpers/items';
+import { parallelRequests, runWholeRun } from '../../helpers/items';
+import { invalidRowsError, readDesired } from './syncInput';
 import { optionsCollection } from '../../helpers/descriptions';
 import { customListIdLocator, locatorProperty } from '../../helpers/locators';
 import { amlApiRequest, PAGE_ANSWER, type Paged, walkPages } from '../../transport';
@@ -16,18 +17,16 @@ import {
 	customListIdProperty,
 	isArchivedRecord,
 	readListId,
-	readRecordAttributes,
-	readRecordId,
 	recordAttributeProperties,
 	recordsPath,
 } from './shared';
 import {
 	archiveSharePercent,
 	exceedsArchiveGuard,
+	fieldsMissingFromInput,
 	planSync,
-	splitDuplicates,
+	type EmptyValues,
 	type CurrentRecord,
-	type DesiredRecord,
 	type PlannedChange,
 } from './syncPlan';
 import {
@@ -95,6 +94,36 @@ const properties: INodeProperties[] = [
 				'Whether to only report what would change, without changing anything in the list',
 		},
 		{
+			displayName: 'Empty Cells',
+			name: 'emptyValues',
+			type: 'options',
+			options: [
+				{
+					name: 'Keep the Value Stored in the List',
+					value: 'keep',
+					description:
+						'A field a row leaves empty keeps the value the record has: a blank cell never takes a name or account number off the list',
+				},
+				{
+					name: 'Remove the Value From the Record',
+					value: 'remove',
+					description:
+						'Each row is the whole record: a field the row leaves empty is removed from it (reported in valuesRemoved)',
+				},
+			],
+			default: 'keep',
+			description:
+				'What an empty cell means for a record the list already has. Kept by default, since removing a screened value weakens the list: choose Remove only when your source empties a cell on purpose.',
+		},
+		{
+			displayName: 'Allow Fields Missing From the Input',
+			name: 'allowMissingFields',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to sync when no input row gives a value for a field that records of the list hold. Off: such a run stops before any change, since an export that lost a column would otherwise leave that field stale (or, with Empty Cells set to Remove, remove it from every record).',
+		},
+		{
 			displayName: 'Invalid Rows',
 			name: 'invalidRows',
 			type: 'options',
@@ -153,112 +182,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-function isEmptyItem(item: INodeExecutionData): boolean {
-	return Object.keys(item.json ?? {}).length === 0 && !item.binary;
-}
-
-/** One input row the sync left out (Invalid Rows → Sync the Valid Rows): its item index, ID when read, and why. */
-export interface InvalidRow extends IDataObject {
-	itemIndex: number;
-	id: string | null;
-	error: string;
-}
-
-/** What the input asks for: the valid records, and every row that cannot be synced (all of them, not the first). */
-interface ReadInput {
-	desired: DesiredRecord[];
-	invalid: InvalidRow[];
-	/** The first problem's error (its own message, item index and field), used when there is one problem only. */
-	firstError?: Error;
-	/** Problems found: one per row refused by a rule, one per ID given twice. */
-	problems: number;
-}
-
-/** Validates and reads every item before anything is sent; collects every invalid row instead of stopping at the first. */
-async function readDesired(
-	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
-	validate: ItemValidator,
-): Promise<ReadInput> {
-	// A single empty item is what n8n passes on when the previous node found nothing but has
-	// "Always Output Data" on: the source is empty (and the archive guard decides).
-	if (items.every(isEmptyItem)) {
-		await prepareEveryItem(ctx, items.length, validate, () => undefined);
-		return { desired: [], invalid: [], problems: 0 };
-	}
-	const read: DesiredRecord[] = [];
-	const invalid: InvalidRow[] = [];
-	let firstError: Error | undefined;
-	let problems = 0;
-	for (let i = 0; i < items.length; i++) {
-		try {
-			validate(i);
-			read.push({
-				id: readRecordId(ctx, i),
-				attributes: readRecordAttributes(ctx, i),
-				itemIndex: i,
-			});
-		} catch (error) {
-			const itemError = asItemError(ctx, error, i);
-			firstError ??= itemError;
-			problems++;
-			invalid.push({ itemIndex: i, id: rawRecordId(ctx, i), error: itemError.message });
-		}
-	}
-	// Every row of an ID given twice is invalid: it is unclear which attributes the record should get.
-	const { unique: desired, duplicates } = splitDuplicates(read);
-	const counted = new Set<string>();
-	for (const { record, others } of duplicates) {
-		invalid.push({
-			itemIndex: record.itemIndex,
-			id: record.id,
-			error: `Item ${record.itemIndex}: the record ID "${record.id}" is also in item(s) ${others.join(', ')}`,
-		});
-		// One problem per ID; its error names its first two rows (as the second row is reached).
-		if (counted.has(record.id) || others[0] > record.itemIndex) continue;
-		counted.add(record.id);
-		problems++;
-		if (!firstError) {
-			firstError = new NodeOperationError(
-				ctx.getNode(),
-				`Items ${others[0]} and ${record.itemIndex} both have the record ID "${record.id}"`,
-				{
-					itemIndex: record.itemIndex,
-					description:
-						'Each record may appear only once in the input of a sync, otherwise it is unclear which attributes it should get. Nothing was sent to the AML service. Remove the duplicates (e.g. with a Remove Duplicates node) and run again.',
-				},
-			);
-		}
-	}
-	invalid.sort((a, b) => a.itemIndex - b.itemIndex);
-	return { desired, invalid, firstError, problems };
-}
-
-/** The row's Record ID as given (for the report of an invalid row), or null when there is none. */
-function rawRecordId(ctx: IExecuteFunctions, itemIndex: number): string | null {
-	try {
-		const raw = ctx.getNodeParameter('recordId', itemIndex, '') as unknown;
-		return typeof raw === 'string' || typeof raw === 'number' ? String(raw) : null;
-	} catch {
-		return null;
-	}
-}
-
-/** The error of a run stopped by invalid rows: a single row's own error, or one error listing every row. */
-function invalidRowsError(ctx: IExecuteFunctions, read: ReadInput): Error {
-	if (read.problems === 1 && read.firstError) return read.firstError;
-	const lines = read.invalid.slice(0, 20).map((row) => row.error);
-	if (read.invalid.length > 20) lines.push(`… and ${read.invalid.length - 20} more`);
-	return new NodeOperationError(
-		ctx.getNode(),
-		`${read.invalid.length} input rows cannot be synced, so nothing was sent to the AML service`,
-		{
-			itemIndex: read.invalid[0].itemIndex,
-			description: `${lines.join('; ')}. Fix the rows in the source, or set "Invalid Rows" under Options to "Sync the Valid Rows, Report the Invalid Ones".`,
-		},
-	);
-}
-
 async function readCurrent(
 	ctx: IExecuteFunctions,
 	customListId: string,
@@ -295,6 +218,22 @@ async function readCurrent(
 		}));
 }
 
+/** The error of a run whose input gives no value for fields the list holds: nothing is changed. */
+function missingFieldsError(
+	ctx: IExecuteFunctions,
+	missing: Array<{ field: string; records: number }>,
+): NodeOperationError {
+	const named = missing.map(({ field, records }) => `"${field}" (held by ${records} record(s))`);
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Sync stopped: no input row gives a value for ${named.join(', ')}, which the list holds`,
+		{
+			description:
+				'Nothing was changed. The export probably lost that column (or left it empty in every row). Fix the export and run again; if the list keeps that field on purpose outside this source, turn on "Allow Fields Missing From the Input" under Options.',
+		},
+	);
+}
+
 function percent(value: number): string {
 	return `${Math.round(value * 10) / 10}%`;
 }
@@ -324,8 +263,9 @@ export async function execute(
 			(itemParameter(this, 'options.output', 0, 'summary') as string) === 'changes';
 		const parallel = parallelRequests(this);
 
+		const emptyValues = itemParameter(this, 'options.emptyValues', 0, 'keep') as EmptyValues;
 		const current = await readCurrent(this, customListId, parallel);
-		const plan = planSync(desired, current, archiveMissing);
+		const plan = planSync(desired, current, archiveMissing, emptyValues);
 		const share = archiveSharePercent(plan);
 		const refused = exceedsArchiveGuard(plan, maxArchivePercent);
 
@@ -340,6 +280,12 @@ export async function execute(
 				},
 			);
 		}
+
+		// Checked after the archive guard, whose error tells more of a source that came back broken.
+		const missing = (itemParameter(this, 'options.allowMissingFields', 0, false) as boolean)
+			? []
+			: fieldsMissingFromInput(desired, current);
+		if (missing.length > 0 && !dryRun) throw missingFieldsError(this, missing);
 
 		const changes: PlannedChange[] = [...plan.creates, ...plan.updates, ...plan.archives];
 		const results: ChangeResult[] = dryRun
@@ -361,6 +307,11 @@ export async function execute(
 				(itemParameter(this, 'onMissing', 0, 'archive') as string) === 'archive'
 			)
 				summary.archiveSkipped = `Nothing was archived: ${invalid.length} input row(s) are invalid and may stand for records of the list.`;
+		}
+		if (dryRun && missing.length > 0) {
+			summary.wouldBeRefused = true;
+			summary.fieldsMissing = missing;
+			summary.missingWarning = `A real run would stop: ${missingFieldsError(this, missing).message.replace(/^Sync stopped: /, '')}.`;
 		}
 		if (dryRun && refused) {
 			summary.wouldBeRefused = true;

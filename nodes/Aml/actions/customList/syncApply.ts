@@ -17,15 +17,17 @@ export interface ChangeResult {
 	itemIndex?: number;
 	error?: string;
 	note?: string;
+	/** Update: the stored fields it removes a value from. */
+	removes?: string[];
 }
 
 /** Sends one planned change; throws when it failed. */
 async function applyChange(
 	ctx: IExecuteFunctions,
 	customListId: string,
-	{ id, change, attributes, itemIndex }: PlannedChange,
+	{ id, change, attributes, itemIndex, removes }: PlannedChange,
 ): Promise<ChangeResult> {
-	const base = { id, change, itemIndex };
+	const base = { id, change, itemIndex, ...(removes ? { removes } : {}) };
 	if (change === 'create') {
 		// A record not listed may still exist (added meanwhile): upsert instead of failing on 422.
 		const { result, afterLostAnswer } = await upsertRecord(
@@ -131,6 +133,8 @@ export interface SyncSummary extends IDataObject {
 	 */
 	alreadyArchived: number;
 	unchanged: number;
+	/** Records whose update removed (or, in a dry run, would remove) a stored value: a field, or an entry of a list field. */
+	valuesRemoved: number;
 	failures: Array<{ id: string; operation: ChangeKind; error: string }>;
 }
 
@@ -156,6 +160,14 @@ export function syncSummary(run: {
 	const failures = results
 		.filter((result) => result.status === 'failed')
 		.map(({ id, change, error }) => ({ id, operation: change, error: error ?? 'failed' }));
+	const removals = results
+		.filter(
+			(result) =>
+				result.change === 'update' &&
+				result.removes &&
+				(result.status === 'done' || result.status === 'planned'),
+		)
+		.map((result) => ({ id: result.id, fields: result.removes ?? [] }));
 	const createdIds = pick('create');
 	const updatedIds = pick('update');
 	const archivedIds = pick('archive');
@@ -167,6 +179,7 @@ export function syncSummary(run: {
 		archived: archivedIds.length,
 		alreadyArchived: alreadyArchivedIds.length,
 		unchanged: plan.unchanged.length,
+		valuesRemoved: removals.length,
 		failed: failures.length,
 		recordsInInput: run.recordsInInput,
 		recordsInListBefore: plan.currentCount,
@@ -174,6 +187,8 @@ export function syncSummary(run: {
 		updatedIds,
 		archivedIds,
 		alreadyArchivedIds,
+		valuesRemovedIds: removals.map((removal) => removal.id),
+		removals,
 		failures,
 	};
 }
@@ -188,5 +203,6 @@ export function changeJson(customListId: string, result: ChangeResult): IDataObj
 	};
 	if (result.error) json.error = result.error;
 	if (result.note) json.note = result.note;
+	if (result.removes) json.removes = result.removes;
 	return json;
 }

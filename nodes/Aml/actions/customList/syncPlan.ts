@@ -22,6 +22,8 @@ export interface PlannedChange {
 	attributes?: IDataObject;
 	/** Source input item (create, update). */
 	itemIndex?: number;
+	/** Update: the stored fields it removes a value from (a field gone, or an entry of a list field gone). */
+	removes?: string[];
 }
 
 export interface SyncPlan {
@@ -78,6 +80,57 @@ export function splitDuplicates(records: DesiredRecord[]): {
 }
 
 /**
+ * What a row leaves empty: `keep` keeps the list's value of that field (a row's empty cell never removes a screened
+ * value), `remove` stores the row as it is (the field is removed from the record).
+ */
+export type EmptyValues = 'keep' | 'remove';
+
+/** The record to store for a row: under `keep`, the stored fields the row has no value for are kept. */
+export function wantedAttributes(
+	row: IDataObject,
+	stored: IDataObject,
+	emptyValues: EmptyValues,
+): IDataObject {
+	return emptyValues === 'keep' ? { ...stored, ...row } : row;
+}
+
+/**
+ * The stored fields an update from `before` to `after` removes a value from: a field no longer there, or a list
+ * field that loses an entry (an account number taken off a record). A changed single value is an update, not this.
+ */
+export function removedFields(before: IDataObject, after: IDataObject): string[] {
+	const removed: string[] = [];
+	for (const [field, old] of Object.entries(before)) {
+		const now = after[field];
+		if (now === undefined || now === null) removed.push(field);
+		else if (Array.isArray(old)) {
+			const kept = new Set((Array.isArray(now) ? now : [now]).map((entry) => canonicalJson(entry)));
+			if (old.some((entry) => !kept.has(canonicalJson(entry)))) removed.push(field);
+		}
+	}
+	return removed;
+}
+
+/**
+ * The fields some stored record holds a value for that no input row gives a value for (the export lacks the column,
+ * or leaves it empty in every row), each with how many records hold it. Nothing when the input is empty (the archive
+ * guard decides then).
+ */
+export function fieldsMissingFromInput(
+	desired: DesiredRecord[],
+	current: CurrentRecord[],
+): Array<{ field: string; records: number }> {
+	if (desired.length === 0) return [];
+	const given = new Set(desired.flatMap((record) => Object.keys(record.attributes)));
+	const held = new Map<string, number>();
+	for (const record of current)
+		for (const [field, value] of Object.entries(record.attributes))
+			if (!given.has(field) && value !== undefined && value !== null && value !== '')
+				held.set(field, (held.get(field) ?? 0) + 1);
+	return [...held].map(([field, records]) => ({ field, records }));
+}
+
+/**
  * The difference between what the input asks for and what the list holds: IDs only in the input are
  * created, IDs in both with different attributes are updated, IDs only in the list are archived (when
  * `archiveMissing`), everything else is left alone. Planned in input order, archives in list order.
@@ -86,6 +139,7 @@ export function planSync(
 	desired: DesiredRecord[],
 	current: CurrentRecord[],
 	archiveMissing: boolean,
+	emptyValues: EmptyValues = 'remove',
 ): SyncPlan {
 	const stored = new Map(current.map((record) => [record.id, record]));
 	const wanted = new Set(desired.map((record) => record.id));
@@ -105,15 +159,20 @@ export function planSync(
 				attributes: record.attributes,
 				itemIndex: record.itemIndex,
 			});
-		} else if (!sameAttributes(record.attributes, existing.attributes)) {
+		} else {
+			const attributes = wantedAttributes(record.attributes, existing.attributes, emptyValues);
+			if (sameAttributes(attributes, existing.attributes)) {
+				plan.unchanged.push(record.id);
+				continue;
+			}
+			const removes = removedFields(existing.attributes, attributes);
 			plan.updates.push({
 				id: record.id,
 				change: 'update',
-				attributes: record.attributes,
+				attributes,
 				itemIndex: record.itemIndex,
+				...(removes.length > 0 ? { removes } : {}),
 			});
-		} else {
-			plan.unchanged.push(record.id);
 		}
 	}
 	if (archiveMissing) {

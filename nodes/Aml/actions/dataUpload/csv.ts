@@ -78,12 +78,21 @@ export interface HeadFacts {
 	firstDataLine?: string;
 }
 
+/** The first characters of a text, on one line. */
+function shortStart(text: string): string {
+	return text.trim().slice(0, 40).replace(/\s+/g, ' ');
+}
+
 /** Finds the header row in the first bytes of the file. Returns the problem as text when there is one. */
 export function readHead(head: Buffer, totalBytes: number): HeadFacts | string {
 	if (head.includes(0))
 		return 'is not a text CSV file (it contains binary data). Upload a UTF-8 CSV file';
 	let text = head.toString('utf8');
 	if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+	// A web page served in place of the export (a login or error page) is not a CSV file: said so, not as a bad header.
+	const page = /^\s*<(!doctype\s+html|html|head|body|\?xml)\b/i.exec(text);
+	if (page)
+		return `is not a CSV file: it is ${page[1].startsWith('?') ? 'an XML document' : 'an HTML page'} (it starts with "${shortStart(text)}"), usually a login or error page served in place of the export. Check the download's URL and authentication`;
 	const complete = head.length >= totalBytes;
 	const newline = text.indexOf('\n');
 	if (newline === -1 && !complete) {
