@@ -17,6 +17,7 @@ import {
 	claimAttribute,
 	claimKey,
 	decisionAttribute,
+	decidedNothing,
 	decisionKey,
 	newRun,
 	readGenerations,
@@ -280,11 +281,14 @@ async function gate(
 		later(decisionAttribute(keys, transaction, generation, decided, execution));
 		steps.record = { ...steps.record, generation, written: 'after answer' };
 	}
-	const json = answer({
-		decision: checked.decision,
-		reason: checked.reason,
-		alertIds: checked.alertIds,
+	const lists: IDataObject = {};
+	settled.forEach((result, k) => {
+		lists[s.checks[k].key] = result.status === 'fulfilled' ? result.value.outcome.list : [];
 	});
+	const json = answer(
+		{ decision: checked.decision, reason: checked.reason, alertIds: checked.alertIds },
+		lists,
+	);
 	// A check refused for a reason to fix (403, 404, a refused credential) fails the item, which keeps the decision.
 	const refusal = settled.find(
 		(result, k) =>
@@ -358,42 +362,4 @@ async function recordedBlock(
 		};
 	}
 	return block(reason);
-}
-
-/**
- * A run that may have stored or claimed the payment and sent no check decided nothing: its generation gets decision
- * `none` (the next copy checks), when the claim stored there is this run's.
- */
-async function decidedNothing(
-	ctx: IExecuteFunctions,
-	keys: SigningKeys,
-	transaction: TransactionToStore,
-	generation: number,
-	run: string,
-	execution: string,
-	checks: RecordedDecision['checks'],
-	status: string,
-	i: number,
-): Promise<void> {
-	try {
-		const stored = await readStoredTransaction(ctx, transaction, i, undefined, [404]);
-		const claim = stored?.[claimKey(generation)] as IDataObject | undefined;
-		if (!stored || claim?.run !== run || stored[decisionKey(generation)] !== undefined) return;
-		const none: RecordedDecision = {
-			decision: 'none',
-			checks,
-			answered: false,
-			alertIds: [],
-			status,
-			run,
-		};
-		await addRecord(
-			ctx,
-			transaction,
-			decisionAttribute(keys, transaction, generation, none, execution),
-			i,
-		);
-	} catch {
-		// Not written: the claim stays without a decision, and every copy blocks until a release.
-	}
 }

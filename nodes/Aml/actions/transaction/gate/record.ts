@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { GATE_RECORD_KEYS } from '../../../helpers/attributes';
 import { amlRequest, idSegment, type Deadline } from '../../../transport';
+import { readStoredTransaction } from '../store';
 import {
 	CHECK_NAMES,
 	type CheckName,
@@ -271,4 +272,42 @@ export function releaseStatuses(value: unknown): string[] {
 		.split(',')
 		.map((status) => status.trim().toUpperCase())
 		.filter(Boolean);
+}
+
+/**
+ * A run that may have stored or claimed the payment and sent no check decided nothing: its generation gets decision
+ * `none` (the next copy checks), when the claim stored there is this run's.
+ */
+export async function decidedNothing(
+	ctx: IExecuteFunctions,
+	keys: SigningKeys,
+	transaction: RecordOwner,
+	generation: number,
+	run: string,
+	execution: string,
+	checks: RecordedDecision['checks'],
+	status: string,
+	i: number,
+): Promise<void> {
+	try {
+		const stored = await readStoredTransaction(ctx, transaction, i, undefined, [404]);
+		const claim = stored?.[claimKey(generation)] as IDataObject | undefined;
+		if (!stored || claim?.run !== run || stored[decisionKey(generation)] !== undefined) return;
+		const none: RecordedDecision = {
+			decision: 'none',
+			checks,
+			answered: false,
+			alertIds: [],
+			status,
+			run,
+		};
+		await addRecord(
+			ctx,
+			transaction,
+			decisionAttribute(keys, transaction, generation, none, execution),
+			i,
+		);
+	} catch {
+		// Not written: the claim stays without a decision, and every copy blocks until a release.
+	}
 }
