@@ -230,6 +230,15 @@ describe('Transaction → Gate in-process: copies and waits', () => {
 		expect(manual(payment.id)).toHaveLength(1);
 	});
 
+	test('Hold While the Person Has Open Alerts (off by default): on, an open alert of the person holds the next payment', async () => {
+		expect((await gateRun(service, large())).decision).toBe('block');
+		expect((await gateRun(service, clean())).decision).toBe('clear');
+		expect(await gateRun(service, clean(), { options: { holdPersonAlerts: true } })).toMatchObject({
+			decision: 'block',
+			reasonCode: 'person-held',
+		});
+	});
+
 	test('a credential that may not raise manual alerts (403): still Block, the item says the alert was not raised and why', async () => {
 		service.faults.push({ path: /\/manual-alerts$/, status: 403 });
 		service.faults.push({ path: /\/screening-checks$/, times: 3, status: 502 });

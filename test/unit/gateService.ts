@@ -113,9 +113,7 @@ export async function gateService() {
 			return [
 				200,
 				{
-					hasUnresolvedAlerts: alerts.some(
-						(a) => a.open && a.personId === m![1] && !a.transactionId,
-					),
+					hasUnresolvedAlerts: alerts.some((a) => a.open && a.personId === m![1]),
 				},
 			];
 		if ((m = path.match(/^\/api\/v1\/persons\/([^/]+)$/))) {

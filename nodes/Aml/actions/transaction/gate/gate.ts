@@ -39,6 +39,7 @@ import {
 	checkAnswer,
 	enabledChecks,
 	readPayment,
+	shortFailure,
 	storeFailure,
 	upper,
 	type Check,
@@ -94,7 +95,7 @@ export async function execute(
 					statuses: releaseStatuses(
 						itemParameter(this, 'options.personStatuses', i, DEFAULT_PERSON_STATUSES),
 					),
-					openAlerts: itemParameter(this, 'options.holdPersonAlerts', i, true) !== false,
+					openAlerts: itemParameter(this, 'options.holdPersonAlerts', i, false) === true,
 				},
 			};
 		},
@@ -154,7 +155,18 @@ async function gate(
 			keys ? claimAttribute(keys, transaction, 0, { run, execution, status: claimStatus }) : {},
 		);
 	} catch (error) {
-		const failed = storeFailure(ctx, error, transaction, i);
+		let failed;
+		try {
+			failed = storeFailure(ctx, error, transaction, i);
+		} catch (thrown) {
+			// Refused for a reason to fix: the item fails, saying the store (never a check) was refused.
+			steps.store = 'store-refused';
+			const reason = {
+				code: 'store-refused' as const,
+				text: `store refused: ${shortFailure(thrown)}`,
+			};
+			throw withItemFacts(thrown as Error, answer({ decision: 'block', reason, alertIds: [] }));
+		}
 		steps.store = failed.reason.code;
 		// It may be stored with this run's claim: that run decided nothing, so the next copy checks it.
 		if (failed.reached && keys)
@@ -184,6 +196,7 @@ async function gate(
 			steps.record = {
 				found: next.step,
 				...('generation' in next ? { generation: next.generation } : {}),
+				...(reads ? { reads } : {}),
 			};
 			if (next.step === 'block') {
 				if (next.record === undefined) return block(next.reason, next.alertIds);
@@ -217,7 +230,6 @@ async function gate(
 				} catch {
 					return block(REASONS.stillDeciding);
 				}
-				steps.record.reads = reads;
 				continue;
 			}
 			generation = next.generation;

@@ -65,9 +65,9 @@ const properties: INodeProperties[] = [
 			displayName: 'Hold While the Person Has Open Alerts',
 			name: 'holdPersonAlerts',
 			type: 'boolean',
-			default: true,
+			default: false,
 			description:
-				'Whether an open alert of the person (a screening hit at onboarding, any alert) holds the payment',
+				"Whether an open alert of the person holds the payment. The service counts every alert of the person, its payments' included: one flagged payment then holds all of the customer's payments until it is reviewed.",
 		},
 		{
 			displayName: 'Record Decision on Transaction',
