@@ -15,7 +15,6 @@ import { DEFAULT_PERSON_STATUSES, DEFAULT_RELEASE_STATUSES } from './properties'
 import {
 	addRecord,
 	claimAttribute,
-	claimKey,
 	decisionAttribute,
 	decidedNothing,
 	decisionKey,
@@ -248,7 +247,10 @@ async function gate(
 				void decidedNothing(ctx, keys, transaction, generation, run, execution, names, status, i);
 				return block(REASONS.claimNotTaken);
 			}
-			if (attributes[claimKey(generation)] === undefined) return block(REASONS.claimNotTaken);
+			// An answer without the claim says nothing of who holds it; another run's claim is waited for as any.
+			const taken = readGenerations(attributes, keys, transaction)[generation]?.claim;
+			if (!taken) return block(REASONS.claimNotTaken);
+			if (taken.kind === 'valid' && taken.run === run) break;
 		}
 	}
 
