@@ -108,7 +108,7 @@ export class AmlOAuth2Api implements ICredentialType {
 		},
 		{
 			displayName: 'Gate Signing Keys',
-			name: 'gateSigningKeys',
+			name: 'gateSigningSecrets',
 			type: 'string',
 			typeOptions: { password: true, rows: 3 },
 			default: '',

@@ -93,14 +93,14 @@ describe("the Gate's record", () => {
 
 	test('a rotation blocks nothing decided: a record signed by an old key is read while that key is listed', async () => {
 		const before = await signingKeys(
-			ctxWith({ clientSecret: 'old secret', gateSigningKeys: 'k1=first key, long enough' }),
+			ctxWith({ clientSecret: 'old secret', gateSigningSecrets: 'k1=first key, long enough' }),
 		);
 		const stored = decisionAttribute(before, owner, 0, blocked, '7');
 		// a new key signs; the old key is kept; the client secret changed
 		const after = await signingKeys(
 			ctxWith({
 				clientSecret: 'new secret',
-				gateSigningKeys: 'k2=second key, long enough\nk1=first key, long enough',
+				gateSigningSecrets: 'k2=second key, long enough\nk1=first key, long enough',
 			}),
 		);
 		expect(after.sign.id).toBe('k2');
@@ -110,7 +110,7 @@ describe("the Gate's record", () => {
 		});
 		// the old key removed: unreadable
 		const dropped = await signingKeys(
-			ctxWith({ clientSecret: 'new secret', gateSigningKeys: 'k2=second key, long enough' }),
+			ctxWith({ clientSecret: 'new secret', gateSigningSecrets: 'k2=second key, long enough' }),
 		);
 		expect(readGenerations(stored, dropped, owner)[0].decision).toEqual({ kind: 'unreadable' });
 	});
@@ -118,7 +118,7 @@ describe("the Gate's record", () => {
 	test('without Gate Signing Keys, a key derived from the client secret under its own ID; keys not "id=secret" are refused', async () => {
 		expect((await signingKeys(ctxWith({ clientSecret: 's' }))).sign.id).toBe('client-secret');
 		await expect(
-			signingKeys(ctxWith({ clientSecret: 's', gateSigningKeys: 'short=abc' })),
+			signingKeys(ctxWith({ clientSecret: 's', gateSigningSecrets: 'short=abc' })),
 		).rejects.toThrow(/id=secret/);
 		await expect(signingKeys(ctxWith({}))).rejects.toThrow(/no Gate Signing Keys/);
 	});

@@ -48,7 +48,7 @@ const CREDENTIAL_TYPE = 'amlOAuth2Api';
  */
 export async function signingKeys(ctx: IExecuteFunctions): Promise<SigningKeys> {
 	const credentials = await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE);
-	const lines = String(credentials.gateSigningKeys ?? '')
+	const lines = String(credentials.gateSigningSecrets ?? '')
 		.split(/\r?\n/)
 		.map((line) => line.trim())
 		.filter(Boolean);
