@@ -859,13 +859,9 @@ describe('Transaction → Gate across executions', () => {
 			steps: expect.objectContaining({ store: 'skipped', monitoring: 'clear', lookup: 'failed' }),
 		});
 		// Check Payments Stored Before the Gate: checked at once
-		const atOnce = tx('stored-elsewhere-at-once');
-		expect(
-			(await runAml(transactionCreateFromInput(), [payment(atOnce, false, false)])).status,
-		).toBe('success');
-		const checked = await runAml(gate({ options: { checkStoredBefore: true } }), [
-			payment(atOnce, false, false),
-		]);
+		const atOnce = payment(tx('stored-elsewhere-at-once'), false, false);
+		expect((await runAml(transactionCreateFromInput(), [atOnce])).status).toBe('success');
+		const checked = await runAml(gate({ options: { checkStoredBefore: true } }), [atOnce]);
 		expect(decisionOf(checked)).toMatchObject({ decision: 'clear' });
 		// checks first, then the lookup
 		expect(sentFor(await since(mark), id).at(-1)).toBe('unresolved-alerts');

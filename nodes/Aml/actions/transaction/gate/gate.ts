@@ -4,7 +4,7 @@ import { checkFailures } from '../../../helpers/checks';
 import { timeBudgetDeadline } from '../../../helpers/descriptions';
 import { itemParameter } from '../../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../../helpers/items';
-import type { Deadline } from '../../../transport';
+import { failureOf, type Deadline } from '../../../transport';
 import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
@@ -259,6 +259,11 @@ async function gate(
 	const settled = await Promise.allSettled(
 		s.checks.map(async (check) => await transactionCheck(ctx, transaction.id, check, i, deadline)),
 	);
+	// The execution cancelled: nothing more is sent (no alert, no record), and the item fails with the cancel.
+	const cancelled = settled.find(
+		(result) => result.status === 'rejected' && failureOf(result.reason)?.kind === 'cancelled',
+	);
+	if (cancelled) throw (cancelled as PromiseRejectedResult).reason;
 	const answers = settled.map((result, k) => checkAnswer(result, s.checks[k].key));
 	answers.forEach((a, k) => (steps[s.checks[k].name] = a.kind));
 
