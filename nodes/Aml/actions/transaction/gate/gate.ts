@@ -4,13 +4,13 @@ import { checkFailures } from '../../../helpers/checks';
 import { timeBudgetDeadline } from '../../../helpers/descriptions';
 import { itemParameter } from '../../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../../helpers/items';
-import { failureOf, type Deadline } from '../../../transport';
+import { failureOf, mayHaveApplied, type Deadline } from '../../../transport';
 import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
 import { readStoredTransaction, storeTransaction, type TransactionToStore } from '../store';
 import { raiseHeldAlert } from './heldAlert';
-import { firstHold, paymentAlerts, personHolds, type PersonHold } from './lookup';
+import { bothHolds, firstHold, paymentAlerts, personHolds, type PersonHold } from './lookup';
 import { DEFAULT_PERSON_STATUSES, DEFAULT_RELEASE_STATUSES } from './properties';
 import {
 	addRecord,
@@ -172,10 +172,14 @@ async function gate(
 			void decidedNothing(ctx, keys, transaction, 0, run, execution, names, claimStatus, i);
 		return answer(
 			{ decision: 'block', reason: failed.reason, alertIds: [] },
-			failed.differences ? { differences: failed.differences } : {},
+			{
+				...(failed.differences ? { differences: failed.differences } : {}),
+				...(failed.reached ? { mayHaveApplied: true } : {}),
+			},
 		);
 	}
 	steps.store = String(stored.json.result);
+	const facts: IDataObject = stored.json.afterLostAnswer ? { afterLostAnswer: true } : {};
 
 	// 2. Found stored: the record says what follows.
 	let generation = 0;
@@ -215,7 +219,7 @@ async function gate(
 				);
 			}
 			if (next.step === 'lookup') {
-				const decided = afterLookup(await lookups(ctx, s, i));
+				const decided = afterLookup(await bothHolds(ctx, transaction, s.person, i, deadline));
 				steps.lookup = decided.decision === 'clear' ? 'none' : (decided.reason?.code ?? '');
 				return answer(
 					{ ...decided, alertIds: [] },
@@ -300,9 +304,11 @@ async function gate(
 		later(decisionAttribute(keys, transaction, generation, decided, execution));
 		steps.record = { ...steps.record, generation, written: 'after answer' };
 	}
-	const lists: IDataObject = {};
+	// The checks' lists, and whether one may have run without an answer (it is never sent again).
+	const lists: IDataObject = { ...facts };
 	settled.forEach((result, k) => {
 		lists[s.checks[k].key] = result.status === 'fulfilled' ? result.value.outcome.list : [];
+		if (result.status === 'rejected' && mayHaveApplied(result.reason)) lists.mayHaveApplied = true;
 	});
 	const json = answer(
 		{ decision: checked.decision, reason: checked.reason, alertIds: checked.alertIds },
@@ -317,15 +323,6 @@ async function gate(
 	);
 	if (refusal) throw withItemFacts((refusal as PromiseRejectedResult).reason as Error, json);
 	return json;
-}
-
-/** The payment's open alerts (after the checks) and the person's, as one answer. */
-async function lookups(ctx: IExecuteFunctions, s: Settings, i: number) {
-	const [payment, person] = await Promise.all([
-		paymentAlerts(ctx, s.transaction.id, i, s.deadline),
-		personHolds(ctx, s.transaction.personId, s.person, i, s.deadline),
-	]);
-	return firstHold(payment, person);
 }
 
 /**

@@ -79,3 +79,18 @@ export function firstHold(payment: LookupAnswer, person: LookupAnswer | undefine
 	if (payment.kind !== 'none') return payment;
 	return person ?? payment;
 }
+
+/** The payment's open alerts and the person's holds side by side (a recorded decision's lookup), as one answer. */
+export async function bothHolds(
+	ctx: IExecuteFunctions,
+	payment: { id: string; personId: string },
+	hold: PersonHold,
+	i: number,
+	deadline?: Deadline,
+): Promise<LookupAnswer> {
+	const [open, person] = await Promise.all([
+		paymentAlerts(ctx, payment.id, i, deadline),
+		personHolds(ctx, payment.personId, hold, i, deadline),
+	]);
+	return firstHold(open, person);
+}
