@@ -42,7 +42,7 @@ export const REASONS = {
 	},
 	stillDeciding: {
 		code: 'still-deciding',
-		text: 'another run is deciding this payment; send it again later',
+		text: 'another run is deciding this payment: send it again later; if it stays so (that run died), review the transaction and set a Release Status',
 	},
 	recordUnreadable: {
 		code: 'record-unreadable',
