@@ -78,7 +78,9 @@ export function shortFailure(error: unknown): string {
 		case 'service':
 			return `the service answered ${failure.status}`;
 		case 'network':
-			return `no answer (${failure.code})`;
+			return failure.reached === false
+				? `could not be reached (${failure.code})`
+				: `no answer (${failure.code})`;
 		case 'tokenEndpoint':
 			return 'no token from the token endpoint';
 		case 'unreadable':
