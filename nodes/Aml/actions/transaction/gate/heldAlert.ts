@@ -16,7 +16,7 @@ export type HeldAlert =
 
 /** The comment of the alert: why the payment is held and how to release it (at most 1,000 characters). */
 export function heldComment(reason: Reason, releaseStatus: string): string {
-	return `Payment held by the n8n AML Gate (${reason.code}): ${reason.text}. Review the transaction, then close this alert or set the transaction's status to ${releaseStatus}: sent again, the payment is then checked again where its checks did not all answer, and clears once no alert of it is open.`.slice(
+	return `Payment held by the n8n AML Gate (${reason.code}): ${reason.text}. Review the transaction, then close this alert and set the transaction's status to ${releaseStatus} (a decision rule can do that when the alert closes): sent again, the payment is checked again where its checks did not all answer, and clears once no alert of it is open.`.slice(
 		0,
 		1000,
 	);
