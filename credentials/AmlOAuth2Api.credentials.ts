@@ -107,6 +107,16 @@ export class AmlOAuth2Api implements ICredentialType {
 			description: 'OAuth2 scope to request. The AML API uses the scope aml.',
 		},
 		{
+			displayName: 'Gate Signing Keys',
+			name: 'gateSigningSecrets',
+			type: 'string',
+			typeOptions: { password: true, rows: 3 },
+			default: '',
+			placeholder: 'e.g. key-2026=<a long random text>',
+			description:
+				"Keys that sign Transaction → Gate's record on each payment, one a line as id=secret (at least 16 characters): the first signs, every one is accepted, so add a new key first and keep old ones while payments they signed can be sent again. Empty: a key derived from the client secret (a new client secret then makes recorded decisions unreadable: each blocks until released).",
+		},
+		{
 			displayName: 'Auth URI Query Parameters',
 			name: 'authQueryParameters',
 			type: 'hidden',

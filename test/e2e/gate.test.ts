@@ -29,6 +29,9 @@ const tx = (name: string) => `gt-${name}-${suffix}`;
 type Logged = { seq: number; method: string; path: string; status: number | string };
 const since = async (mark: number): Promise<Logged[]> =>
 	(await control.requestsSince(mark)) as Logged[];
+/** The stored transaction `id` of the test's person (its attributes hold the Gate's record). */
+const storedTx = async (id: string): Promise<Json> =>
+	(await control.get<Json[]>('/transactions', { personId })).find((t) => t.id === id)!;
 const storedIds = async (): Promise<string[]> =>
 	(await control.get<Json[]>('/transactions', { personId })).map((t) => t.id);
 const sentFor = (log: Logged[], transactionId: string) =>
@@ -140,12 +143,18 @@ describe('Transaction → Gate', () => {
 				output: blocks ? 'block' : 'clear',
 			});
 			expect(item.decision).toBe(blocks ? 'block' : 'clear');
-			expect(item.reasons.store).toEqual({ status: 'created' });
-			expect(item.reasons.monitoring.status).toBe(!r.mon ? 'off' : r.hit ? 'block' : 'clear');
-			expect(item.reasons.screening.status).toBe(!r.scr ? 'off' : r.match ? 'block' : 'clear');
-			// only the enabled checks were sent
+			expect(item.steps.store).toBe('created');
+			expect(item.steps.monitoring).toBe(!r.mon ? 'off' : r.hit ? 'hits' : 'clear');
+			expect(item.steps.screening).toBe(!r.scr ? 'off' : r.match ? 'hits' : 'clear');
+			// a clear only after the open-alerts lookup
+			if (!blocks) expect(item.steps.lookup).toBe('none');
+			// only the enabled checks were sent, and the lookup after them for a clear
 			expect(sentFor(log, r.id).sort()).toEqual(
-				[...(r.mon ? ['monitoring-checks'] : []), ...(r.scr ? ['screening-checks'] : [])].sort(),
+				[
+					...(r.mon ? ['monitoring-checks'] : []),
+					...(r.scr ? ['screening-checks'] : []),
+					...(blocks ? [] : ['unresolved-alerts']),
+				].sort(),
 			);
 			if (r.mon && r.hit) {
 				expect(item.results.length).toBeGreaterThan(0);
@@ -179,13 +188,10 @@ describe('Transaction → Gate', () => {
 		expect(item).toMatchObject({
 			transactionId: id,
 			decision: 'block',
-			reasons: {
-				store: { status: 'refused', httpCode: '404' },
-				monitoring: { status: 'not sent' },
-				screening: { status: 'not sent' },
-			},
+			reasonCode: 'store-refused',
+			reason: 'store refused: the service answered 404',
+			steps: { store: 'store-refused', monitoring: 'not sent', screening: 'not sent' },
 		});
-		expect(item.reason).toMatch(/^store refused: Not found/);
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
@@ -197,7 +203,9 @@ describe('Transaction → Gate', () => {
 			expect.objectContaining({
 				transactionId: id,
 				decision: 'clear',
-				reasons: expect.objectContaining({ record: { status: 'after answer' } }),
+				steps: expect.objectContaining({
+					record: { generation: 0, written: 'after answer' },
+				}),
 			}),
 		]);
 		expect(first.outputs[0]).toEqual([]);
@@ -209,20 +217,22 @@ describe('Transaction → Gate', () => {
 			expect.objectContaining({
 				transactionId: id,
 				decision: 'clear',
-				reasons: expect.objectContaining({
-					store: { status: 'skipped', decidedBefore: { decision: 'clear' } },
-					monitoring: { status: 'not sent' },
+				steps: expect.objectContaining({
+					store: 'skipped',
+					record: { found: 'lookup', generation: 0 },
+					monitoring: 'not sent',
+					lookup: 'none',
 				}),
 			}),
 		]);
 		const log = await since(mark);
-		// the stored transaction read back (compared, and its decision read); no check, no lookup
+		// the stored transaction read back (compared, and its decision read); no check, the lookup
 		expect(
 			log.filter(
 				(r) => r.method === 'GET' && r.path === `/api/v1/persons/${personId}/transactions/${id}`,
 			).length,
 		).toBeGreaterThanOrEqual(1);
-		expect(sentFor(log, id)).toEqual([]);
+		expect(sentFor(log, id)).toEqual(['unresolved-alerts']);
 		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
 			(t) => t.id === id,
 		);
@@ -246,12 +256,10 @@ describe('Transaction → Gate', () => {
 		expect(item).toMatchObject({
 			transactionId: id,
 			decision: 'block',
+			reasonCode: 'id-reused',
 			reason: 'transaction ID already used with other data',
-			reasons: {
-				store: { status: 'refused', differences: ['amount'] },
-				monitoring: { status: 'not sent' },
-				screening: { status: 'not sent' },
-			},
+			differences: ['amount'],
+			steps: { store: 'id-reused', monitoring: 'not sent', screening: 'not sent' },
 		});
 		expect(sentFor(await since(mark), id)).toEqual([]);
 		const stored = (await control.get<Json[]>('/transactions', { personId })).filter(
@@ -260,7 +268,7 @@ describe('Transaction → Gate', () => {
 		expect(stored.map((t) => t.attributes.amount)).toEqual(['40.00']);
 	});
 
-	test('a payment stored before without a recorded decision, whose earlier alerts are open: its own checks (answering nothing new), then Block "earlier alerts unresolved"', async () => {
+	test('a payment stored without a Gate record (here a Gate with Record Decision off): Block "stored-before-gate" with one manual alert, no check; released with its alert closed, checked under a claim of its own', async () => {
 		const id = tx('open-alerts');
 		const sent = payment(id, true, false);
 		await control.post('/config', { checksReportCreatedAlertsOnly: true });
@@ -273,10 +281,7 @@ describe('Transaction → Gate', () => {
 			// decisions not recorded: a payment found stored blocks
 			const unrecorded = await runAml(gate({ options: { recordDecision: false } }), [sent]);
 			expect(unrecorded.outputs[0]).toEqual([
-				expect.objectContaining({
-					decision: 'block',
-					reason: 'payment stored before; its decision is not recorded',
-				}),
+				expect.objectContaining({ decision: 'block', reasonCode: 'not-recorded' }),
 			]);
 			const mark = await control.mark();
 			const again = await runAml(gate(), [sent]);
@@ -285,17 +290,30 @@ describe('Transaction → Gate', () => {
 				expect.objectContaining({
 					transactionId: id,
 					decision: 'block',
-					reason: 'earlier alerts unresolved',
-					reasons: expect.objectContaining({
-						store: { status: 'skipped' },
-						monitoring: { status: 'clear' },
-						screening: { status: 'clear' },
-						unresolvedAlerts: { status: 'open' },
-						record: { status: 'written' },
+					reasonCode: 'stored-before-gate',
+					steps: expect.objectContaining({
+						store: 'skipped',
+						monitoring: 'not sent',
+						record: { found: 'block', written: 'written' },
+						heldAlert: { status: 'raised', alertId: expect.any(Number) },
 					}),
 				}),
 			]);
-			expect(sentFor(await since(mark), id).at(-1)).toBe('unresolved-alerts');
+			expect(sentFor(await since(mark), id)).toEqual([]);
+			const held = (await control.get<Json[]>('/manual-alerts')).filter(
+				(a) => a.transactionId === id,
+			);
+			expect(held).toHaveLength(1);
+			expect(held[0].rationaleComment).toMatch(/stored-before-gate.*RELEASED/);
+			// a copy sent again answers the recorded block; no second alert
+			expect((await runAml(gate(), [sent])).outputs[0][0].reasonCode).toBe('stored-before-gate');
+			// released: checked under claim 1; the repeat raises nothing, the monitoring alert of the first run is open
+			await updateTransaction(id, { status: 'RELEASED' });
+			const released = await runAml(gate(), [sent]);
+			expect(released.outputs[0]).toEqual([
+				expect.objectContaining({ decision: 'block', reasonCode: 'alerts-open' }),
+			]);
+			expect((await storedTx(id)).attributes.n8n_gate_claim_1).toEqual(expect.any(Object));
 		} finally {
 			await control.post('/config', { checksReportCreatedAlertsOnly: false });
 		}
@@ -330,16 +348,14 @@ describe('Transaction → Gate', () => {
 				expect.objectContaining({
 					transactionId: dup,
 					decision: 'block',
-					reasons: expect.objectContaining({ store: { status: 'created' } }),
+					steps: expect.objectContaining({ store: 'created' }),
 				}),
 				expect.objectContaining({
 					transactionId: dup,
 					decision: 'block',
-					reasons: expect.objectContaining({
-						store: {
-							status: 'skipped',
-							decidedBefore: expect.objectContaining({ decision: 'block' }),
-						},
+					steps: expect.objectContaining({
+						store: 'skipped',
+						record: expect.objectContaining({ found: 'block' }),
 					}),
 				}),
 			]);
@@ -393,7 +409,7 @@ describe('Transaction → Gate', () => {
 		['dropped connection', { dropRate: 1 }],
 		['408 from a gateway', { errorRate: 1, errorStatus: 408 }],
 	])(
-		'a monitoring check that fails (%s): not repeated, Block "check outcome unknown" (it may have run); the screening check still answered',
+		'a monitoring check that fails (%s): not repeated, Block "check-unanswered" (it may have run) with a manual alert; the screening check still answered',
 		async (_name, rule) => {
 			const id = tx(`fail-${_name.replace(/\W/g, '')}`);
 			await control.post('/faults', {
@@ -408,20 +424,25 @@ describe('Transaction → Gate', () => {
 			const [item] = run.outputs[0];
 			expect(item).toMatchObject({
 				decision: 'block',
-				reasons: {
-					store: { status: 'created' },
-					monitoring: { status: 'failed', mayHaveApplied: true },
-					screening: { status: 'clear' },
-				},
+				reasonCode: 'check-unanswered',
+				reason: expect.stringMatching(/^monitoring: /),
+				steps: expect.objectContaining({
+					store: 'created',
+					monitoring: 'unknown',
+					screening: 'clear',
+					heldAlert: { status: 'raised', alertId: expect.any(Number) },
+				}),
 			});
-			expect(item.reason).toMatch(/^check outcome unknown: /);
-			expect(item.reasons.monitoring.reason).toMatch(/^check outcome unknown: /);
 			// sent once: a check that may have run is never repeated
 			expect(sentFor(await since(mark), id).sort()).toEqual([
 				'monitoring-checks',
 				'screening-checks',
 			]);
 			expect(await storedIds()).toContain(id);
+			const held = (await control.get<Json[]>('/manual-alerts')).filter(
+				(a) => a.transactionId === id,
+			);
+			expect(held).toHaveLength(1);
 		},
 	);
 
@@ -464,9 +485,10 @@ describe('Transaction → Gate', () => {
 		expect(run.outputs[1]).toEqual([]);
 		expect(run.outputs[0][0]).toMatchObject({
 			decision: 'block',
-			reasons: { monitoring: { status: 'clear' }, screening: { status: 'block' } },
+			reasonCode: 'check-unanswered',
+			reason: 'screening: unreadable answer',
+			steps: expect.objectContaining({ monitoring: 'clear', screening: 'unknown' }),
 		});
-		expect(run.outputs[0][0].reason).toMatch(/^check answer not understood/);
 	});
 
 	test('the time budget spent in a check: Block with reason "timeout", answered within the budget', async () => {
@@ -482,14 +504,17 @@ describe('Transaction → Gate', () => {
 		const [item] = run.outputs[0];
 		expect(item).toMatchObject({
 			decision: 'block',
+			reasonCode: 'timeout',
 			reason: 'timeout',
-			reasons: {
-				store: { status: 'created' },
-				monitoring: { status: 'timeout', mayHaveApplied: true },
-				screening: { status: 'clear' },
-			},
+			steps: expect.objectContaining({
+				store: 'created',
+				monitoring: 'unknown',
+				screening: 'clear',
+				heldAlert: { status: 'raised', alertId: expect.any(Number) },
+			}),
 		});
-		expect(nodeMs(run)).toBeLessThan(1000 + 400);
+		// the budget, and the manual alert raised before the block's answer
+		expect(nodeMs(run)).toBeLessThan(1000 + 600);
 	});
 
 	test('the time budget spent in the store: Block with reason "timeout", no check sent, "may have been stored"', async () => {
@@ -505,11 +530,8 @@ describe('Transaction → Gate', () => {
 		const [item] = run.outputs[0];
 		expect(item).toMatchObject({
 			decision: 'block',
-			reason: 'timeout',
-			reasons: {
-				store: { status: 'timeout', mayHaveApplied: true },
-				monitoring: { status: 'not sent' },
-			},
+			reasonCode: 'timeout',
+			steps: expect.objectContaining({ store: 'timeout', monitoring: 'not sent' }),
 		});
 		expect(nodeMs(run)).toBeLessThan(700 + 400);
 		expect(sentFor(await since(mark), id)).toEqual([]);
@@ -712,22 +734,21 @@ describe('Transaction → Gate across executions', () => {
 		// check raised the alert and the first run's repeat found nothing new (process)
 		expect(decisionOf(first)).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				store: { status: 'created' },
-				record: { status: 'written' },
+			reasonCode: 'alerts-raised',
+			steps: expect.objectContaining({
+				store: 'created',
+				record: { generation: 0, written: 'after answer' },
 			}),
 		});
 		expect(decisionOf(resend)).toMatchObject({
 			decision: 'block',
+			reasonCode: 'alerts-raised',
 			reason: decisionOf(first).reason,
 			alertIds: decisionOf(first).alertIds,
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({
-					status: 'skipped',
-					waitedFor: 'another run',
-					decidedBefore: expect.objectContaining({ decision: 'block' }),
-				}),
-				monitoring: { status: 'not sent' },
+			steps: expect.objectContaining({
+				store: 'skipped',
+				record: expect.objectContaining({ found: 'block', reads: expect.any(Number) }),
+				monitoring: 'not sent',
 			}),
 		});
 		expect(decisionOf(first).alertIds.length).toBeGreaterThan(0);
@@ -751,14 +772,18 @@ describe('Transaction → Gate across executions', () => {
 		expect(resend.outputs[1]).toEqual([
 			expect.objectContaining({
 				decision: 'clear',
-				reasons: expect.objectContaining({
-					store: expect.objectContaining({ decidedBefore: { decision: 'clear' } }),
+				steps: expect.objectContaining({
+					record: expect.objectContaining({ found: 'lookup' }),
+					monitoring: 'not sent',
 				}),
 			}),
 		]);
+		// one check of each kind; a lookup after the first run's checks, and one for the resend's answer
 		expect(sentFor(await since(mark), id).sort()).toEqual([
 			'monitoring-checks',
 			'screening-checks',
+			'unresolved-alerts',
+			'unresolved-alerts',
 		]);
 	});
 
@@ -767,13 +792,13 @@ describe('Transaction → Gate across executions', () => {
 		const sent = payment(id, true, false);
 		await holdCheck(id, 2500);
 		const first = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
-		expect(decisionOf(first)).toMatchObject({ decision: 'block', reason: 'timeout' });
+		expect(decisionOf(first)).toMatchObject({ decision: 'block', reasonCode: 'timeout' });
 		// the held check has reached the service meanwhile and raised its alert
 		await new Promise((resolve) => setTimeout(resolve, 2000));
 		expect((await alertsOf(id)).length).toBeGreaterThan(0);
 		const resend = await runAml(gate(), [sent]);
 		expect(resend.outputs[1]).toEqual([]);
-		expect(decisionOf(resend)).toMatchObject({ decision: 'block', reason: 'timeout' });
+		expect(decisionOf(resend)).toMatchObject({ decision: 'block', reasonCode: 'timeout' });
 	});
 
 	test('resent after the analyst closed its alert: still blocked; released by the transaction status RELEASED, it clears once no alert is open', async () => {
@@ -800,19 +825,22 @@ describe('Transaction → Gate across executions', () => {
 		expect(afterRelease.outputs[1]).toEqual([
 			expect.objectContaining({
 				decision: 'clear',
-				reasons: expect.objectContaining({
-					store: expect.objectContaining({ released: 'released' }),
-					unresolvedAlerts: { status: 'none' },
-				}),
+				released: 'RELEASED',
+				steps: expect.objectContaining({ lookup: 'none', monitoring: 'not sent' }),
 			}),
 		]);
 	});
 
-	test("a payment stored by something else (Transaction → Create) is checked by the Gate, then the open-alerts lookup; its failure blocks as its own step, never the store's", async () => {
+	test("a payment stored by something else (Transaction → Create): blocked by default; released, checked, then the open-alerts lookup, whose failure blocks as its own step, never the store's; with Check Payments Stored Before the Gate checked at once", async () => {
 		const id = tx('stored-elsewhere');
 		const sent = payment(id, false, false);
 		const created = await runAml(transactionCreateFromInput(), [sent]);
 		expect(created.status).toBe('success');
+		// by default: held, no check, one manual alert
+		const held = await runAml(gate(), [sent]);
+		expect(decisionOf(held)).toMatchObject({ decision: 'block', reasonCode: 'stored-before-gate' });
+		// released (the transaction's status set after that block): checked under claim 1
+		await updateTransaction(id, { status: 'RELEASED' });
 		await control.post('/faults', {
 			rules: [
 				{
@@ -827,13 +855,14 @@ describe('Transaction → Gate across executions', () => {
 		expect(run.status).toBe('success');
 		expect(decisionOf(run)).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				store: { status: 'skipped' },
-				monitoring: { status: 'clear' },
-				unresolvedAlerts: expect.objectContaining({ status: 'failed', httpCode: '410' }),
-			}),
+			reasonCode: 'lookup-failed',
+			steps: expect.objectContaining({ store: 'skipped', monitoring: 'clear', lookup: 'failed' }),
 		});
-		expect(decisionOf(run).reason).toMatch(/^earlier alerts unknown: /);
+		// Check Payments Stored Before the Gate: checked at once
+		const atOnce = payment(tx('stored-elsewhere-at-once'), false, false);
+		expect((await runAml(transactionCreateFromInput(), [atOnce])).status).toBe('success');
+		const checked = await runAml(gate({ options: { checkStoredBefore: true } }), [atOnce]);
+		expect(decisionOf(checked)).toMatchObject({ decision: 'clear' });
 		// checks first, then the lookup
 		expect(sentFor(await since(mark), id).at(-1)).toBe('unresolved-alerts');
 	});
@@ -882,7 +911,7 @@ describe('Transaction → Gate across executions', () => {
 		const run = await runAml(gate({ options: { timeBudget: '={{ "500" }}' } }), [
 			payment(id, false, false),
 		]);
-		expect(decisionOf(run)).toMatchObject({ decision: 'block', reason: 'timeout' });
+		expect(decisionOf(run)).toMatchObject({ decision: 'block', reasonCode: 'timeout' });
 	});
 
 	test("each item's Time Budget counts from the node's start: three copies of one payment with 1,000 ms take about 1 s, not 3", async () => {
@@ -916,18 +945,15 @@ describe('Transaction → Gate across executions', () => {
 		const run = await runAml(gate({ runScreening: false }), [payment(id, false, false)]);
 		expect(decisionOf(run)).toMatchObject({
 			decision: 'block',
-			reason: '1 monitoring scenario(s) triggered',
-			reasons: expect.objectContaining({ screening: { status: 'off' } }),
+			reason: 'monitoring: 1 monitoring scenario(s) triggered',
+			steps: expect.objectContaining({ screening: 'off' }),
 		});
 		const refused = await runAml(gate({ runScreening: false }), [
 			payment(tx('off-refused'), false, false, { personId: 'nobody-here' }),
 		]);
 		expect(decisionOf(refused)).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				monitoring: { status: 'not sent' },
-				screening: { status: 'off' },
-			}),
+			steps: expect.objectContaining({ monitoring: 'not sent', screening: 'off' }),
 		});
 	});
 });
@@ -1038,9 +1064,8 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		expect(again.outputs[1]).toEqual([
 			expect.objectContaining({
 				decision: 'clear',
-				reasons: expect.objectContaining({
-					store: expect.objectContaining({ status: 'skipped', released: 'RELEASED' }),
-				}),
+				released: 'RELEASED',
+				steps: expect.objectContaining({ store: 'skipped' }),
 			}),
 		]);
 	});
@@ -1061,13 +1086,10 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		expect(again.outputs[1]).toEqual([]);
 		expect(decisionOf(again)).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({
-					decidedBefore: expect.objectContaining({ decision: 'block' }),
-				}),
-			}),
+			reasonCode: 'stored-before-gate',
+			steps: expect.objectContaining({ record: { found: 'block' } }),
 		});
-		expect(decisionOf(again).reasons.store.released).toBeUndefined();
+		expect(decisionOf(again).released).toBeUndefined();
 	});
 
 	test('a decision another writer stored (not signed by this credential) is never answered: it blocks with no check sent; released, the payment is checked as a first submission', async () => {
@@ -1082,8 +1104,8 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		const mark = await control.mark();
 		const first = await runAml(gate(), [sent]);
 		expect(first.outputs[1]).toEqual([]);
-		expect(decisionOf(first)).toMatchObject({ decision: 'block' });
-		expect(decisionOf(first).reason).toMatch(/not signed by this credential/);
+		expect(decisionOf(first)).toMatchObject({ decision: 'block', reasonCode: 'record-unreadable' });
+		expect(decisionOf(first).reason).toMatch(/not signed by a key of this credential/);
 		expect(sentFor(await since(mark), id)).toEqual([]);
 		await api.patch(`/v1/persons/${personId}/transactions/${id}`, {
 			id,
@@ -1093,16 +1115,23 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 		const released = await runAml(gate(), [sent]);
 		expect(decisionOf(released)).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				monitoring: expect.objectContaining({ status: 'block' }),
-			}),
+			reasonCode: 'alerts-raised',
+			steps: expect.objectContaining({ monitoring: 'hits' }),
 		});
 		expect(sentFor(await since(mark2), id)).toEqual(
 			expect.arrayContaining(['monitoring-checks', 'screening-checks']),
 		);
+		// the re-check's block is recorded as the next generation
+		for (
+			let waited = 0;
+			waited < 3000 && !(await stored(id)).attributes.n8n_gate_decision_1;
+			waited += 100
+		)
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		expect((await stored(id)).attributes.n8n_gate_decision_1).toMatchObject({ decision: 'block' });
 	});
 
-	test('a claim that cannot be read (a text; an unsigned claim whose until has no time zone) blocks, and the block is recorded', async () => {
+	test('a claim that cannot be read (a text; an unsigned claim) blocks "record-unreadable" with no check sent', async () => {
 		const api = await otherClient();
 		for (const [name, claim] of [
 			['text', 'taken'],
@@ -1118,16 +1147,8 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 			const mark = await control.mark();
 			const run = await runAml(gate(), [sent]);
 			expect(run.outputs[1]).toEqual([]);
-			expect(decisionOf(run)).toMatchObject({
-				decision: 'block',
-				reasons: expect.objectContaining({ record: { status: 'written' } }),
-			});
-			expect(decisionOf(run).reason).toMatch(/claim on the transaction unreadable/);
+			expect(decisionOf(run)).toMatchObject({ decision: 'block', reasonCode: 'record-unreadable' });
 			expect(sentFor(await since(mark), id)).toEqual([]);
-			expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
-				decision: 'block',
-				sig: expect.stringMatching(/^[0-9a-f]{64}$/),
-			});
 		}
 	});
 
@@ -1155,17 +1176,19 @@ describe('Transaction → Gate: its record is its own (nothing a payment carries
 });
 
 describe('Transaction → Gate: a run that may have learnt something never ends without a record of it', () => {
-	/** The failed item of a screening check refused while monitoring raised its alert: the block written first. */
+	/** The failed item of a screening check refused while monitoring raised its alert: its block recorded. */
 	const expectBlockWrittenFirst = async (id: string, failed: Json) => {
 		expect(failed).toMatchObject({
 			decision: 'block',
-			reasons: expect.objectContaining({
-				monitoring: expect.objectContaining({ status: 'block' }),
-				screening: expect.objectContaining({ status: 'refused', httpCode: '403' }),
-				record: { status: 'written' },
+			reasonCode: 'alerts-raised',
+			steps: expect.objectContaining({
+				monitoring: 'hits',
+				screening: 'refused',
+				record: { generation: 0, written: 'after answer' },
 			}),
 		});
 		expect(failed.alertIds.length).toBeGreaterThan(0);
+		await storedWith(id, 'n8n_gate_decision');
 		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({
 			decision: 'block',
 			reason: expect.stringMatching(/monitoring scenario\(s\) triggered/),
@@ -1193,31 +1216,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		for (let waited = 0; waited < ms && !(await stored(id)).attributes?.[key]; waited += 250)
 			await pause(250);
 	};
-	/**
-	 * The first run of a payment blocked on no check reaching the service: its store lands, with its claim, but the
-	 * answer never comes (budget 700 ms); its claim is then marked unchecked.
-	 */
-	const uncheckedBlock = async (sent: Json): Promise<RunResult> => {
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'POST',
-					path: `^/api/v1/persons/${personId}/transactions$`,
-					// stored with the first run's claim, its answer never sent
-					hangRate: 1,
-					when: 'after',
-					times: 1,
-				},
-			],
-		});
-		const first = await runAml(gate({ options: { timeBudget: 700 } }), [sent]);
-		await storedWith(sent.id as string, 'n8n_gate_unchecked');
-		return first;
-	};
-	const count = (log: Logged[], id: string, check: string) =>
-		sentFor(log, id).filter((path) => path === check).length;
-
-	test("a check refused (403) while the other raised its alert: the block is written before the item fails, the failed item keeps the other check's alert IDs, and a resend blocks with them", async () => {
+	test("a check refused (403) while the other raised its alert: the item fails keeping the other check's alert IDs, its block is recorded, and a resend blocks with them", async () => {
 		const id = tx('refused-once');
 		const sent = payment(id, true, false);
 		await screeningRefusedOnce(id);
@@ -1233,7 +1232,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test("with On Error → Continue (using error output) the failed item carries the fields it has with Continue (under details): decision, reasons and the other check's alert IDs", async () => {
+	test("with On Error → Continue (using error output) the failed item carries the fields it has with Continue (under details): decision, reasonCode, steps and the other check's alert IDs", async () => {
 		const id = tx('refused-error-output');
 		await screeningRefusedOnce(id);
 		const run = await runAml(gate(), [payment(id, true, false)], { continueErrorOutput: true });
@@ -1246,188 +1245,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		await expectBlockWrittenFirst(id, failed);
 	});
 
-	test('a claim past its time without a decision (the first run\'s block write failed): Block "first submission\'s outcome unknown", naming its execution, recorded, no check sent', async () => {
-		const id = tx('unknown-outcome');
-		const sent = payment(id, true, false);
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'PATCH',
-					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
-					answer: { status: 403, body: 'Forbidden', contentType: 'text/plain' },
-					times: 1,
-				},
-			],
-		});
-		const first = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
-		expect(decisionOf(first)).toMatchObject({
-			decision: 'block',
-			reasons: expect.objectContaining({ record: expect.objectContaining({ status: 'failed' }) }),
-		});
-		expect((await stored(id)).attributes.n8n_gate_decision).toBeUndefined();
-		// the claim: the budget (1 s) plus 5 s
-		await new Promise((resolve) => setTimeout(resolve, 6500));
-		const mark = await control.mark();
-		const resend = await runAml(gate(), [sent]);
-		expect(resend.outputs[1]).toEqual([]);
-		expect(decisionOf(resend)).toMatchObject({
-			decision: 'block',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({ claim: 'ended without a decision' }),
-				record: { status: 'written' },
-			}),
-		});
-		expect(decisionOf(resend).reason).toMatch(
-			new RegExp(
-				`^first submission's outcome unknown: its run \\(execution ${first.executionId}\\)`,
-			),
-		);
-		expect(sentFor(await since(mark), id)).toEqual([]);
-		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
-	});
-
-	// A block on which no check reached the service is not the payment's decision: its record says so.
-	test('the budget spent in a store whose answer never came (no check sent): Block "timeout", said on the item; the resend, before the first claim ends, checks the payment itself and clears; the next copy gets its decision', async () => {
-		const id = tx('unchecked-store');
-		const sent = payment(id, false, false);
-		const first = await uncheckedBlock(sent);
-		expect(decisionOf(first)).toMatchObject({
-			decision: 'block',
-			reason: 'timeout',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({ status: 'timeout' }),
-				monitoring: { status: 'not sent' },
-				record: expect.objectContaining({
-					status: 'no decision',
-					reason: expect.stringMatching(/^no check reached the service/),
-				}),
-			}),
-		});
-		expect(nodeMs(first)).toBeLessThan(700 + 400);
-		// the first run marked its claim as unchecked after its answer
-		expect((await stored(id)).attributes.n8n_gate_unchecked).toEqual(expect.any(Object));
-		const mark = await control.mark();
-		const resend = await runAml(gate(), [sent]);
-		expect(resend.outputs[0]).toEqual([]);
-		expect(decisionOf(resend)).toMatchObject({
-			decision: 'clear',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({
-					status: 'skipped',
-					claim: 'no check reached the service',
-				}),
-				monitoring: { status: 'clear' },
-				screening: { status: 'clear' },
-				unresolvedAlerts: { status: 'none' },
-			}),
-		});
-		expect(sentFor(await since(mark), id)).toEqual(
-			expect.arrayContaining(['monitoring-checks', 'screening-checks']),
-		);
-		// the resend's decision is the payment's: written after its answer, it answers the next copy
-		await storedWith(id, 'n8n_gate_decision', 3000);
-		const again = await runAml(gate(), [sent]);
-		expect(decisionOf(again)).toMatchObject({
-			decision: 'clear',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({ decidedBefore: { decision: 'clear' } }),
-				monitoring: { status: 'not sent' },
-			}),
-		});
-	});
-
-	test('after a block no check reached, two copies at once: the first takes a claim of its own and checks (one check of each kind reaches the service), the other waits for its decision as for a first submission', async () => {
-		const id = tx('unchecked-twice');
-		const sent = payment(id, false, false);
-		await uncheckedBlock(sent);
-		// the first copy's monitoring check is held 700 ms: the second copy arrives while it checks
-		await holdCheck(id, 700);
-		const mark = await control.mark();
-		const [checked, waiting] = await Promise.all([
-			runAml(gate(), [sent]),
-			pause(300).then(async () => await runAml(gate(), [sent])),
-		]);
-		const log = await since(mark);
-		expect([count(log, id, 'monitoring-checks'), count(log, id, 'screening-checks')]).toEqual([
-			1, 1,
-		]);
-		expect(decisionOf(checked)).toMatchObject({
-			decision: 'clear',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({ claim: 'no check reached the service' }),
-				monitoring: { status: 'clear' },
-				screening: { status: 'clear' },
-			}),
-		});
-		expect(decisionOf(waiting)).toMatchObject({
-			decision: 'clear',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({
-					waitedFor: 'another run',
-					decidedBefore: { decision: 'clear' },
-				}),
-				monitoring: { status: 'not sent' },
-				screening: { status: 'not sent' },
-			}),
-		});
-		const attributes = (await stored(id)).attributes;
-		expect(attributes.n8n_gate_claim_1).toMatchObject({ execution: checked.executionId });
-		expect(attributes.n8n_gate_decision).toMatchObject({
-			decision: 'clear',
-			execution: checked.executionId,
-		});
-	});
-
-	test('after a block no check reached, a copy whose claim write is answered 502 (after storing it) until its budget is spent: Block "timeout" with no check sent, its claim marked unchecked after the answer; the next copy takes the claim after it and checks', async () => {
-		const id = tx('unchecked-claim-lost');
-		const sent = payment(id, false, false);
-		await uncheckedBlock(sent);
-		await control.post('/faults', {
-			rules: [
-				{
-					method: 'PATCH',
-					path: `^/api/v1/persons/${personId}/transactions/${id}$`,
-					errorRate: 1,
-					errorStatus: 502,
-					when: 'after',
-					times: 4,
-				},
-			],
-		});
-		const mark = await control.mark();
-		const lost = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
-		expect(lost.outputs[1]).toEqual([]);
-		// repeated (adding a key is safe to repeat) until the budget is spent
-		expect(decisionOf(lost)).toMatchObject({
-			decision: 'block',
-			reason: 'timeout',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({
-					claim: 'no check reached the service',
-					claimWrite: expect.objectContaining({ status: 'timeout', mayHaveApplied: true }),
-				}),
-				monitoring: { status: 'not sent' },
-				screening: { status: 'not sent' },
-				record: expect.objectContaining({ status: 'no decision' }),
-			}),
-		});
-		expect(sentFor(await since(mark), id)).toEqual([]);
-		await storedWith(id, 'n8n_gate_unchecked_1');
-		await control.del('/faults');
-		const next = await runAml(gate(), [sent]);
-		expect(decisionOf(next)).toMatchObject({
-			decision: 'clear',
-			reasons: expect.objectContaining({
-				monitoring: { status: 'clear' },
-				screening: { status: 'clear' },
-			}),
-		});
-		const attributes = (await stored(id)).attributes;
-		expect(attributes.n8n_gate_claim_1).toMatchObject({ execution: lost.executionId });
-		expect(attributes.n8n_gate_claim_2).toMatchObject({ execution: next.executionId });
-	});
-
-	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision or unchecked mark is written (the check ran: its alert exists), and the next copy is not answered clear', async () => {
+	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision is written (the check ran: its alert exists), and the next copy blocks "still-deciding", never clear', async () => {
 		const id = tx('cancelled');
 		const sent = payment(id, true, false);
 		await holdCheck(id, 1500);
@@ -1456,42 +1274,42 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		const attributes = (await stored(id)).attributes;
 		expect(attributes.n8n_gate_claim).toEqual(expect.any(Object));
 		expect(attributes.n8n_gate_decision).toBeUndefined();
-		expect(attributes.n8n_gate_unchecked).toBeUndefined();
 		const mark = await control.mark();
 		const next = await runAml(gate({ options: { timeBudget: 500 } }), [sent]);
 		expect(next.outputs[1]).toEqual([]);
 		expect(decisionOf(next)).toMatchObject({
 			decision: 'block',
-			reason: 'first submission still being decided',
-			reasons: expect.objectContaining({
-				store: expect.objectContaining({ waitedFor: 'another run' }),
-				monitoring: { status: 'not sent' },
+			reasonCode: 'still-deciding',
+			steps: expect.objectContaining({
+				record: expect.objectContaining({ found: 'wait' }),
+				monitoring: 'not sent',
 			}),
 		});
 		expect(sentFor(await since(mark), id)).toEqual([]);
 	});
 
-	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered at the budget and its record, recorded; the alert it raised is in the service', async () => {
+	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered at the budget and its manual alert, recorded; the alert it raised is in the service', async () => {
 		const id = tx('trickled-answer');
 		const sent = payment(id, true, false);
 		await checkFaultOnce(id, { trickleMs: 8000 });
 		const run = await runAml(gate({ options: { timeBudget: 1000 } }), [sent]);
 		// n8n's timeout bounds only the wait for the headers and the socket's idle time: the attempt's own end does the rest
 		console.log(`[gate] trickled answer, budget 1000 ms: node ${nodeMs(run)} ms`);
-		// the budget, then the block's record (one PATCH)
+		// the budget, then the block's manual alert (one POST); its record follows the answer
 		expect(nodeMs(run)).toBeLessThan(1000 + 600);
 		expect(run.outputs[1]).toEqual([]);
 		const item = decisionOf(run);
 		expect(item).toMatchObject({
 			decision: 'block',
-			reason: 'timeout',
-			reasons: expect.objectContaining({
-				monitoring: expect.objectContaining({ status: 'timeout', mayHaveApplied: true }),
-				screening: { status: 'clear' },
-				record: { status: 'written' },
+			reasonCode: 'timeout',
+			alertIds: [],
+			steps: expect.objectContaining({
+				monitoring: 'unknown',
+				screening: 'clear',
+				heldAlert: { status: 'raised', alertId: expect.any(Number) },
 			}),
 		});
-		expect((item.reasons as Json).monitoring).not.toHaveProperty('lateAnswer');
+		await storedWith(id, 'n8n_gate_decision');
 		expect((await stored(id)).attributes.n8n_gate_decision).toMatchObject({ decision: 'block' });
 		// the check ran on the service: its alert exists, for the analyst and the next copy's open-alerts lookup
 		const raised = async () =>
@@ -1526,14 +1344,11 @@ describe('Transaction → Gate: each step reports its own failure', () => {
 			expect(run.outputs[1]).toEqual([]);
 			const [failed] = run.outputs[0];
 			expect(failed.error).toEqual(expect.any(String));
-			expect(failed.reason).toMatch(/^store refused: /);
 			expect(failed).toMatchObject({
 				decision: 'block',
-				reasons: {
-					store: expect.objectContaining({ status: 'refused' }),
-					monitoring: { status: 'not sent' },
-					screening: { status: 'not sent' },
-				},
+				reasonCode: 'store-refused',
+				reason: 'store refused: the service answered 403',
+				steps: { store: 'store-refused', monitoring: 'not sent', screening: 'not sent' },
 			});
 			expect(sentFor(await since(mark), id)).toEqual([]);
 		}

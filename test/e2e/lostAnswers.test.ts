@@ -238,10 +238,10 @@ describe('lost answers in real n8n', () => {
 			expect.objectContaining({
 				transactionId,
 				decision: 'clear',
-				reasons: expect.objectContaining({
-					store: { status: 'exists', afterLostAnswer: true },
-					monitoring: { status: 'clear' },
-					screening: { status: 'clear' },
+				steps: expect.objectContaining({
+					store: 'exists',
+					monitoring: 'clear',
+					screening: 'clear',
 				}),
 			}),
 		]);

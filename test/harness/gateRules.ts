@@ -79,10 +79,15 @@ export function describeGateRules(): void {
 		 * Held: a block answer, or no decision at all (n8n's error answer: 500 on 2.x, 200 without a decision on 1.x);
 		 * never `process`.
 		 */
-		function expectHeld(result: { status: number; answer: Json }, reason?: RegExp): void {
+		/** Held: never `process`; `reason` a pattern of its text, or its `reasonCode` (one of the codes, when a list). */
+		function expectHeld(
+			result: { status: number; answer: Json },
+			reason?: RegExp | string | string[],
+		): void {
 			expect(result.answer.decision).not.toBe('process');
 			if (result.answer.decision !== undefined) expect(result.answer.decision).toBe('block');
-			if (reason) expect(String(result.answer.reason)).toMatch(reason);
+			if (reason instanceof RegExp) expect(String(result.answer.reason)).toMatch(reason);
+			else if (reason !== undefined) expect([reason].flat()).toContain(result.answer.reasonCode);
 		}
 
 		const amount = async (id: string) =>
@@ -176,8 +181,9 @@ export function describeGateRules(): void {
 					],
 				});
 				const result = await pay(p);
-				expectHeld(result, /^check outcome unknown: /);
-				expect(result.answer.reasons[check]).toMatchObject({ mayHaveApplied: true });
+				// it may have run: the block stands as the payment's decision (a release checks it again)
+				expectHeld(result, 'check-unanswered');
+				expect(String(result.answer.reason)).toMatch(new RegExp(`^${check}: `));
 				const sent = (await control.requestsSince(mark)).filter((r: Json) =>
 					String(r.path).endsWith(`/${p.id}/${check}-checks`),
 				);
@@ -219,7 +225,7 @@ export function describeGateRules(): void {
 			expectHeld(await pay(large), /monitoring scenario/);
 		});
 
-		test('a token renewal inside a 1 s budget: the answer after the budget is not taken, blocked with reason timeout', async () => {
+		test('a token renewal inside a 1 s budget: the answer after the budget is not taken, the payment held as not answered in time', async () => {
 			await publish((node) =>
 				Object.assign(node.parameters.options, { timeBudget: 1000, timeout: 1000 }),
 			);
@@ -242,7 +248,11 @@ export function describeGateRules(): void {
 				],
 			});
 			const result = await pay(payment('renewal', 'clean'));
-			expectHeld(result, /^timeout$/);
+			// What the test controls: the check's answer would come after the budget, so it is not taken and the payment is
+			// held. What ends the attempt first is the machine's timing: the 1 s Timeout or the budget while it is on its way
+			// (`check-unanswered`, `timeout`: it may have run), or the budget before the repeat after the renewal is sent
+			// (`check-refused`: the service never ran it, so the next copy checks it).
+			expectHeld(result, ['timeout', 'check-unanswered', 'check-refused']);
 			console.log(`[gate rules] renewal inside a 1,000 ms budget answered in ${result.ms} ms`);
 		});
 	});

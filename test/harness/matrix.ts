@@ -851,7 +851,7 @@ export function expected(operation: Operation, fault: Fault): Expected {
 			return transient(
 				/could not be reached \(connection refused\)/,
 				kind === 'gate'
-					? /^(store failed: .*could not be reached|timeout$)/
+					? /^(store failed: could not be reached \(ECONNREFUSED\)|timeout)$/
 					: /^(check failed: .*could not be reached|timeout$)/,
 				{ reached: false, ...(writes ? { stored: false } : {}) },
 			);
@@ -901,7 +901,7 @@ export function expected(operation: Operation, fault: Fault): Expected {
 			if (kind === 'gate' && fault.name === '404')
 				return {
 					outcome: 'block',
-					text: /^store refused: Not found/,
+					text: /^store refused: the service answered 404$/,
 					mayHaveApplied: false,
 					reached: true,
 				};
@@ -918,7 +918,8 @@ export function expected(operation: Operation, fault: Fault): Expected {
 			if (kind === 'gate' || kind === 'routedCheck')
 				return {
 					outcome: 'block',
-					text: UNREADABLE,
+					// the Gate's reason names the check and says it in a few words (the item's error says the rest)
+					text: kind === 'gate' ? /^(monitoring|screening): unreadable answer$/ : UNREADABLE,
 					mayHaveApplied: false,
 					reached: true,
 				};

@@ -2,139 +2,125 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { headerProblem } from '../../nodes/Aml/actions/dataUpload/csv';
 import {
-	CLAIM_ATTRIBUTE,
-	claimLive,
-	CLOCK_MARGIN_MS,
+	claimAttribute,
+	claimKey,
 	decisionAttribute,
-	DECISION_ATTRIBUTE,
-	isReleased,
-	latestClaim,
-	newClaim,
-	recordKey,
-	storedClaim,
-	storedDecision,
-	uncheckedAttribute,
-	uncheckedRun,
-	UNCHECKED_ATTRIBUTE,
-	UNVERIFIED_RECORD_REASON,
-} from '../../nodes/Aml/actions/transaction/record';
+	decisionKey,
+	readGenerations,
+	signingKeys,
+} from '../../nodes/Aml/actions/transaction/gate/record';
+import type { RecordedDecision } from '../../nodes/Aml/actions/transaction/gate/rules';
 import { attributeDifferences } from '../../nodes/Aml/actions/transaction/store';
 import { isGateRecordKey } from '../../nodes/Aml/helpers/attributes';
 
 /**
- * The Gate's record on a transaction, read and written as the node does: a claim and a decision signed with a key of
- * the credential's client secret, for one transaction. (A detail test; the behaviour is tested in real n8n in
- * test/e2e/gate.test.ts.)
+ * The Gate's record on a transaction (gate/record.ts), read and written as the node does: claims and decisions in
+ * generations, signed under a key with an ID for one transaction. (A detail test; the behaviour is tested in-process in
+ * test/unit/gateInProcess.test.ts and in real n8n in test/e2e/gate.test.ts.)
  */
 
 const owner = { id: 'tx-1', personId: 'p-1' };
 
-/** A context with only what the record reads: the credential and the execution's ID. */
-function ctxWith(secret: string): IExecuteFunctions {
+/** A context with only what the record reads: the credential. */
+function ctxWith(credential: IDataObject): IExecuteFunctions {
 	return {
-		getCredentials: async () => await Promise.resolve({ clientId: 'id', clientSecret: secret }),
-		getExecutionId: () => '42',
+		getCredentials: async () => await Promise.resolve({ clientId: 'id', ...credential }),
 		getNode: () => ({ name: 'AML' }),
 	} as unknown as IExecuteFunctions;
 }
 
-describe("the Gate's claim", () => {
-	test('a claim this credential signed reads back with its run, execution and time', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const { claim, attribute } = newClaim(ctxWith('secret'), key, owner, {
-			at: Date.now() + 1000,
-			ms: 1000,
-		});
-		expect(storedClaim(attribute, key, owner)).toEqual({ kind: 'claim', ...claim });
-		expect(claim.execution).toBe('42');
-	});
+const blocked: RecordedDecision = {
+	decision: 'block',
+	code: 'check-unanswered',
+	reason: 'screening: the service answered 502',
+	checks: ['monitoring', 'screening'],
+	answered: false,
+	alertIds: [3, 4],
+	status: 'PENDING',
+	run: 'run-1',
+	heldAlertId: 77,
+};
 
-	test('none when absent; unreadable when a text, unsigned, signed by another secret, for another transaction or altered', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const other = await recordKey(ctxWith('another secret'));
-		const { attribute } = newClaim(ctxWith('secret'), key, owner, undefined);
-		const value = attribute[CLAIM_ATTRIBUTE] as IDataObject;
-		expect(storedClaim({}, key, owner)).toEqual({ kind: 'none' });
-		expect(storedClaim({ [CLAIM_ATTRIBUTE]: 'taken' }, key, owner)).toEqual({ kind: 'unreadable' });
-		const unsigned = { run: 'r', execution: '1', until: '2099-01-01T00:00:00' };
-		expect(storedClaim({ [CLAIM_ATTRIBUTE]: unsigned }, key, owner)).toEqual({
-			kind: 'unreadable',
-		});
-		expect(storedClaim(attribute, other, owner)).toEqual({ kind: 'unreadable' });
-		expect(storedClaim(attribute, key, { ...owner, id: 'tx-2' })).toEqual({ kind: 'unreadable' });
-		const later = { ...value, until: '2099-01-01T00:00:00.000Z' };
-		expect(storedClaim({ [CLAIM_ATTRIBUTE]: later }, key, owner)).toEqual({ kind: 'unreadable' });
-	});
-});
-
-describe("the Gate's decision", () => {
-	async function written(secret: string, decision: IDataObject): Promise<IDataObject> {
-		return decisionAttribute(
-			await recordKey(ctxWith(secret)),
-			owner,
-			decision as unknown as Parameters<typeof decisionAttribute>[2],
-			{ execution: '42', decidedAt: '2026-01-01T00:00:00.000Z' },
-		);
-	}
-
-	test('a block written by this credential reads back with its reason, alert IDs and status at the block', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const attributes = await written('secret', {
-			decision: 'block',
-			reason: '1 monitoring scenario(s) triggered',
-			alertIds: [7, 9],
-			status: 'pending',
-			run: 'r',
-		});
-		expect(Object.keys(attributes)).toEqual([DECISION_ATTRIBUTE]);
-		expect(storedDecision(attributes, key, owner)).toEqual({
-			decision: 'block',
-			reason: '1 monitoring scenario(s) triggered',
-			alertIds: [7, 9],
-			status: 'pending',
-			verified: true,
-		});
-	});
-
-	test('a clear reads as clear only when this credential signed it for this transaction; anything else is an unverified block', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const clear = await written('secret', { decision: 'clear', alertIds: [], run: 'r' });
-		expect(storedDecision(clear, key, owner)).toMatchObject({ decision: 'clear', verified: true });
-		const unverified = {
-			decision: 'block',
-			reason: UNVERIFIED_RECORD_REASON,
-			alertIds: [],
-			verified: false,
+describe("the Gate's record", () => {
+	test('a claim and a decision this credential signed read back as written, generation by generation', async () => {
+		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const stored = {
+			...claimAttribute(keys, owner, 0, { run: 'run-1', execution: '7', status: 'PENDING' }),
+			...decisionAttribute(keys, owner, 0, blocked, '7'),
+			...claimAttribute(keys, owner, 1, { run: 'run-2', execution: '8', status: 'RELEASED' }),
 		};
-		expect(storedDecision({ [DECISION_ATTRIBUTE]: { decision: 'clear' } }, key, owner)).toEqual(
-			unverified,
+		expect(Object.keys(stored)).toEqual([claimKey(0), decisionKey(0), claimKey(1)]);
+		expect(readGenerations(stored, keys, owner)).toEqual([
+			{
+				claim: { kind: 'valid', run: 'run-1', execution: '7', status: 'PENDING' },
+				decision: { kind: 'valid', ...blocked },
+			},
+			{ claim: { kind: 'valid', run: 'run-2', execution: '8', status: 'RELEASED' } },
+		]);
+	});
+
+	test('every signed value is text the service keeps as sent: no date-time, no number', async () => {
+		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const value = decisionAttribute(keys, owner, 0, blocked, '7')[decisionKey(0)] as IDataObject;
+		for (const v of Object.values(value)) {
+			expect(typeof v).toBe('string');
+			expect(String(v)).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+		}
+	});
+
+	test('unreadable when unsigned, signed for another transaction, moved to another generation, or altered', async () => {
+		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const claim = claimAttribute(keys, owner, 0, { run: 'r', execution: '1', status: '' })[
+			claimKey(0)
+		] as IDataObject;
+		const read = (stored: IDataObject, who = owner) => readGenerations(stored, keys, who);
+		expect(read({})).toEqual([]);
+		expect(read({ [claimKey(0)]: 'taken' })).toEqual([{ claim: { kind: 'unreadable' } }]);
+		expect(read({ [claimKey(0)]: { run: 'r', execution: '1', status: '' } })).toEqual([
+			{ claim: { kind: 'unreadable' } },
+		]);
+		expect(read({ [claimKey(0)]: claim }, { id: 'tx-2', personId: 'p-1' })).toEqual([
+			{ claim: { kind: 'unreadable' } },
+		]);
+		expect(read({ [claimKey(0)]: { ...claim, run: 'other' } })).toEqual([
+			{ claim: { kind: 'unreadable' } },
+		]);
+		// moved to generation 1 (generation 0 left as it was)
+		expect(read({ [claimKey(0)]: claim, [claimKey(1)]: claim })[1]).toEqual({
+			claim: { kind: 'unreadable' },
+		});
+	});
+
+	test('a rotation blocks nothing decided: a record signed by an old key is read while that key is listed', async () => {
+		const before = await signingKeys(
+			ctxWith({ clientSecret: 'old secret', gateSigningSecrets: 'k1=first key, long enough' }),
 		);
-		expect(storedDecision({ [DECISION_ATTRIBUTE]: 'clear' }, key, owner)).toEqual(unverified);
-		expect(storedDecision(clear, key, { ...owner, personId: 'p-2' })).toEqual(unverified);
-		// the credential's secret changed: the old record is not this credential's
-		const rotated = await recordKey(ctxWith('new secret'));
-		expect(storedDecision(clear, rotated, owner)).toEqual(unverified);
-		const value = clear[DECISION_ATTRIBUTE] as IDataObject;
-		const altered = { [DECISION_ATTRIBUTE]: { ...value, alertIds: '1' } };
-		expect(storedDecision(altered, key, owner)).toEqual(unverified);
-		expect(storedDecision({}, key, owner)).toBeUndefined();
+		const stored = decisionAttribute(before, owner, 0, blocked, '7');
+		// a new key signs; the old key is kept; the client secret changed
+		const after = await signingKeys(
+			ctxWith({
+				clientSecret: 'new secret',
+				gateSigningSecrets: 'k2=second key, long enough\nk1=first key, long enough',
+			}),
+		);
+		expect(after.sign.id).toBe('k2');
+		expect(readGenerations(stored, after, owner)[0].decision).toEqual({
+			kind: 'valid',
+			...blocked,
+		});
+		// the old key removed: unreadable
+		const dropped = await signingKeys(
+			ctxWith({ clientSecret: 'new secret', gateSigningSecrets: 'k2=second key, long enough' }),
+		);
+		expect(readGenerations(stored, dropped, owner)[0].decision).toEqual({ kind: 'unreadable' });
 	});
 
-	test('a credential without a client secret cannot sign: refused', async () => {
-		await expect(recordKey(ctxWith(''))).rejects.toThrow(/no client secret/);
-	});
-});
-
-describe('release', () => {
-	test('only a Release Status set after the block releases it, in any case', () => {
-		const statuses = ['RELEASED', 'APPROVED'];
-		expect(isReleased({ status: 'released' }, statuses, { status: 'pending' })).toBe('released');
-		expect(isReleased({ status: 'RELEASED' }, statuses, { status: '' })).toBe('RELEASED');
-		expect(isReleased({ status: 'pending' }, statuses, { status: 'pending' })).toBeUndefined();
-		// the status the transaction had at its block
-		expect(isReleased({ status: 'released' }, statuses, { status: 'RELEASED' })).toBeUndefined();
-		expect(isReleased({ status: 'APPROVED' }, statuses, { status: 'RELEASED' })).toBe('APPROVED');
-		expect(isReleased({}, statuses, {})).toBeUndefined();
+	test('without Gate Signing Keys, a key derived from the client secret under its own ID; keys not "id=secret" are refused', async () => {
+		expect((await signingKeys(ctxWith({ clientSecret: 's' }))).sign.id).toBe('client-secret');
+		await expect(
+			signingKeys(ctxWith({ clientSecret: 's', gateSigningSecrets: 'short=abc' })),
+		).rejects.toThrow(/id=secret/);
+		await expect(signingKeys(ctxWith({}))).rejects.toThrow(/no Gate Signing Keys/);
 	});
 });
 
@@ -153,6 +139,8 @@ describe("the record's keys on other write paths", () => {
 		for (const name of [
 			'n8n_gate_claim',
 			'n8n_gate_decision',
+			'n8n_gate_claim_3',
+			'n8nGateDecision2',
 			'n8nGateDecision',
 			' N8N_GATE_CLAIM ',
 		])
@@ -168,81 +156,5 @@ describe("the record's keys on other write paths", () => {
 			/has the column "n8n_gate_claim"/,
 		);
 		expect(headerProblem('id,type,n8n_gate_claim', 'PERSON')).toBeUndefined();
-	});
-});
-
-describe('a claim is live', () => {
-	test('only until its end less the clock margin (2 s): a clear is answered only then', () => {
-		const until = 1_000_000;
-		expect(CLOCK_MARGIN_MS).toBe(2000);
-		expect(claimLive({ until }, until - 2001)).toBe(true);
-		expect(claimLive({ until }, until - 2000)).toBe(false);
-		expect(claimLive({ until }, until + 1)).toBe(false);
-	});
-});
-
-describe("the Gate's unchecked mark (a claim whose run had no check reach the service)", () => {
-	test('reads back as its run for this credential and transaction; nothing for any other value', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const other = await recordKey(ctxWith('another secret'));
-		const mark = uncheckedAttribute(key, owner, 'run-1', '42');
-		expect(uncheckedRun(mark, key, owner)).toBe('run-1');
-		expect(uncheckedRun({}, key, owner)).toBeUndefined();
-		expect(uncheckedRun({ [UNCHECKED_ATTRIBUTE]: 'run-1' }, key, owner)).toBeUndefined();
-		expect(
-			uncheckedRun({ [UNCHECKED_ATTRIBUTE]: { run: 'run-1', execution: '42' } }, key, owner),
-		).toBeUndefined();
-		expect(uncheckedRun(mark, other, owner)).toBeUndefined();
-		expect(uncheckedRun(mark, key, { ...owner, id: 'tx-2' })).toBeUndefined();
-		const value = mark[UNCHECKED_ATTRIBUTE] as IDataObject;
-		expect(
-			uncheckedRun({ [UNCHECKED_ATTRIBUTE]: { ...value, run: 'run-2' } }, key, owner),
-		).toBeUndefined();
-	});
-
-	test('its key is a key of the record: every write path refuses it, in any case', () => {
-		expect(isGateRecordKey('n8n_gate_unchecked')).toBe(true);
-		expect(isGateRecordKey('N8nGateUnchecked')).toBe(true);
-	});
-});
-
-describe('the claim after an unchecked one (generation 1, 2, …)', () => {
-	test('a run takes it under the next key, with its own run; it reads back as the latest claim, of its generation', async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const first = newClaim(ctxWith('secret'), key, owner, undefined);
-		const next = newClaim(ctxWith('secret'), key, owner, undefined, {
-			run: 'run-2',
-			generation: 1,
-		});
-		expect(Object.keys(next.attribute)).toEqual(['n8n_gate_claim_1']);
-		expect(next.claim).toMatchObject({ run: 'run-2', generation: 1, execution: '42' });
-		const stored = { ...first.attribute, ...next.attribute };
-		expect(latestClaim(stored, key, owner)).toEqual({ kind: 'claim', ...next.claim });
-		expect(latestClaim(first.attribute, key, owner)).toEqual({ kind: 'claim', ...first.claim });
-		expect(first.claim.generation).toBe(0);
-		expect(latestClaim({}, key, owner)).toEqual({ kind: 'none' });
-	});
-
-	test("a record of one generation never stands for another's: a claim or mark moved to another key does not verify", async () => {
-		const key = await recordKey(ctxWith('secret'));
-		const first = newClaim(ctxWith('secret'), key, owner, undefined);
-		const moved = { ...first.attribute, n8n_gate_claim_1: first.attribute[CLAIM_ATTRIBUTE] };
-		expect(latestClaim(moved, key, owner)).toEqual({ kind: 'unreadable' });
-		expect(latestClaim({ ...first.attribute, n8n_gate_claim_1: null }, key, owner)).toEqual({
-			kind: 'unreadable',
-		});
-		const mark = uncheckedAttribute(key, owner, 'run-2', '43', 1);
-		expect(Object.keys(mark)).toEqual(['n8n_gate_unchecked_1']);
-		expect(uncheckedRun(mark, key, owner, 1)).toBe('run-2');
-		expect(uncheckedRun(mark, key, owner)).toBeUndefined();
-		const markMoved = { [UNCHECKED_ATTRIBUTE]: mark.n8n_gate_unchecked_1 };
-		expect(uncheckedRun(markMoved, key, owner)).toBeUndefined();
-	});
-
-	test('their keys are keys of the record: every write path refuses them, in any case', () => {
-		for (const name of ['n8n_gate_claim_1', 'N8nGateClaim12', 'n8n_gate_unchecked_3'])
-			expect(isGateRecordKey(name)).toBe(true);
-		for (const name of ['n8n_gate_claimant', 'gate_claim_1', 'n8n_gate'])
-			expect(isGateRecordKey(name)).toBe(false);
 	});
 });

@@ -322,7 +322,7 @@ function scalarsAsText(attributes: unknown): unknown {
 }
 
 /** The attribute keys Transaction → Gate writes as its record on a stored transaction (record.ts). */
-export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision', 'n8n_gate_unchecked'];
+export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision'];
 
 /**
  * Whether an attribute key or CSV column names a key of the Gate's record (one of GATE_RECORD_KEYS, or one of them

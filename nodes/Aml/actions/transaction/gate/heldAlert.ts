@@ -1,0 +1,65 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { amlRequest, failureOf } from '../../../transport';
+import { RECORD_MS } from './record';
+import type { Reason } from './rules';
+
+/**
+ * The manual alert that puts a held payment in the analysts' queue: raised for a block that stands as the payment's
+ * decision and that no check raised an alert for, by the run that decided it (once per decision). Closing it runs the
+ * account's decision rules like any alert.
+ */
+
+export type HeldAlert =
+	| { status: 'raised'; alertId: number }
+	| { status: 'not raised'; reason: string };
+
+/** The comment of the alert: why the payment is held and how to release it (at most 1,000 characters). */
+export function heldComment(reason: Reason, releaseStatus: string): string {
+	return `Payment held by the n8n AML Gate (${reason.code}): ${reason.text}. Review the transaction, then close this alert and set the transaction's status to ${releaseStatus} (a decision rule can do that when the alert closes): sent again, the payment is checked again where its checks did not all answer, and clears once no alert of it is open.`.slice(
+		0,
+		1000,
+	);
+}
+
+export async function raiseHeldAlert(
+	ctx: IExecuteFunctions,
+	payment: { id: string; personId: string },
+	reason: Reason,
+	releaseStatus: string,
+	i: number,
+): Promise<HeldAlert> {
+	try {
+		const response = await amlRequest.call(
+			ctx,
+			{
+				method: 'POST',
+				path: '/v1/manual-alerts',
+				body: {
+					personId: payment.personId,
+					transactionId: payment.id,
+					rationale: 'OTHER',
+					rationaleComment: heldComment(reason, releaseStatus),
+				},
+				// A repeat after a lost answer could raise it twice.
+				retry: 'none',
+				deadline: { at: Date.now() + RECORD_MS, ms: RECORD_MS },
+				answer: { fields: ['id'] },
+			},
+			i,
+		);
+		const id = (response.body as IDataObject).id;
+		return typeof id === 'number'
+			? { status: 'raised', alertId: id }
+			: { status: 'not raised', reason: 'the answer named no alert ID' };
+	} catch (error) {
+		const failure = failureOf(error);
+		const forbidden = failure?.kind === 'service' && failure.status === 403;
+		return {
+			status: 'not raised',
+			reason: forbidden
+				? 'the credential may not raise manual alerts (403: credentials created before 16 May 2023 cannot; create a new pair)'
+				: (error as Error).message,
+		};
+	}
+}
