@@ -322,8 +322,6 @@ for suite in $suites; do
   extra=()
   # one n8n and one sandbox serve the e2e (and the faults) suite; files run one after another (token counts, sandbox state)
   { [ "$suite" = e2e ] || [ "$suite" = faults ] || [ "$suite" = queue ]; } && extra=(--runInBand)
-  # unit: two jest workers (jest takes one on 2 cores; the files are independent)
-  [ "$suite" = unit ] && extra=(--maxWorkers=2)
   run_jest "$suite" "$suite" "${extra[@]}"
 done
 per_version contract $contract_later
