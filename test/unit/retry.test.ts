@@ -1,5 +1,11 @@
 /** nodes/Aml/transport/retry.ts: backoff and `decide`, the one retry decision. */
-import { backoffDelay, decide, DEFAULT_BACKOFF, parseRetryAfter } from '../../nodes/Aml/transport';
+import {
+	backoffDelay,
+	decide,
+	DEFAULT_BACKOFF,
+	MIN_ATTEMPT_MS,
+	parseRetryAfter,
+} from '../../nodes/Aml/transport';
 
 describe('backoff', () => {
 	test('Retry-After as seconds and as HTTP date', () => {
@@ -218,10 +224,32 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 			fail('budget', true),
 		],
 		[
-			'a wait leaving time for a repeat',
+			'a wait leaving 1 ms for the repeat (less than MIN_ATTEMPT_MS): no repeat starts',
 			{ ...answer(503), waitMs: 500, remainingMs: 501 },
+			fail('budget', true),
+		],
+		[
+			'a renewal with less than MIN_ATTEMPT_MS left',
+			{ ...unauthorized(1, true), remainingMs: MIN_ATTEMPT_MS - 1 },
+			fail('budget', false),
+		],
+		[
+			'a wait leaving MIN_ATTEMPT_MS for a repeat',
+			{ ...answer(503), waitMs: 500, remainingMs: 500 + MIN_ATTEMPT_MS },
 			retry(true, 500),
 		],
+		// statuses the endpoint declares "not yet" (a 404 right after the run's own create)
+		[
+			'a "not yet" status is repeated with backoff, in every mode',
+			{ ...answer(404), retry: 'none', policy: { notYet: [404] } },
+			retry(false),
+		],
+		[
+			'a "not yet" status after the last attempt fails as itself',
+			{ ...answer(404), policy: { notYet: [404] }, attempt: 6 },
+			fail('answer', false),
+		],
+		['a 404 not declared "not yet" is not repeated', answer(404), fail('answer', false)],
 	] as const)('%s', (_name, change, expected) => {
 		expect(decide({ ...base, ...change } as Parameters<typeof decide>[0])).toEqual(expected);
 	});
