@@ -91,16 +91,16 @@ const tokenStates = new Map<string, TokenState>();
 
 /** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
 export interface TokenNeed {
-	/** The attempt's timeout (ms): a token step for it ends within it and the deadline. */
+	/** The request's Timeout (ms): the attempt's time is this or what is left of the deadline (`attemptMs`). */
 	timeoutMs: number;
 	deadline?: Deadline;
 	signal?: AbortSignal;
 	refused?: { generation: number; response: FullResponse<unknown> };
 }
 
-/** A token to send with (its generation), or why there is none: nothing is sent. */
+/** A token to send with (its generation) and the attempt's time left for the send, or why there is none: nothing is sent. */
 export type TokenGrant =
-	| { generation: number }
+	| { generation: number; timeoutMs: number }
 	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
 
 /** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
@@ -161,7 +161,6 @@ export function tokenProvider(
 
 	async function tokenFor(need: TokenNeed): Promise<TokenGrant> {
 		if (stopped) return stopped;
-		const attemptMs = () => Math.ceil(Math.min(need.timeoutMs, timeLeft(need.deadline)));
 		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
 		const { refused } = need;
 		if (refused && renews && token.generation === refused.generation) {
@@ -177,7 +176,7 @@ export function tokenProvider(
 				renewals.add(token.generation);
 			}
 		}
-		const ms = attemptMs();
+		const ms = attemptMs(need);
 		const expiring =
 			token.expiresAt !== undefined &&
 			(token.lifetimeMs ?? 0) > ms &&
@@ -190,12 +189,18 @@ export function tokenProvider(
 			if (failure && (first || isTokenRefusal(failure))) return noToken(failure);
 		}
 		// the budget went to the token step: the request is not sent
-		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
-		return { generation: token.generation };
+		const timeoutMs = attemptMs(need);
+		if (timeoutMs <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
+		return { generation: token.generation, timeoutMs };
 	}
 	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
 	const accepted = () => [renewals, refusedFresh].forEach((set) => set.clear());
 	return { tokenFor, accepted, renews };
+}
+
+/** The one rule of an attempt's time: the Timeout, or what is left of the deadline when less (ms, from now). */
+function attemptMs({ timeoutMs, deadline }: TokenNeed): number {
+	return Math.ceil(Math.min(timeoutMs, timeLeft(deadline)));
 }
 
 /** Within half its lifetime since this process fetched it (see the rules at the top); another process's token is not. */
