@@ -37,16 +37,10 @@ export interface Run {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const runs = new WeakMap<object, Promise<Run>>();
+/** The run's Timeout, handed over once per run by the router: the transport reads no node option. */
 const timeouts = new WeakMap<object, number>();
-
-/**
- * The run's Timeout (ms), handed over by the node (its router reads the option once per run): the transport reads no
- * node option. A request's own `timeoutMs` wins; without either, DEFAULT_TIMEOUT_MS.
- */
-export function setRunTimeout(ctx: object, timeoutMs: number): void {
-	timeouts.set(ctx, timeoutMs);
-}
-
+export const setRunTimeout = (ctx: object, ms: number) => void timeouts.set(ctx, ms);
+/** A request's own `timeoutMs` wins over the run's; without either, DEFAULT_TIMEOUT_MS. */
 export const runTimeout = (ctx: object) => timeouts.get(ctx) ?? DEFAULT_TIMEOUT_MS;
 
 /** The run's credential, read on first use: its URLs are checked before n8n may fetch any token. */

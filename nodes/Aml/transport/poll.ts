@@ -32,12 +32,8 @@ export async function pollUntil<T>(
 	done: (value: T) => boolean,
 ): Promise<PollResult<T>> {
 	const signal = executionCancelSignal(ctx);
-	for (
-		let waitMs = policy.firstMs;
-		;
-		waitMs = Math.min(policy.maxMs, Math.round(waitMs * policy.factor))
-	) {
-		await sleep(Math.max(0, Math.min(waitMs, policy.endsAt - Date.now())));
+	for (let waitMs = policy.firstMs; ; waitMs = Math.min(policy.maxMs, waitMs * policy.factor)) {
+		await sleep(Math.max(0, Math.min(Math.round(waitMs), policy.endsAt - Date.now())));
 		if (signal?.aborted) return { ended: 'cancelled' };
 		const last = await read().then(
 			(value): PollResult<T> => ({ value, ended: done(value) ? 'done' : 'timedOut' }),
