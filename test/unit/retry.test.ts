@@ -52,6 +52,8 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 	const token = {
 		outcome: { kind: 'tokenEndpoint', tokenFailure: { kind: 'http', status: 503 } },
 	} as const;
+	/** The token step's "ask again" while the token endpoint is paused. */
+	const again = { at: 0, since: 0, before: 0 };
 	const done = (afterLostAnswer: boolean, unanswered = afterLostAnswer) => ({
 		action: 'done',
 		afterLostAnswer,
@@ -206,6 +208,16 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 			'token endpoint failure after a lost answer keeps unanswered',
 			{ ...token, unanswered: true },
 			fail('answer', true),
+		],
+		[
+			'a paused token endpoint: the token asked for again when the token step says, no attempt counted',
+			{ ...token, outcome: { ...token.outcome, again }, attempt: 6, waitMs: 800 },
+			retry(false, 800),
+		],
+		[
+			'a paused token endpoint with less than MIN_ATTEMPT_MS left after the wait',
+			{ ...token, outcome: { ...token.outcome, again }, waitMs: 800, remainingMs: 850 },
+			fail('budget', false),
 		],
 		[
 			'token endpoint waited until the budget was spent',

@@ -90,12 +90,14 @@ export async function amlRequest<T = unknown>(
 	let unanswered = false;
 	let refusals = 0;
 	let refused: TokenNeed['refused'];
+	let wait: TokenNeed['wait'];
 	let reached = false;
-	for (let attempt = 1; ; attempt++) {
+	for (let attempt = 1; ; ) {
 		// No send starts after the deadline; none waits past it.
 		if (timeLeft(deadline) <= 0)
 			throw fail({ ...facts(request, attempt - 1, unanswered, reached), ...budgetSpent });
-		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
+		const need = { timeoutMs, deadline, signal, refused, wait };
+		const sent = await sendAttempt<T>(this, run, options, need);
 		// cancelled: an attempt that was sent may have reached the service, whatever it came to
 		const sentOut = sent.generation !== undefined;
 		if (signal?.aborted)
@@ -118,17 +120,27 @@ export async function amlRequest<T = unknown>(
 			unanswered,
 			refusals,
 			renews: run.tokens.renews,
-			waitMs: backoffDelay(
-				attempt,
-				policy,
-				answer?.statusCode === 429 ? parseRetryAfter(answer.headers?.['retry-after']) : undefined,
-			),
+			waitMs:
+				outcome.kind === 'tokenEndpoint' && outcome.again
+					? Math.max(0, outcome.again.at - Date.now())
+					: backoffDelay(
+							attempt,
+							policy,
+							answer?.statusCode === 429
+								? parseRetryAfter(answer.headers?.['retry-after'])
+								: undefined,
+						),
 			remainingMs: timeLeft(deadline),
 		});
 		unanswered = step.unanswered;
 		if (step.action === 'retry') {
-			refused =
-				step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+			// a wait for a token goes on with the same attempt; a send's repeat is the next attempt
+			wait = outcome.kind === 'tokenEndpoint' ? outcome.again : undefined;
+			if (!wait) {
+				refused =
+					step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+				attempt++;
+			}
 			await sleep(step.waitMs);
 			continue;
 		}
@@ -151,8 +163,10 @@ export async function amlRequest<T = unknown>(
 			throw fail({ ...known, ...budgetSpent, ...late });
 		}
 		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
-		if (outcome.kind === 'tokenEndpoint')
-			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
+		if (outcome.kind === 'tokenEndpoint') {
+			const { tokenFailure } = outcome;
+			throw fail({ ...known, kind: 'tokenEndpoint', tokenFailure, waitedMs: Date.now() - started });
+		}
 		const { statusCode: status, body } = outcome.response;
 		throw fail({ ...known, kind: 'service', status, body });
 	}

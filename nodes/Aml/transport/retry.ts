@@ -133,6 +133,16 @@ export type TokenFailure =
 	| { kind: 'http'; status: number; body?: unknown };
 
 /**
+ * The token endpoint is paused (token.ts): the attempt's token may be asked for again `at` (epoch ms), within this
+ * request's wait for a token, which began `since` and ends with any token newer than generation `before`.
+ */
+export interface TokenWait {
+	at: number;
+	since: number;
+	before: number;
+}
+
+/**
  * What one attempt gave (auth.ts `sendAttempt`), named where it happened: the service's `answer` (any status),
  * `network` (no answer from the service), or no token for it (token.ts), so nothing was sent: `tokenEndpoint` (the
  * token step failed), `refused` (the run stopped asking after the service refused its fresh tokens: their 401), `other`.
@@ -140,7 +150,7 @@ export type TokenFailure =
 export type Outcome<T = unknown> =
 	| { kind: 'answer'; response: FullResponse<T> }
 	| { kind: 'network'; code: string }
-	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure }
+	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; again?: TokenWait }
 	| { kind: 'refused'; response: FullResponse<T> }
 	| { kind: 'other'; message: string };
 
@@ -213,12 +223,17 @@ export function decide(input: DecisionInput): Verdict {
 		if (!neverSent) unanswered = true;
 	} else if (outcome.kind === 'refused') {
 		return { unanswered, action: 'fail', as: 'answer' };
+	} else if (outcome.again) {
+		// the token endpoint paused: the token asked for again when the token step says (`waitMs`); nothing was sent,
+		// so it is no attempt
+		retryable = true;
 	} else {
-		// Not repeated on top of the token step's waits: the budget's error when they spent it, else the token endpoint's.
+		// The token step's wait is over: the budget's error when it spent it, else the token endpoint's.
 		return { unanswered, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
 	}
 	if (input.remainingMs <= 0) return { unanswered, action: 'fail', as: 'budget' };
-	if (!retryable || input.attempt >= input.maxAttempts)
+	const sent = outcome.kind !== 'tokenEndpoint';
+	if (!retryable || (sent && input.attempt >= input.maxAttempts))
 		return { unanswered, action: 'fail', as: 'answer' };
 	// a repeat needs time to be answered in, not only to start (MIN_ATTEMPT_MS)
 	const waitMs = renew ? 0 : input.waitMs;
