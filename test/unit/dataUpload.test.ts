@@ -14,8 +14,8 @@ import {
 	splitCsvLine,
 	type HeadFacts,
 } from '../../nodes/Aml/actions/dataUpload/csv';
-import { statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
-import { CHECK_REQUEST_PATH, confirmToken } from '../../nodes/Aml/transport';
+import { confirmToken, statusJson } from '../../nodes/Aml/actions/dataUpload/shared';
+import { CHECK_REQUEST_PATH } from '../../nodes/Aml/transport';
 import { BinaryDataFile, uploadForm } from '../../nodes/Aml/actions/dataUpload/uploadForm';
 import { context, scriptedServer } from './realHttpContext';
 
@@ -341,7 +341,7 @@ describe('token check before a file is sent', () => {
 				.end(status === 200 ? '[]' : '{"message":"no"}'),
 		);
 		try {
-			const outcome = await confirmToken.call(context(server.baseUrl) as IExecuteFunctions, 0).then(
+			const outcome = await confirmToken(context(server.baseUrl) as IExecuteFunctions, 0).then(
 				() => 'resolved',
 				(error: { httpCode?: string; message?: string }) => `rejected ${error.httpCode}`,
 			);

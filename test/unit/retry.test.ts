@@ -1,5 +1,11 @@
 /** nodes/Aml/transport/retry.ts: backoff and `decide`, the one retry decision. */
-import { backoffDelay, decide, DEFAULT_BACKOFF, parseRetryAfter } from '../../nodes/Aml/transport';
+import {
+	backoffDelay,
+	decide,
+	DEFAULT_BACKOFF,
+	MIN_ATTEMPT_MS,
+	parseRetryAfter,
+} from '../../nodes/Aml/transport';
 
 describe('backoff', () => {
 	test('Retry-After as seconds and as HTTP date', () => {
@@ -46,6 +52,8 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 	const token = {
 		outcome: { kind: 'tokenEndpoint', tokenFailure: { kind: 'http', status: 503 } },
 	} as const;
+	/** The token step's "ask again" while the token endpoint is paused. */
+	const again = { at: 0, since: 0, before: 0 };
 	const done = (afterLostAnswer: boolean, unanswered = afterLostAnswer) => ({
 		action: 'done',
 		afterLostAnswer,
@@ -202,6 +210,16 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 			fail('answer', true),
 		],
 		[
+			'a paused token endpoint: the token asked for again when the token step says, no attempt counted',
+			{ ...token, outcome: { ...token.outcome, again }, attempt: 6, waitMs: 800 },
+			retry(false, 800),
+		],
+		[
+			'a paused token endpoint with less than MIN_ATTEMPT_MS left after the wait',
+			{ ...token, outcome: { ...token.outcome, again }, waitMs: 800, remainingMs: 850 },
+			fail('budget', false),
+		],
+		[
 			'token endpoint waited until the budget was spent',
 			{ ...token, remainingMs: 0 },
 			fail('budget', false),
@@ -218,10 +236,32 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 			fail('budget', true),
 		],
 		[
-			'a wait leaving time for a repeat',
+			'a wait leaving 1 ms for the repeat (less than MIN_ATTEMPT_MS): no repeat starts',
 			{ ...answer(503), waitMs: 500, remainingMs: 501 },
+			fail('budget', true),
+		],
+		[
+			'a renewal with less than MIN_ATTEMPT_MS left',
+			{ ...unauthorized(1, true), remainingMs: MIN_ATTEMPT_MS - 1 },
+			fail('budget', false),
+		],
+		[
+			'a wait leaving MIN_ATTEMPT_MS for a repeat',
+			{ ...answer(503), waitMs: 500, remainingMs: 500 + MIN_ATTEMPT_MS },
 			retry(true, 500),
 		],
+		// statuses the endpoint declares "not yet" (a 404 right after the run's own create)
+		[
+			'a "not yet" status is repeated with backoff, in every mode',
+			{ ...answer(404), retry: 'none', policy: { notYet: [404] } },
+			retry(false),
+		],
+		[
+			'a "not yet" status after the last attempt fails as itself',
+			{ ...answer(404), policy: { notYet: [404] }, attempt: 6 },
+			fail('answer', false),
+		],
+		['a 404 not declared "not yet" is not repeated', answer(404), fail('answer', false)],
 	] as const)('%s', (_name, change, expected) => {
 		expect(decide({ ...base, ...change } as Parameters<typeof decide>[0])).toEqual(expected);
 	});

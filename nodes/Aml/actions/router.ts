@@ -17,6 +17,7 @@ import { failedReason } from '../helpers/checks';
 import { requestOptions } from '../helpers/descriptions';
 import { applyToolOutput, toolOutputShapers } from '../helpers/toolOutput';
 import { numberOption, parameterValidator } from '../validation';
+import { setRunTimeout } from '../transport';
 
 export const resources: Record<string, ResourceModule> = {
 	person,
@@ -106,11 +107,14 @@ function refuseUnsafeSettings(ctx: IExecuteFunctions, module: OperationModule, r
 
 /**
  * The request options every operation reads once per run (Parallel Requests, Timeout): numeric text from an expression
- * is its number, anything else outside the option's rule is refused before any request, naming the field.
+ * is its number, anything else outside the option's rule is refused before any request, naming the field. The Timeout
+ * is handed to the transport, which reads no node option.
  */
 function validRequestOptions(ctx: IExecuteFunctions) {
 	for (const option of requestOptions) {
-		numberOption(ctx, 0, option, itemParameter(ctx, `options.${option.name}`, 0, option.default));
+		const value = itemParameter(ctx, `options.${option.name}`, 0, option.default);
+		const ms = numberOption(ctx, 0, option, value);
+		if (option.name === 'timeout') setRunTimeout(ctx, ms);
 	}
 }
 

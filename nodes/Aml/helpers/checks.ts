@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isBudgetSpent, blocksPayment, mayHaveApplied, quoteServiceText } from '../transport';
+import { isBudgetSpent, isTransient, mayHaveApplied, quoteServiceText } from '../transport';
 import { unreadableAnswer } from './answers';
 import type { ItemOperation } from './items';
 
@@ -134,7 +134,7 @@ export function failClosed(
 	key: 'results' | 'matches',
 	transactionId: string,
 ): IDataObject | undefined {
-	if (!blocksPayment(error)) return undefined;
+	if (!isTransient(error)) return undefined;
 	const apiError = error as { httpCode?: string; description?: string | null };
 	const json: IDataObject = {
 		transactionId,

@@ -32,13 +32,16 @@ export interface Run {
 	ignoreSslIssues: boolean;
 	/** The run's token provider (token.ts): every attempt's token comes from it. */
 	tokens: TokenProvider;
-	/** The node's "Timeout" option where the calling node has one, else DEFAULT_TIMEOUT_MS. */
-	timeoutMs: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const runs = new WeakMap<object, Promise<Run>>();
+/** The run's Timeout, handed over once per run by the router: the transport reads no node option. */
+const timeouts = new WeakMap<object, number>();
+export const setRunTimeout = (ctx: object, ms: number) => void timeouts.set(ctx, ms);
+/** A request's own `timeoutMs` wins over the run's; without either, DEFAULT_TIMEOUT_MS. */
+export const runTimeout = (ctx: object) => timeouts.get(ctx) ?? DEFAULT_TIMEOUT_MS;
 
 /** The run's credential, read on first use: its URLs are checked before n8n may fetch any token. */
 export async function runOf(ctx: AmlContext): Promise<Run> {
@@ -59,14 +62,7 @@ async function readRun(ctx: AmlContext): Promise<Run> {
 		skipSslCertificateValidation: ignoreSslIssues,
 	};
 	const tokens = tokenProvider(ctx as IExecuteFunctions, key, credentials, read);
-	return { baseUrl: urls.baseUrl, ignoreSslIssues, tokens, timeoutMs: configuredTimeout(ctx) };
-}
-
-function configuredTimeout(ctx: AmlContext): number {
-	if (!('getNodeParameter' in ctx && 'getInputData' in ctx)) return DEFAULT_TIMEOUT_MS;
-	// numeric text (an expression) is its number; the router refused anything else before any request
-	const value = Number(ctx.getNodeParameter('options.timeout', 0, DEFAULT_TIMEOUT_MS));
-	return value >= 1000 ? value : DEFAULT_TIMEOUT_MS;
+	return { baseUrl: urls.baseUrl, ignoreSslIssues, tokens };
 }
 
 /** The execution's cancel signal, where the context has one (execute contexts). */
@@ -88,8 +84,8 @@ export async function sendAttempt<T>(
 ): Promise<{ outcome: Outcome<T>; generation?: number }> {
 	const grant = await run.tokens.tokenFor(need);
 	if (!('generation' in grant)) return { outcome: grant };
-	const timeout = Math.ceil(Math.min(need.timeoutMs, (need.deadline?.at ?? Infinity) - Date.now()));
-	const { generation } = grant;
+	// the attempt's time as the token step left it (token.ts `attemptMs`, computed there once)
+	const { generation, timeoutMs: timeout } = grant;
 	try {
 		// n8n's `timeout` bounds only the wait for the headers and the socket's idle time, not a body that trickles in:
 		// the attempt ends at its time (what is still on its way is dropped: n8n gives the request no abort signal but the execution's)

@@ -51,16 +51,19 @@ export function failureOf(error: unknown): Failure | undefined {
 }
 
 /**
- * The rule of what blocks a payment: the failure says only that the service (or its token endpoint) could not answer
- * (a busy status after the repeats, no answer, the time budget, a busy or unreachable token endpoint). A check turns it
- * into a fail-closed Block; an upload's status poll keeps waiting. Any other failure is the request's own error.
+ * Transient: the failure says only that the service (or its token endpoint) could not answer now (a busy status after
+ * the repeats, no answer, the time budget, a busy or unreachable token endpoint), nothing of the request itself. A check
+ * turns it into a fail-closed Block; a poll (`pollUntil`) keeps waiting. Any other failure is the request's own error.
  */
-export function blocksPayment(error: unknown): boolean {
+export function isTransient(error: unknown): boolean {
 	const failure = failureOf(error);
 	if (failure?.kind === 'service') return isBusyStatus(failure.status);
 	if (failure?.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
 	return failure?.kind === 'network' || failure?.kind === 'budget';
 }
+
+/** The former name of `isTransient`, kept until the Gate's files call it by its name. */
+export const blocksPayment = isTransient;
 
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
 export const isBudgetSpent = (error: unknown) => failureOf(error)?.kind === 'budget';

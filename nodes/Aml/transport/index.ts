@@ -3,5 +3,6 @@ export * from './errors';
 export * from './pagination';
 export * from './quote';
 export * from './request';
-export { CHECK_REQUEST_PATH } from './token';
-export { DEFAULT_TIMEOUT_MS, executionCancelSignal, type AmlContext } from './auth';
+export * from './poll';
+export { CHECK_REQUEST_PATH, CREDENTIAL_TYPE } from './token';
+export { DEFAULT_TIMEOUT_MS, executionCancelSignal, setRunTimeout, type AmlContext } from './auth';

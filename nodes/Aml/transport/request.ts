@@ -12,9 +12,9 @@ import {
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { failureOf, toNodeError, type Failure, type MayHaveApplied } from './errors';
-import { executionCancelSignal, runOf, sendAttempt, type AmlContext } from './auth';
-import { CHECK_REQUEST_PATH, type TokenNeed } from './token';
+import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { executionCancelSignal, runOf, runTimeout, sendAttempt, type AmlContext } from './auth';
+import type { TokenNeed } from './token';
 import { NEVER_SENT } from '../../shared/n8n/errors';
 
 export interface AmlRequest extends EndpointPolicy {
@@ -70,7 +70,7 @@ export async function amlRequest<T = unknown>(
 	const run = await runOf(this);
 	const retry = retryMode(request);
 	const signal = executionCancelSignal(this);
-	const timeout = request.timeoutMs ?? run.timeoutMs;
+	const timeoutMs = request.timeoutMs ?? runTimeout(this);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${run.baseUrl}${request.path}`,
@@ -90,13 +90,14 @@ export async function amlRequest<T = unknown>(
 	let unanswered = false;
 	let refusals = 0;
 	let refused: TokenNeed['refused'];
+	let wait: TokenNeed['wait'];
 	let reached = false;
-	for (let attempt = 1; ; attempt++) {
+	for (let attempt = 1; ; ) {
 		// No send starts after the deadline; none waits past it.
 		if (timeLeft(deadline) <= 0)
 			throw fail({ ...facts(request, attempt - 1, unanswered, reached), ...budgetSpent });
-		const timeoutMs = Math.max(1, Math.min(timeout, Math.ceil(timeLeft(deadline))));
-		const sent = await sendAttempt<T>(this, run, options, { timeoutMs, deadline, signal, refused });
+		const need = { timeoutMs, deadline, signal, refused, wait };
+		const sent = await sendAttempt<T>(this, run, options, need);
 		// cancelled: an attempt that was sent may have reached the service, whatever it came to
 		const sentOut = sent.generation !== undefined;
 		if (signal?.aborted)
@@ -119,17 +120,27 @@ export async function amlRequest<T = unknown>(
 			unanswered,
 			refusals,
 			renews: run.tokens.renews,
-			waitMs: backoffDelay(
-				attempt,
-				policy,
-				answer?.statusCode === 429 ? parseRetryAfter(answer.headers?.['retry-after']) : undefined,
-			),
+			waitMs:
+				outcome.kind === 'tokenEndpoint' && outcome.again
+					? Math.max(0, outcome.again.at - Date.now())
+					: backoffDelay(
+							attempt,
+							policy,
+							answer?.statusCode === 429
+								? parseRetryAfter(answer.headers?.['retry-after'])
+								: undefined,
+						),
 			remainingMs: timeLeft(deadline),
 		});
 		unanswered = step.unanswered;
 		if (step.action === 'retry') {
-			refused =
-				step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+			// a wait for a token goes on with the same attempt; a send's repeat is the next attempt
+			wait = outcome.kind === 'tokenEndpoint' ? outcome.again : undefined;
+			if (!wait) {
+				refused =
+					step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+				attempt++;
+			}
 			await sleep(step.waitMs);
 			continue;
 		}
@@ -152,8 +163,10 @@ export async function amlRequest<T = unknown>(
 			throw fail({ ...known, ...budgetSpent, ...late });
 		}
 		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
-		if (outcome.kind === 'tokenEndpoint')
-			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
+		if (outcome.kind === 'tokenEndpoint') {
+			const { tokenFailure } = outcome;
+			throw fail({ ...known, kind: 'tokenEndpoint', tokenFailure, waitedMs: Date.now() - started });
+		}
 		const { statusCode: status, body } = outcome.response;
 		throw fail({ ...known, kind: 'service', status, body });
 	}
@@ -205,19 +218,4 @@ export async function amlApiRequest<T = unknown>(
 ): Promise<T> {
 	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
 	return response.body;
-}
-
-/**
- * Before a large body (an upload): one small read, so that a token the service refuses is renewed (`decide`'s 401 row)
- * before any byte of the body goes out (a server refusing a large request's token may close the connection mid-body,
- * which n8n reports as a dropped connection, not the 401). A 401 that survives the renewal fails the item; any other
- * failure is left to the request itself.
- */
-export async function confirmToken(this: AmlContext, itemIndex: number): Promise<void> {
-	await amlRequest
-		.call(this, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
-		.catch((error: unknown) => {
-			const failure = failureOf(error);
-			if (failure?.kind === 'service' && failure.status === 401) throw error;
-		});
 }

@@ -13,6 +13,11 @@ export interface BackoffPolicy {
 	maxRetryAfterMs: number;
 }
 
+/**
+ * The least time an attempt needs to be answered in (a token step and one round trip): a repeat starts only if this
+ * much of the budget is left after its wait. The one rule of "no repeat that could not be answered before the deadline".
+ */
+export const MIN_ATTEMPT_MS = 100;
 export const DEFAULT_BACKOFF: BackoffPolicy = {
 	maxAttempts: 6,
 	baseDelayMs: 250,
@@ -106,6 +111,11 @@ export interface EndpointPolicy {
 	 * "already gone", an archive repeated into 409 "already archived"): returned with `afterLostAnswer`.
 	 */
 	doneOnRepeat?: number[];
+	/**
+	 * Statuses that mean "not yet" (a 404 right after the run's own create, before the service shows it): repeated with
+	 * backoff in every mode, as a 429 is, within the attempts and the budget; the last one fails as itself.
+	 */
+	notYet?: number[];
 	/** How the user can see whether a request that may have reached the service was applied (for error messages). */
 	checkHint?: string;
 }
@@ -123,6 +133,16 @@ export type TokenFailure =
 	| { kind: 'http'; status: number; body?: unknown };
 
 /**
+ * The token endpoint is paused (token.ts): the attempt's token may be asked for again `at` (epoch ms), within this
+ * request's wait for a token, which began `since` and ends with any token newer than generation `before`.
+ */
+export interface TokenWait {
+	at: number;
+	since: number;
+	before: number;
+}
+
+/**
  * What one attempt gave (auth.ts `sendAttempt`), named where it happened: the service's `answer` (any status),
  * `network` (no answer from the service), or no token for it (token.ts), so nothing was sent: `tokenEndpoint` (the
  * token step failed), `refused` (the run stopped asking after the service refused its fresh tokens: their 401), `other`.
@@ -130,7 +150,7 @@ export type TokenFailure =
 export type Outcome<T = unknown> =
 	| { kind: 'answer'; response: FullResponse<T> }
 	| { kind: 'network'; code: string }
-	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure }
+	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; again?: TokenWait }
 	| { kind: 'refused'; response: FullResponse<T> }
 	| { kind: 'other'; message: string };
 
@@ -159,14 +179,14 @@ export interface DecisionInput {
  * own failure (`answer`) or as the spent budget (`budget`). `unanswered` says whether any attempt so far reached the
  * service without an answer.
  */
-export type Decision = { unanswered: boolean } & (
+export type Verdict = { unanswered: boolean } & (
 	| { action: 'done'; afterLostAnswer: boolean }
 	| { action: 'retry'; waitMs: number; renew?: boolean }
 	| { action: 'fail'; as: 'answer' | 'budget' }
 );
 
 /** Pure: the one retry decision of every request (table-tested in test/unit/retry.test.ts). */
-export function decide(input: DecisionInput): Decision {
+export function decide(input: DecisionInput): Verdict {
 	const { outcome, retry, policy } = input;
 	const repeatable = retry === 'safe' || retry === 'create';
 	let unanswered = input.unanswered;
@@ -188,7 +208,7 @@ export function decide(input: DecisionInput): Decision {
 			return { unanswered, action: 'done', afterLostAnswer: true };
 		// the token renewed (token.ts), then sent once more at once; without a renewal only the request's first 401
 		if (status === 401) retryable = renew = input.refusals === 1 || input.renews;
-		else if (status === 429) retryable = true;
+		else if (status === 429 || policy.notYet?.includes(status)) retryable = true;
 		else if (isBusyStatus(status)) {
 			// a server error or a gateway's request timeout: the request may have reached the service
 			retryable = repeatable;
@@ -203,15 +223,21 @@ export function decide(input: DecisionInput): Decision {
 		if (!neverSent) unanswered = true;
 	} else if (outcome.kind === 'refused') {
 		return { unanswered, action: 'fail', as: 'answer' };
+	} else if (outcome.again) {
+		// the token endpoint paused: the token asked for again when the token step says (`waitMs`); nothing was sent,
+		// so it is no attempt
+		retryable = true;
 	} else {
-		// Not repeated on top of the token step's waits: the budget's error when they spent it, else the token endpoint's.
+		// The token step's wait is over: the budget's error when it spent it, else the token endpoint's.
 		return { unanswered, action: 'fail', as: input.remainingMs <= 0 ? 'budget' : 'answer' };
 	}
 	if (input.remainingMs <= 0) return { unanswered, action: 'fail', as: 'budget' };
-	if (!retryable || input.attempt >= input.maxAttempts)
+	const sent = outcome.kind !== 'tokenEndpoint';
+	if (!retryable || (sent && input.attempt >= input.maxAttempts))
 		return { unanswered, action: 'fail', as: 'answer' };
-	// a repeat needs some time to be answered in, not only to start
+	// a repeat needs time to be answered in, not only to start (MIN_ATTEMPT_MS)
 	const waitMs = renew ? 0 : input.waitMs;
-	if (waitMs >= input.remainingMs) return { unanswered, action: 'fail', as: 'budget' };
+	if (input.remainingMs - waitMs < MIN_ATTEMPT_MS)
+		return { unanswered, action: 'fail', as: 'budget' };
 	return { unanswered, action: 'retry', waitMs, ...(renew ? { renew } : {}) };
 }

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import {
 	backoffDelay,
@@ -14,6 +13,7 @@ import {
 	type FullResponse,
 	type Outcome,
 	type TokenFailure,
+	type TokenWait,
 } from './retry';
 import { classify, type Classified } from '../../shared/n8n/errors';
 import {
@@ -27,7 +27,8 @@ import { rememberSecret } from './quote';
 /**
  * The token provider: the one place that has n8n obtain a token (n8n fetches, stores and signs with it; the package
  * never sends one). Its one entry, `tokenFor`, gives an attempt a token within the attempt's time, or the reason there
- * is none. Its rules, written out only here:
+ * is none (while the token endpoint is paused: when to ask again); it repeats nothing itself, `decide` has the request
+ * ask again. Its rules, written out only here:
  * - Token first: a request is sent only while the credential holds a token. Without one, n8n fetches it while sending
  *   the credential test's read (CHECK_REQUEST_PATH, the seam's `fetchFirstToken`; n8n's renewal helper cannot fetch a
  *   first token), bounded by the attempt's time: a late token sends only that read. A token n8n says expires within
@@ -44,8 +45,9 @@ import { rememberSecret } from './quote';
  * - One token step per credential per process at a time (`TokenState.fetch`): who needs a token meanwhile waits for it.
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
- *   else backoff), at most TOKEN_WAIT_MS per token step and never past the request's budget; meanwhile each waiting
- *   request reads the credential every PROBE_MS, and a token another process stored ends the wait.
+ *   else backoff). A request that needs a token waits at most TOKEN_WAIT_MS for it, never past its budget: it asks
+ *   again at the pause's end or after PROBE_MS (`TokenWait`, waited out by `decide`), reading the credential first,
+ *   and a token another process stored ends the wait. An expiring token is sent as it is while the endpoint is paused.
  * - A token endpoint down (5xx, no answer; a 429 is waited out) for TOKEN_WAIT_MS (`TokenState.downSince`): no request
  *   waits for it any more; until a token is obtained, one tries after each pause and the others fail at once.
  */
@@ -85,22 +87,24 @@ interface TokenState {
 	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
 	downSince?: number;
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-	lastError?: Classified;
+	lastError?: Exclude<Classified, { kind: 'other' }>;
 }
 const tokenStates = new Map<string, TokenState>();
 
 /** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
 export interface TokenNeed {
-	/** The attempt's timeout (ms): a token step for it ends within it and the deadline. */
+	/** The request's Timeout (ms): the attempt's time is this or what is left of the deadline (`attemptMs`). */
 	timeoutMs: number;
 	deadline?: Deadline;
 	signal?: AbortSignal;
 	refused?: { generation: number; response: FullResponse<unknown> };
+	/** The wait for a token this request is in (handed back from the token step's `again`). */
+	wait?: TokenWait;
 }
 
-/** A token to send with (its generation), or why there is none: nothing is sent. */
+/** A token to send with (its generation) and the attempt's time left for the send, or why there is none: nothing is sent. */
 export type TokenGrant =
-	| { generation: number }
+	| { generation: number; timeoutMs: number }
 	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
 
 /** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
@@ -153,49 +157,70 @@ export function tokenProvider(
 		if (isTokenRefusal(failure)) stopped = grant;
 		return grant;
 	};
-	const obtain = async (step: TokenStep) => {
-		const failure = await obtainToken(ctx, token, { ...step, first: held ? undefined : read });
-		if (!failure) held = true;
-		return failure;
+	/** Has a token obtained: undefined when one newer than the request knew is there, else why not (or when to ask again). */
+	const obtain = async (need: TokenNeed, times: Pick<TokenStep, 'fetchMs' | 'waitMs'>) => {
+		const { wait, deadline, signal } = need;
+		const result = await obtainToken(ctx, token, {
+			...times,
+			deadline,
+			signal,
+			since: wait?.since ?? Date.now(),
+			before: wait?.before ?? token.generation,
+			probe: wait !== undefined,
+			first: held ? undefined : read,
+		});
+		if (!result) held = true;
+		return result;
 	};
+	/** No token (yet): the token step's failure, or when to ask again with the endpoint's last failure. */
+	const why = (result: Classified | TokenWait): TokenGrant =>
+		'at' in result
+			? { kind: 'tokenEndpoint', tokenFailure: tokenFailure(lastBusy(token)), again: result }
+			: noToken(result);
 
 	async function tokenFor(need: TokenNeed): Promise<TokenGrant> {
 		if (stopped) return stopped;
-		const attemptMs = () => Math.ceil(Math.min(need.timeoutMs, timeLeft(need.deadline)));
-		const step = { deadline: need.deadline, signal: need.signal, before: token.generation };
-		const { refused } = need;
-		if (refused && renews && token.generation === refused.generation) {
+		const { refused, wait } = need;
+		// a token obtained while this request waited (here or by another process) is sent
+		if (wait && token.generation !== wait.before) held = true;
+		else if (refused && renews && token.generation === refused.generation) {
 			const { generation } = refused;
 			const fresh = renewals.has(generation) && isFresh(token);
-			if (fresh && sameStored(token, await readCredentials(ctx)))
+			if (!wait && fresh && sameStored(token, await readCredentials(ctx)))
 				if (refusedFresh.add(generation).size >= MAX_REFUSED_FRESH)
 					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
 			// a token another process stored meanwhile is only sent; the refused one is renewed
 			if (token.generation === generation) {
-				const failure = await obtain({ ...step, fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
-				if (failure) return noToken(failure);
+				const result = await obtain(need, { fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
+				if (result) return why(result);
 				renewals.add(token.generation);
 			}
 		}
-		const ms = attemptMs();
+		const ms = attemptMs(need);
 		const expiring =
 			token.expiresAt !== undefined &&
 			(token.lifetimeMs ?? 0) > ms &&
 			token.expiresAt <= Date.now() + ms;
-		if (!held || (expiring && renews)) {
-			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time
+		if (!held || (expiring && renews && !wait)) {
+			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time, and
+			// not waited for while the token endpoint is paused (the token held is sent)
 			const first = !held;
-			const waitMs = first ? TOKEN_WAIT_MS : ms;
-			const failure = await obtain({ ...step, before: token.generation, fetchMs: ms, waitMs });
-			if (failure && (first || isTokenRefusal(failure))) return noToken(failure);
+			const result = await obtain(need, { fetchMs: ms, waitMs: first ? TOKEN_WAIT_MS : ms });
+			if (result && (first || (!('at' in result) && isTokenRefusal(result)))) return why(result);
 		}
 		// the budget went to the token step: the request is not sent
-		if (attemptMs() <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
-		return { generation: token.generation };
+		const timeoutMs = attemptMs(need);
+		if (timeoutMs <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
+		return { generation: token.generation, timeoutMs };
 	}
 	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
 	const accepted = () => [renewals, refusedFresh].forEach((set) => set.clear());
 	return { tokenFor, accepted, renews };
+}
+
+/** The one rule of an attempt's time: the Timeout, or what is left of the deadline when less (ms, from now). */
+function attemptMs({ timeoutMs, deadline }: TokenNeed): number {
+	return Math.ceil(Math.min(timeoutMs, timeLeft(deadline)));
 }
 
 /** Within half its lifetime since this process fetched it (see the rules at the top); another process's token is not. */
@@ -228,70 +253,86 @@ interface TokenStep {
 	signal?: AbortSignal;
 	/** The token generation the asking request knew: any newer token ends the step. */
 	before: number;
-	/** Each fetch is given up after `fetchMs` (by everyone), the step after `waitMs` and at the deadline. */
+	/** When the request began waiting for a token: its wait ends `waitMs` after, and at the deadline. */
+	since: number;
+	/** Each fetch is given up after `fetchMs` (by everyone). */
 	fetchMs: number;
 	waitMs: number;
+	/** The request asks again after a pause: the credential is read first (another process may have stored a token). */
+	probe: boolean;
 	/** No token held: n8n fetches a first one while sending this read; else it renews. */
 	first?: { url: string; skipSslCertificateValidation: boolean };
 }
 
 /**
- * Has a token obtained (see the rules at the top). Returns undefined when a token newer than `step.before` is there to
- * send with (obtained here or by another), else the failure.
+ * One token step (see the rules at the top), repeating nothing: it joins the fetch in flight, or fetches once. Returns
+ * undefined when a token newer than `step.before` is there to send with (obtained here or by another); while the token
+ * endpoint is paused and the request's wait lasts, when to ask again (`decide` has the request wait for it); else the
+ * failure.
  */
 async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
 	step: TokenStep,
-): Promise<Classified | undefined> {
-	const stepEnd = Math.min(step.deadline?.at ?? Infinity, Date.now() + step.waitMs);
+): Promise<Classified | TokenWait | undefined> {
+	const stepEnd = Math.min(step.deadline?.at ?? Infinity, step.since + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const lastFailure = (): Classified => token.lastError ?? NO_ANSWER_IN_TIME;
-	while (token.generation === step.before) {
+	const lastFailure = () => lastBusy(token);
+	const newer = () => token.generation !== step.before;
+	/** Asked again at the pause's end, or after PROBE_MS to read the credential, while the wait lasts. */
+	const again = (at = Math.min(token.pausedUntil, Date.now() + PROBE_MS)) =>
+		at <= waitEnd() && !step.signal?.aborted
+			? { at, since: step.since, before: step.before }
+			: lastFailure();
+	if (step.probe) sameStored(token, await readCredentials(ctx));
+	const joinable = () => {
 		if (token.fetch && Date.now() >= token.fetch.until) token.fetch = undefined;
-		if (token.fetch) {
-			const done = token.fetch.done.catch(() => undefined);
-			const limit = waitEnd();
-			if ((await settledBy(done, Math.min(limit, token.fetch.until))) === TIMED_OUT)
-				if (Date.now() >= limit) return lastFailure();
-			continue;
-		}
-		if (token.pausedUntil > Date.now()) {
-			const probe = Math.min(token.pausedUntil - Date.now(), PROBE_MS);
-			if (Date.now() + probe > waitEnd() || step.signal?.aborted) return lastFailure();
-			await sleep(probe);
-			sameStored(token, await readCredentials(ctx));
-			continue;
-		}
-		// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
-		const fetchEnd = Date.now() + step.fetchMs;
-		const done = (
-			step.first
-				? fetchFirstToken(ctx, CREDENTIAL_TYPE, { ...step.first, ...READ, timeout: step.fetchMs })
-				: renewToken(ctx, CREDENTIAL_TYPE)
-		).then(async () => obtained(token, await readCredentials(ctx), true));
-		token.fetch = { done, until: fetchEnd };
-		void done
-			.catch(() => undefined)
-			.finally(() => {
-				if (token.fetch?.done === done) token.fetch = undefined;
-			});
-		try {
-			if ((await settledBy(done, Math.min(stepEnd, fetchEnd))) !== TIMED_OUT) continue;
-			// this request's own end came first: the fetch goes on for the others
-			if (stepEnd < fetchEnd) return lastFailure();
-			if (token.fetch?.done === done) token.fetch = undefined;
-			if (stepEnd === fetchEnd) return lastFailure();
-			pause(token, NO_ANSWER_IN_TIME);
-		} catch (error) {
-			const failure = classify(error);
-			if (!isTokenEndpointBusy(failure)) return failure;
-			pause(token, failure);
-		}
+		return token.fetch;
+	};
+	let fetch = joinable();
+	if (!newer() && fetch) {
+		const limit = waitEnd();
+		const joined = await settledBy(
+			fetch.done.catch(() => undefined),
+			Math.min(limit, fetch.until),
+		);
+		if (joined === TIMED_OUT && Date.now() >= limit && !newer()) return lastFailure();
+		// another fetch started meanwhile: joined when asked again at once
+		if ((fetch = joinable()) && !newer()) return again(Date.now());
 	}
-	return undefined;
+	if (newer()) return undefined;
+	if (token.pausedUntil > Date.now()) return again();
+	// given up after fetchMs by everyone (taken for a busy endpoint); this request stops waiting at its own end
+	const fetchEnd = Date.now() + step.fetchMs;
+	const done = (
+		step.first
+			? fetchFirstToken(ctx, CREDENTIAL_TYPE, { ...step.first, ...READ, timeout: step.fetchMs })
+			: renewToken(ctx, CREDENTIAL_TYPE)
+	).then(async () => obtained(token, await readCredentials(ctx), true));
+	token.fetch = { done, until: fetchEnd };
+	void done
+		.catch(() => undefined)
+		.finally(() => {
+			if (token.fetch?.done === done) token.fetch = undefined;
+		});
+	try {
+		if ((await settledBy(done, Math.min(stepEnd, fetchEnd))) !== TIMED_OUT) return undefined;
+		// this request's own end came first: the fetch goes on for the others
+		if (stepEnd < fetchEnd) return lastFailure();
+		if (token.fetch?.done === done) token.fetch = undefined;
+		if (stepEnd === fetchEnd) return lastFailure();
+		pause(token, NO_ANSWER_IN_TIME);
+	} catch (error) {
+		const failure = classify(error);
+		if (failure.kind === 'other' || !isTokenEndpointBusy(failure)) return failure;
+		pause(token, failure);
+	}
+	return again();
 }
+
+/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
+const lastBusy = (token: TokenState) => token.lastError ?? NO_ANSWER_IN_TIME;
 
 /**
  * A token was fetched here (`fetched`) or found stored by another process: taken note of as n8n keeps it (redacted from
@@ -312,7 +353,7 @@ async function readCredentials(ctx: IExecuteFunctions): Promise<IDataObject | un
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(token: TokenState, failure: Classified): void {
+function pause(token: TokenState, failure: NonNullable<TokenState['lastError']>): void {
 	token.lastError = failure;
 	// failures seen together are one: the pause is not lengthened for each
 	if (token.pausedUntil > Date.now()) return;

@@ -9,7 +9,7 @@ import {
 	readListId,
 	readRecordId,
 	recordIdProperty,
-	recordKey,
+	customListRecordKey,
 	recordsPath,
 } from './shared';
 import { itemParameter } from '../../helpers/itemParameter';
@@ -46,7 +46,7 @@ export async function execute(
 			id: readRecordId(this, i),
 			ignoreArchived: itemParameter(this, 'options.ignoreArchived', i, false) as boolean,
 		}),
-		key: recordKey,
+		key: customListRecordKey,
 		send: async ({ customListId, id, ignoreArchived }, i) => {
 			const response = await amlRequest.call(
 				this,

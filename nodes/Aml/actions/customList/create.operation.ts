@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import { answerOrSent } from '../../helpers/answers';
 import { amlRequest } from '../../transport';
-import { readRecordWrite, recordKey, recordWriteProperties, recordsPath } from './shared';
+import { readRecordWrite, customListRecordKey, recordWriteProperties, recordsPath } from './shared';
 import type { ItemValidator } from '../../validation';
 
 const properties: INodeProperties[] = recordWriteProperties();
@@ -21,7 +21,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
-		key: recordKey,
+		key: customListRecordKey,
 		send: async ({ customListId, id, attributes }, i) => {
 			const response = await amlRequest.call(
 				this,

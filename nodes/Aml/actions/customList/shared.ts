@@ -162,7 +162,13 @@ export const replaceNotice: INodeProperties = {
 };
 
 /** A record's key among the items of one run: its list and its ID. */
-export function recordKey({ customListId, id }: { customListId: string; id: string }): string {
+export function customListRecordKey({
+	customListId,
+	id,
+}: {
+	customListId: string;
+	id: string;
+}): string {
 	return `${customListId}/${id}`;
 }
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { runItems } from '../../helpers/items';
 import {
 	readRecordWrite,
-	recordKey,
+	customListRecordKey,
 	recordWriteProperties,
 	replaceNotice,
 	updateRecord,
@@ -25,7 +25,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
-		key: recordKey,
+		key: customListRecordKey,
 		send: async ({ customListId, id, attributes }, i) => {
 			const body = await updateRecord(this, customListId, id, attributes, i);
 			return { customListId, ...(body ?? { id, attributes }) };

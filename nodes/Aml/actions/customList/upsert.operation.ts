@@ -10,7 +10,7 @@ import { lostAnswerFields } from '../../helpers/answers';
 import { runItems } from '../../helpers/items';
 import {
 	readRecordWrite,
-	recordKey,
+	customListRecordKey,
 	recordWriteProperties,
 	replaceNotice,
 	upsertRecord,
@@ -31,7 +31,7 @@ export async function execute(
 ): Promise<INodeExecutionData[][]> {
 	return await runItems(this, items, validate, {
 		prepare: (i) => readRecordWrite(this, i),
-		key: recordKey,
+		key: customListRecordKey,
 		send: async ({ customListId, id, attributes }, i) => {
 			const upserted = await upsertRecord(this, customListId, id, attributes, i);
 			return {

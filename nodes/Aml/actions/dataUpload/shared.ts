@@ -1,11 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	amlApiRequest,
-	executionCancelSignal,
-	blocksPayment,
+	amlRequest,
+	CHECK_REQUEST_PATH,
+	failureOf,
 	idSegment,
+	pollUntil,
 	quoteServiceText,
 } from '../../transport';
 import { MAX_REASON_PARSED, parseReason } from './csv';
@@ -53,13 +55,14 @@ export async function fetchStatus(
 	return statusJson(uploadId, answer ?? {});
 }
 
-const FIRST_POLL_MS = 1000;
-const MAX_POLL_MS = 15_000;
+/** How an upload's status is polled: first after 1 s, then 1.5 times longer each time, up to 15 s. */
+const POLL = { firstMs: 1000, factor: 1.5, maxMs: 15_000 };
 
 /**
- * Polls the status until COMPLETED, FAILED or PARTIALLY_COMPLETED: first after 1 s, then 1.5 times
- * longer each time up to 15 s, for at most `maxWaitSeconds`. An unfinished wait returns the last
- * status with `timedOut: true` and `success: false`.
+ * Polls the status (`pollUntil`) until COMPLETED, FAILED or PARTIALLY_COMPLETED, for at most `maxWaitSeconds`. A status
+ * read that failed transiently (5xx, 429, no answer, after its own repeats) says nothing about the upload: the wait goes
+ * on, so that the outcome and the upload id are not lost. An unfinished wait returns the last status with
+ * `timedOut: true` and `success: false`.
  */
 export async function waitForFinalState(
 	ctx: IExecuteFunctions,
@@ -68,36 +71,44 @@ export async function waitForFinalState(
 	itemIndex: number,
 ): Promise<IDataObject> {
 	const started = Date.now();
-	const deadline = started + Math.max(1, maxWaitSeconds) * 1000;
-	const signal = executionCancelSignal(ctx);
-	let interval = FIRST_POLL_MS;
-	for (;;) {
-		await sleep(Math.max(0, Math.min(interval, deadline - Date.now())));
-		if (signal?.aborted)
-			throw new NodeOperationError(
-				ctx.getNode(),
-				'The execution was cancelled while waiting for the upload',
-				{ itemIndex },
-			);
-		// A status read that failed even after its retries (5xx, 429, no answer) says nothing about the upload:
-		// keep waiting (until Max Wait), so that the outcome and the upload id are not lost.
-		const polled = await fetchStatus(ctx, uploadId, itemIndex).then(
-			(value) => ({ value, error: undefined }),
-			(error: unknown) => ({ value: undefined, error: error as NodeOperationError }),
+	const endsAt = started + Math.max(1, maxWaitSeconds) * 1000;
+	const polled = await pollUntil(
+		ctx,
+		{ ...POLL, endsAt },
+		async () => await fetchStatus(ctx, uploadId, itemIndex),
+		(status) => FINAL_STATES.includes(String(status.status)),
+	);
+	if (polled.ended === 'cancelled')
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The execution was cancelled while waiting for the upload',
+			{ itemIndex },
 		);
-		if (polled.error && !blocksPayment(polled.error)) throw polled.error;
-		const status: IDataObject = polled.value ?? {
-			uploadId,
-			status: 'UNKNOWN',
-			reason: null,
-			success: false,
-			lastPollError: polled.error?.message ?? null,
-		};
-		const waitedSeconds = Math.round((Date.now() - started) / 1000);
-		if (FINAL_STATES.includes(String(status.status))) return { ...status, waitedSeconds };
-		if (Date.now() >= deadline) return { ...status, success: false, timedOut: true, waitedSeconds };
-		interval = Math.min(MAX_POLL_MS, Math.round(interval * 1.5));
-	}
+	const status: IDataObject = polled.value ?? {
+		uploadId,
+		status: 'UNKNOWN',
+		reason: null,
+		success: false,
+		lastPollError: polled.lastError?.message ?? null,
+	};
+	const waitedSeconds = Math.round((Date.now() - started) / 1000);
+	if (polled.ended === 'done') return { ...status, waitedSeconds };
+	return { ...status, success: false, timedOut: true, waitedSeconds };
+}
+
+/**
+ * Before a large body (an upload): one small read, so that a token the service refuses is renewed (`decide`'s 401 row)
+ * before any byte of the body goes out (a server refusing a large request's token may close the connection mid-body,
+ * which n8n reports as a dropped connection, not the 401). The read's failure is the item's only when it is that 401
+ * (it survived the renewal); any other is left to the upload request itself.
+ */
+export async function confirmToken(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
+	await amlRequest
+		.call(ctx, { method: 'GET', path: CHECK_REQUEST_PATH, retry: 'safe' }, itemIndex)
+		.catch((error: unknown) => {
+			const failure = failureOf(error);
+			if (failure?.kind === 'service' && failure.status === 401) throw error;
+		});
 }
 
 /**

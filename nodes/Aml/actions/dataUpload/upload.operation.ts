@@ -11,7 +11,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems, withItemFacts } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
-import { amlRequest, confirmToken } from '../../transport';
+import { amlRequest } from '../../transport';
 import {
 	valid,
 	enumRule,
@@ -29,7 +29,12 @@ import {
 	UPLOAD_TYPES,
 	type UploadType,
 } from './csv';
-import { pollFailedAfterAccepted, unsuccessfulUpload, waitForFinalState } from './shared';
+import {
+	confirmToken,
+	pollFailedAfterAccepted,
+	unsuccessfulUpload,
+	waitForFinalState,
+} from './shared';
 import { uploadForm } from './uploadForm';
 import { itemParameter } from '../../helpers/itemParameter';
 
@@ -315,7 +320,7 @@ export async function execute(
 		defaultParallel: 1,
 		prepare: async (i) => await prepareUpload(this, items, i),
 		send: async (upload, i) => {
-			await confirmToken.call(this, i);
+			await confirmToken(this, i);
 			const timeout = itemParameter(this, 'options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
 			const response = await amlRequest.call(
 				this,
