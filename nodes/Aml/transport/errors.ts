@@ -62,9 +62,6 @@ export function isTransient(error: unknown): boolean {
 	return failure?.kind === 'network' || failure?.kind === 'budget';
 }
 
-/** The former name of `isTransient`, kept until the Gate's files call it by its name. */
-export const blocksPayment = isTransient;
-
 /** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
 export const isBudgetSpent = (error: unknown) => failureOf(error)?.kind === 'budget';
 

@@ -4,7 +4,7 @@ import { checkFailures } from '../../../helpers/checks';
 import { timeBudgetDeadline } from '../../../helpers/descriptions';
 import { itemParameter } from '../../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../../helpers/items';
-import { failureOf, mayHaveApplied, type Deadline } from '../../../transport';
+import { failureOf, mayHaveApplied, pollUntil, type Deadline } from '../../../transport';
 import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
@@ -34,7 +34,7 @@ import {
 	type RecordedDecision,
 } from './rules';
 import {
-	backoffWait,
+	waitPolicy,
 	checkAnswer,
 	enabledChecks,
 	readPayment,
@@ -186,16 +186,19 @@ async function gate(
 	if (stored.json.result !== 'created') {
 		if (!keys) return block(REASONS.notRecorded);
 		let attributes = stored.stored;
-		for (let reads = 0; ; ) {
-			const status = upper(attributes.status);
-			const next = onFound({
-				generations: readGenerations(attributes, keys, transaction),
-				status,
+		let reads = 0;
+		const found = (stored: IDataObject) =>
+			onFound({
+				generations: readGenerations(stored, keys, transaction),
+				status: upper(stored.status),
 				releaseStatuses: s.release,
 				checks: names,
 				run,
 				checkStoredBefore: s.storedBefore,
 			});
+		for (;;) {
+			const status = upper(attributes.status);
+			const next = found(attributes);
 			steps.record = {
 				found: next.step,
 				...('generation' in next ? { generation: next.generation } : {}),
@@ -227,12 +230,18 @@ async function gate(
 				);
 			}
 			if (next.step === 'wait') {
-				if (!(await backoffWait(reads++, deadline))) return block(REASONS.stillDeciding);
-				try {
-					attributes = (await readStoredTransaction(ctx, transaction, i, deadline)) ?? {};
-				} catch {
-					return block(REASONS.stillDeciding);
-				}
+				// Another run's claim without a decision: read again, backing off, until the next step is another.
+				const polled = await pollUntil(
+					ctx,
+					waitPolicy(deadline),
+					async () => {
+						reads++;
+						return (await readStoredTransaction(ctx, transaction, i, deadline)) ?? {};
+					},
+					(read) => found(read).step !== 'wait',
+				).catch(() => undefined);
+				if (polled?.ended !== 'done' || !polled.value) return block(REASONS.stillDeciding);
+				attributes = polled.value;
 				continue;
 			}
 			generation = next.generation;

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { GATE_RECORD_KEYS } from '../../../helpers/attributes';
-import { amlRequest, idSegment, type Deadline } from '../../../transport';
+import { amlRequest, CREDENTIAL_TYPE, idSegment, type Deadline } from '../../../transport';
 import { readStoredTransaction } from '../store';
 import {
 	CHECK_NAMES,
@@ -38,8 +38,6 @@ export interface SigningKeys {
 	sign: { id: string; secret: Buffer };
 	verify: Map<string, Buffer>;
 }
-
-const CREDENTIAL_TYPE = 'amlOAuth2Api';
 
 /**
  * The record's keys, from the credential: its "Gate Signing Keys" (lines `id=secret`; the first signs, every one is

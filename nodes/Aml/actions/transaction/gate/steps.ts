@@ -1,15 +1,16 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkOutcome } from '../../../helpers/checks';
 import { itemParameter } from '../../../helpers/itemParameter';
 import {
-	blocksPayment,
 	failureOf,
 	isBudgetSpent,
+	isTransient,
 	lateAnswerOf,
 	mayHaveApplied,
 	type Deadline,
+	type PollPolicy,
 } from '../../../transport';
 import { invalid } from '../../../validation';
 import type { CheckKey, CheckPath } from '../routedCheck';
@@ -121,7 +122,7 @@ export function checkAnswer(
 			text: shortFailure(error),
 			timeout: isBudgetSpent(error),
 		};
-	return { kind: 'refused', text: shortFailure(error), fails: !blocksPayment(error) };
+	return { kind: 'refused', text: shortFailure(error), fails: !isTransient(error) };
 }
 
 /** A store refused for this transaction's data (unknown person, the ID reused): a block, not a fault. */
@@ -163,7 +164,7 @@ export function storeFailure(
 			reason: { code: 'store-refused', text: `store refused: ${shortFailure(error)}` },
 			reached: false,
 		};
-	if (!blocksPayment(error)) throw error;
+	if (!isTransient(error)) throw error;
 	return {
 		reason: isBudgetSpent(error)
 			? { code: 'timeout', text: 'timeout' }
@@ -173,17 +174,16 @@ export function storeFailure(
 }
 
 /**
- * The one wait of a run that found another run's claim without a decision: 100 ms, doubling, at most 2 s apart, never
- * past the item's time (a 10 s budget reads at most 8 times; without a budget 10 reads, about 15 s). Whether to read again.
+ * How a run that found another run's claim without a decision reads again: after 100 ms, doubling, at most 2 s apart,
+ * never past the item's time (a 10 s budget reads at most 8 times; without a budget until 15 s have passed).
  */
-export async function backoffWait(
-	attempt: number,
-	deadline: Deadline | undefined,
-): Promise<boolean> {
-	const ms = Math.min(100 * 2 ** attempt, 2_000);
-	if (deadline ? deadline.at - Date.now() <= ms + 50 : attempt >= 10) return false;
-	await sleep(ms);
-	return true;
+export function waitPolicy(deadline: Deadline | undefined): PollPolicy {
+	return {
+		firstMs: 100,
+		factor: 2,
+		maxMs: 2_000,
+		endsAt: deadline ? deadline.at - 50 : Date.now() + 15_000,
+	};
 }
 
 /** A value as text, upper case ('' for none). */
