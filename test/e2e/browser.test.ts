@@ -237,8 +237,8 @@ describe('the editor in Chromium: icons, parameter panels, screenshots', () => {
 		const page = await openWorkflow(editor(), workflows.gate);
 		try {
 			const icons = await amlIcons(page);
-			// AML Gate, Store customer
-			expect(icons).toHaveLength(2);
+			// AML Gate, Store customer, Screen customer
+			expect(icons).toHaveLength(3);
 			for (const icon of icons)
 				expect(icon).toEqual({
 					type: AML_NODE,

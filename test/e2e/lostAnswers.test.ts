@@ -259,6 +259,8 @@ describe('lost answers in real n8n', () => {
 				`GET /api/v1/persons/${personId}/transactions/T`,
 				'POST /api/v1/transactions/T/monitoring-checks',
 				'POST /api/v1/transactions/T/screening-checks',
+				// the open-alerts lookup after the checks, before any clear
+				'GET /api/v1/transactions/T/unresolved-alerts',
 			].sort(),
 		);
 	});
