@@ -54,7 +54,7 @@ describe('AML Trigger in a published workflow', () => {
 		const wf = await publish({
 			authentication: 'none',
 			events: EVENT_ACTIONS.map((e) => e.value),
-			options: { decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED' },
+			options: { decisionRules: 'PERSON_CLEARED, TRANSACTION_CLEARED, TRANSACTION_RELEASABLE' },
 		});
 		await target(wf.url);
 		const eventsBefore = (await control.get<Json[]>('/events')).length;
@@ -94,7 +94,7 @@ describe('AML Trigger in a published workflow', () => {
 		const alerts = (await control.get<Json[]>('/alerts')).filter((a) => a.personId === P);
 		expect(alerts.map((a) => a.transactionId ?? null).sort()).toEqual([null, T].sort());
 		// Closing them (person alert first): ALERT_STATUS_UPDATED ×2, then every alert of T and of P is closed →
-		// decision rules TRANSACTION_CLEARED and PERSON_CLEARED.
+		// decision rules TRANSACTION_CLEARED, TRANSACTION_RELEASABLE (none closed as a true positive) and PERSON_CLEARED.
 		for (const a of [...alerts].sort(
 			(x, y) => (x.transactionId ? 1 : 0) - (y.transactionId ? 1 : 0),
 		)) {
