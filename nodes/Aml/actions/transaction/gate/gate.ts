@@ -185,8 +185,7 @@ async function gate(
 	let generation = 0;
 	if (stored.json.result !== 'created') {
 		if (!keys) return block(REASONS.notRecorded);
-		let attributes = stored.stored;
-		let reads = 0;
+		let [attributes, reads] = [stored.stored, 0];
 		const found = (stored: IDataObject) =>
 			onFound({
 				generations: readGenerations(stored, keys, transaction),
