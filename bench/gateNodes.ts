@@ -1,6 +1,8 @@
 /**
- * Where a payment's time goes, node by node: the three-node AML gate (Store, Monitoring, Screening) against the same
- * three requests through HTTP Request nodes, in one n8n 2.41.1 against the sandbox, one payment at a time.
+ * Where a payment's time goes, node by node: the three-node AML gate (Store, Monitoring, Screening) against three
+ * HTTP Request nodes in a row making the store and the two checks, in one n8n 2.41.1 against the sandbox, one payment
+ * at a time. Each AML check node also looks up the payment's open alerts after an empty answer (one request more per
+ * check node than its HTTP Request counterpart).
  *   npx tsx bench/gateNodes.ts [--runs=6] [--payments=50] [--n8n-env=KEY=VALUE] [--credential='{"field":"value"}']
  * Prints each run's client p50 (the gates alternate which goes first), then from n8n's stored executions the median
  * of each node's `executionTime`, of when each node started and ended after the execution's start, and of the
@@ -20,9 +22,10 @@ import {
 	percentile,
 	type BenchEnv,
 } from './lib';
-import { drive, gates, publish, warm, type Gate } from './scenarios/gate';
+import { drive, warm } from './scenarios/gateClients';
+import { gates, httpThreeInRow, publish, type Gate } from './scenarios/gateWorkflows';
 
-const GATES = ['threeNode', 'httpBare'] as const;
+const GATES = ['threeNode', 'httpThree'] as const;
 const runs = Number(arg('runs') ?? 6);
 const payments = Number(arg('payments') ?? 50);
 const gapMs = Number(arg('gap') ?? 0);
@@ -52,7 +55,8 @@ async function main(): Promise<void> {
 			control,
 			credentials: { amlOAuth2Api: credential },
 		};
-		const all = gates(env, await genericOAuth2Credential(env, 'bench gate nodes oauth2'));
+		const oauth2 = await genericOAuth2Credential(env, 'bench gate nodes oauth2');
+		const all = { threeNode: gates(env, oauth2).threeNode, httpThree: httpThreeInRow(env, oauth2) };
 		const published = {} as Record<(typeof GATES)[number], { id: string; url: string; gate: Gate }>;
 		for (const name of GATES)
 			published[name] = { ...(await publish(env, name, all[name])), gate: all[name] };

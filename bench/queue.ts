@@ -26,7 +26,8 @@ import { REPO_ROOT, pool, startN8n, type N8nInstance } from '../test/harness/n8n
 import { startQueueCluster, type QueueCluster } from '../test/harness/queue';
 import { startSandbox, type Sandbox } from '../test/sandbox';
 import { genericOAuth2Credential, n8nSettingsFromArgs, treeCpu, type BenchEnv } from './lib';
-import { drive, gates, publish, warm, type Gate, type GateName } from './scenarios/gate';
+import { drive, warm } from './scenarios/gateClients';
+import { gates, publish, type Gate, type GateName } from './scenarios/gateWorkflows';
 
 const quick = process.argv.includes('--quick');
 const scale = quick ? 0.1 : 1;

@@ -1,399 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import * as http from 'node:http';
 import * as os from 'node:os';
 
-import { webhookNode, type CredentialRef } from '../../test/harness/client';
+import { genericOAuth2Credential, rawToken, treeCpu, type BenchEnv, type Result } from '../lib';
 import {
-	genericOAuth2Credential,
-	inWorkerAnswer,
-	percentile,
-	rawToken,
-	treeCpu,
-	type BenchEnv,
-	type Result,
-} from '../lib';
+	ALERT_AMOUNT,
+	drive,
+	driveRaw,
+	idleCpu,
+	payment,
+	probe,
+	warm,
+	type Cell,
+} from './gateClients';
+import { gates, N8N_GATES, publish, type Gate, type GateName } from './gateWorkflows';
 
 /**
- * 7. Payment gate (issues 33 and 35): webhook → gate → answer, with the service's latency 0, 50 and 150 ms per
+ * 7. Payment gate (issues 33, 35 and 65): webhook → gate → answer, with the service's latency 0, 50 and 150 ms per
  *    request (the sandbox's latencyMs on every /api request), 1 and 8 payments at a time (closed loop). Compared in
- *    the same run, each measured `env.runs` times in turn:
- *    - `gate`: the Gate operation (store, then both checks side by side);
- *    - `threeNode`: today's three-node AML gate (Create → Run Monitoring Check → Run Screening Check);
- *    - `http`: the same gate built with n8n's HTTP Request nodes and n8n's generic OAuth2 credential (client
- *      credentials), as a team builds it without this package: store, monitoring check, screening check, an If on
- *      both result lists, a Set node with the decision;
- *    - `httpBare`: the three HTTP Request nodes alone (the node-for-node counterpart of `threeNode`: what the AML
- *      node itself adds to a gate);
- *    - `raw` / `rawSideBySide`: a keep-alive HTTP client on its own thread sending the same three requests one after
- *      the other / the two checks side by side (the bench's baseline: what the requests cost without n8n).
+ *    the same run, each measured `env.runs` times in turn (the workflows: `gateWorkflows.ts`):
+ *    - `gate`: the Gate operation (a clean payment: the store, then both checks side by side with the person read,
+ *      then the payment's open-alerts lookup);
+ *    - `threeNode`: the three-node AML gate (Create → Run Monitoring Check → Run Screening Check; each check looks
+ *      up the payment's open alerts after an empty answer: five requests in a row);
+ *    - `http`: the Gate's requests in its order built with n8n's HTTP Request nodes and n8n's generic OAuth2
+ *      credential (client credentials), as a team builds it without this package, with an If on the checks' lists,
+ *      the person's status and the lookup, and a Set node with the decision;
+ *    - `httpBare`: the same HTTP Request nodes alone (store, checks and lookup: the Gate's "below HTTP Request nodes");
+ *    - `raw` / `rawSideBySide`: a keep-alive HTTP client on its own thread sending the same five requests one after
+ *      the other / in the Gate's order (store; both checks and the person read side by side; the lookup): what the
+ *      requests cost without n8n, `rawSideBySide` the issue's "the same requests sent directly in that order".
  *    For every n8n gate also n8n's CPU per payment (its process tree, /proc), the figure queue-mode sizing rests on.
- *    Goal: at 150 ms the Gate's p50 approaches store + the slower check (~300 ms plus n8n's own work), not the sum
- *    of three (~450 ms); the node adds no more than 5 % to a gate's p50 (`threeNode` vs `httpBare`).
+ *    Goal at 150 ms, one at a time: the Gate's p50 at most 1.15 × `rawSideBySide` and below `httpBare`.
+ *    Blocked payments apart (an amount a check raises an alert for): the Gate answers after the checks (no lookup,
+ *    its record after the answer), against `rawBlocked`, the store then both checks and the person read side by side.
  */
 const LATENCIES = [0, 50, 150];
 const CONCURRENCY = [1, 8];
-/** The latency of the blocked-payment cell (a block's record is one round trip more than a clean answer). */
+/** The latency of the blocked-payment cell. */
 const BLOCKED_LATENCY_MS = 150;
-const N8N_GATES = ['gate', 'threeNode', 'http', 'httpBare'] as const;
-export type GateName = (typeof N8N_GATES)[number];
-
-type Json = Record<string, any>;
-export interface Gate {
-	nodes: Json[];
-	/** n8n's connections; a plain chain after the Webhook when absent. */
-	connections?: Json;
-	/** Whether an answer says the payment may pass. */
-	clear(answer: Json): boolean;
-}
-
-const fields = {
-	personId: { __rl: true, value: '={{ $json.body.personId }}', mode: 'id' },
-	transactionId: '={{ $json.body.id }}',
-	attributesMode: 'fields',
-	amount: '={{ $json.body.amount }}',
-	transactionType: 'payment',
-	direction: 'O',
-	timestamp: '={{ $json.body.timestamp }}',
-	onExisting: 'skip',
-};
-
-function node(name: string, x: number, type: string, typeVersion: number, rest: Json): Json {
-	return { id: randomUUID(), name, type, typeVersion, position: [x, 0], ...rest };
-}
-
-const aml = (env: BenchEnv, name: string, x: number, parameters: Json) =>
-	node(name, x, 'n8n-nodes-aml.aml', 1, { parameters, credentials: env.credentials });
-
-/** An HTTP Request node POSTing to the service with n8n's generic OAuth2 credential. */
-function httpPost(
-	env: BenchEnv,
-	credential: CredentialRef,
-	name: string,
-	x: number,
-	path: string,
-	jsonBody?: string,
-): Json {
-	return node(name, x, 'n8n-nodes-base.httpRequest', 4.2, {
-		parameters: {
-			method: 'POST',
-			url: `=${env.sb.baseUrl}${path}`,
-			authentication: 'genericCredentialType',
-			genericAuthType: 'oAuth2Api',
-			...(jsonBody ? { sendBody: true, specifyBody: 'json', jsonBody } : {}),
-			options: {},
-		},
-		credentials: { oAuth2Api: credential },
-	});
-}
-
-const decisionNode = (name: string, decision: string) =>
-	node(name, 1200, 'n8n-nodes-base.set', 3.4, {
-		parameters: {
-			mode: 'manual',
-			assignments: {
-				assignments: [{ id: randomUUID(), name: 'decision', value: decision, type: 'string' }],
-			},
-			includeOtherFields: false,
-			options: {},
-		},
-	});
-
-const isZero = (leftValue: string) => ({
-	id: randomUUID(),
-	leftValue,
-	rightValue: 0,
-	operator: { type: 'number', operation: 'equals' },
-});
-
-/** The gates, each after a Webhook that answers with the last node's item. */
-export function gates(env: BenchEnv, oauth2: CredentialRef): Record<GateName, Gate> {
-	const check = (operation: string) => ({
-		resource: 'transaction',
-		operation,
-		transactionId: '={{ $json.transactionId ?? $json.id }}',
-		routeOutputs: false,
-	});
-	const transaction = "{{ $('Payment').item.json.body.id }}";
-	const httpChecks = [
-		httpPost(
-			env,
-			oauth2,
-			'Store',
-			200,
-			'/api/v1/persons/{{ $json.body.personId }}/transactions',
-			"={{ JSON.stringify({ id: $json.body.id, attributes: { amount: $json.body.amount, type: 'payment', direction: 'O', timestamp: $json.body.timestamp } }) }}",
-		),
-		httpPost(
-			env,
-			oauth2,
-			'Monitoring',
-			400,
-			`/api/v1/transactions/${transaction}/monitoring-checks`,
-		),
-		httpPost(env, oauth2, 'Screening', 600, `/api/v1/transactions/${transaction}/screening-checks`),
-	];
-	const decided = (a: Json) => a.decision === 'clear';
-	return {
-		gate: {
-			nodes: [
-				aml(env, 'AML Gate', 200, {
-					resource: 'transaction',
-					operation: 'gate',
-					...fields,
-					routeOutputs: false,
-				}),
-			],
-			clear: decided,
-		},
-		threeNode: {
-			nodes: [
-				aml(env, 'Store', 200, { resource: 'transaction', operation: 'create', ...fields }),
-				aml(env, 'Monitoring', 400, check('runMonitoringCheck')),
-				aml(env, 'Screening', 600, check('runScreeningCheck')),
-			],
-			clear: decided,
-		},
-		http: {
-			nodes: [
-				...httpChecks,
-				node('Clear?', 800, 'n8n-nodes-base.if', 2, {
-					parameters: {
-						conditions: {
-							options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-							conditions: [
-								isZero("={{ $('Monitoring').item.json.results.length }}"),
-								isZero('={{ $json.matches.length }}'),
-							],
-							combinator: 'and',
-						},
-						options: {},
-					},
-				}),
-				decisionNode('Clear', 'clear'),
-				decisionNode('Block', 'block'),
-			],
-			connections: {
-				Store: { main: [[{ node: 'Monitoring', type: 'main', index: 0 }]] },
-				Monitoring: { main: [[{ node: 'Screening', type: 'main', index: 0 }]] },
-				Screening: { main: [[{ node: 'Clear?', type: 'main', index: 0 }]] },
-				'Clear?': {
-					main: [
-						[{ node: 'Clear', type: 'main', index: 0 }],
-						[{ node: 'Block', type: 'main', index: 0 }],
-					],
-				},
-			},
-			clear: decided,
-		},
-		// the answer is the screening check's: clear when it found nothing (monitoring not judged here)
-		httpBare: {
-			nodes: httpChecks.map((n) => ({ ...n, id: randomUUID() })),
-			clear: (a) => Array.isArray(a.matches) && a.matches.length === 0,
-		},
-	};
-}
-
-/** Publishes a gate behind a Webhook; `url` on `webhookBase` (n8n's own address, or a queue-mode webhook process). */
-export async function publish(
-	env: BenchEnv,
-	name: string,
-	gate: Gate,
-	webhookBase = env.n8n.baseUrl,
-): Promise<{ id: string; url: string; path: string }> {
-	const path = `bench-gate-${randomUUID()}`;
-	const nodes = [webhookNode(path, { name: 'Payment' }), ...gate.nodes];
-	const connections: Json = {
-		Payment: { main: [[{ node: gate.nodes[0].name, type: 'main', index: 0 }]] },
-	};
-	if (gate.connections) Object.assign(connections, gate.connections);
-	else
-		for (let i = 1; i < nodes.length - 1; i++)
-			connections[nodes[i].name as string] = {
-				main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]],
-			};
-	const wf = await env.client.createWorkflow({
-		name: `bench gate ${name}`,
-		nodes,
-		connections,
-		settings: { executionOrder: 'v1' },
-	});
-	await env.client.activate(wf.id);
-	return { id: wf.id, url: `${webhookBase}/webhook/${path}`, path };
-}
-
-let counter = 0;
-/** A day apart per payment, so no velocity scenario fires. */
-const timestampOf = (n: number) => new Date(Date.UTC(2020, 0, 1) + n * 86_400_000).toISOString();
-/** A payment of the seeded person, each a new ID: small (clear), or `amount` (25,000.00 raises the sandbox's alert). */
-function payment(amount = '12.00'): string {
-	counter++;
-	return JSON.stringify({
-		id: `bench-gate-${randomUUID().slice(0, 8)}-${counter}`,
-		personId: 'cust-1001',
-		amount,
-		timestamp: timestampOf(counter),
-	});
-}
-
-async function post(
-	agent: http.Agent,
-	url: string,
-	body: string,
-): Promise<{ status: number; json: Json }> {
-	const target = new URL(url);
-	return await new Promise((resolve) => {
-		const req = http.request(
-			{
-				host: target.hostname,
-				port: target.port,
-				path: target.pathname,
-				method: 'POST',
-				agent,
-				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-			},
-			(res) => {
-				let text = '';
-				res.on('data', (c) => (text += c));
-				res.on('end', () => {
-					let json: Json = {};
-					try {
-						json = JSON.parse(text) as Json;
-					} catch {
-						json = {};
-					}
-					resolve({ status: res.statusCode ?? 0, json });
-				});
-			},
-		);
-		// a payment with no answer within a minute counts as a wrong answer instead of holding the run
-		req.setTimeout(60_000, () => req.destroy());
-		req.on('error', () => resolve({ status: 0, json: {} }));
-		req.end(body);
-	});
-}
-
-/** CPU seconds per second `cpu` advances while nothing is sent (over `ms`). */
-export async function idleCpu(cpu: () => number, ms = 5000): Promise<number> {
-	const before = cpu();
-	await new Promise((r) => setTimeout(r, ms));
-	return (cpu() - before) / (ms / 1000);
-}
-
-/** Waits until each URL answers 200 to a payment: registered and warm (token stored, code loaded). */
-export async function warm(urls: string[]): Promise<void> {
-	for (const url of urls) {
-		for (let i = 0; i < 150; i++) {
-			const answer = await post(new http.Agent(), url, payment());
-			if (answer.status === 200) break;
-			await new Promise((r) => setTimeout(r, 200));
-		}
-	}
-}
-
-export interface Cell {
-	p50: number;
-	p99: number;
-	perS: number;
-	/** n8n's CPU (its process tree) per payment, ms; 0 for the raw clients. */
-	cpuMs: number;
-	wrong: number;
-}
-
-function summary(latencies: number[], count: number, seconds: number) {
-	return {
-		p50: percentile(latencies, 50),
-		p99: percentile(latencies, 99),
-		perS: +(count / seconds).toFixed(1),
-	};
-}
-
-/**
- * `count` payments, `concurrency` at a time (closed loop) through one n8n gate (over `urls` in turn); every answer
- * must be clear. `cpu` reads the CPU seconds n8n has used so far; `idleCpuPerS` is what n8n uses idle (timers,
- * its expression isolate pool), taken off so `cpuMs` is the work per payment.
- */
-export async function drive(
-	cpu: () => number,
-	urls: string[],
-	clear: Gate['clear'],
-	count: number,
-	concurrency: number,
-	idleCpuPerS = 0,
-	body: () => string = payment,
-): Promise<Cell> {
-	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-	const latencies: number[] = [];
-	let wrong = 0;
-	let next = 0;
-	const cpuBefore = cpu();
-	const started = Date.now();
-	await Promise.all(
-		Array.from({ length: concurrency }, async () => {
-			while (next < count) {
-				next++;
-				const t = Date.now();
-				const answer = await post(agent, urls[next % urls.length], body());
-				latencies.push(Date.now() - t);
-				if (answer.status !== 200 || !clear(answer.json)) wrong++;
-			}
-		}),
-	);
-	const seconds = (Date.now() - started) / 1000;
-	const cpuMs = ((cpu() - cpuBefore - idleCpuPerS * seconds) * 1000) / count;
-	agent.destroy();
-	return { ...summary(latencies, count, seconds), cpuMs: Math.round(cpuMs), wrong };
-}
-
-/**
- * The same three requests from a keep-alive client on its own thread (the sandbox answers in this process): one
- * after the other, or the two checks side by side. Every payment must be stored and both checks must find nothing.
- */
-async function driveRaw(
-	env: BenchEnv,
-	count: number,
-	concurrency: number,
-	sideBySide: boolean,
-	token: string,
-): Promise<Cell> {
-	const first = counter + 1;
-	counter += count;
-	const answer = await inWorkerAnswer<{ ms: number; latencies: number[]; wrong: number }>(
-		`
-const agent = new http.Agent({ keepAlive: true, maxSockets: d.concurrency * 2 });
-const api = axios.create({ baseURL: d.base, httpAgent: agent, headers: { Authorization: 'Bearer ' + d.token } });
-const latencies = [];
-let wrong = 0;
-let next = 0;
-const started = Date.now();
-async function one(n) {
-	const id = d.prefix + n;
-	const t = Date.now();
-	const stored = await api.post('/api/v1/persons/cust-1001/transactions', {
-		id,
-		attributes: { amount: '12.00', type: 'payment', direction: 'O', timestamp: new Date(Date.UTC(2020, 0, 1) + n * 86400000).toISOString() },
-	});
-	const monitoring = () => api.post('/api/v1/transactions/' + id + '/monitoring-checks');
-	const screening = () => api.post('/api/v1/transactions/' + id + '/screening-checks');
-	const [m, s] = d.sideBySide ? await Promise.all([monitoring(), screening()]) : [await monitoring(), await screening()];
-	latencies.push(Date.now() - t);
-	if (stored.data.id !== id || m.data.results.length || s.data.matches.length) wrong++;
-}
-Promise.all(Array.from({ length: d.concurrency }, async () => { while (next < d.count) await one(d.first + next++); }))
-	.then(() => parentPort.postMessage({ ms: Date.now() - started, latencies, wrong }))
-	.catch((e) => parentPort.postMessage({ error: String(e && e.message) }));
-`,
-		{
-			base: env.sb.baseUrl,
-			token,
-			prefix: `bench-gate-raw-${randomUUID().slice(0, 8)}-`,
-			first,
-			count,
-			concurrency,
-			sideBySide,
-		},
-	);
-	return { ...summary(answer.latencies, count, answer.ms / 1000), cpuMs: 0, wrong: answer.wrong };
-}
 
 /** The middle value; for an even count the mean of the two middle ones. */
 function median(values: number[]): number {
@@ -426,8 +70,11 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 	let idle = 0;
 	const loads = new Map<string, number[]>();
 	const blocked: Cell[] = [];
+	const rawBlocked: Cell[] = [];
+	const blockedLoad: number[] = [];
 	try {
 		await warm(Object.values(published).map((p) => p.url));
+		for (const [name, { url, clear }] of Object.entries(published)) await probe(name, url, clear);
 		idle = await idleCpu(n8nCpu);
 		const clients = [...N8N_GATES, 'raw', 'rawSideBySide'] as const;
 		for (let run = 0; run < env.runs; run++) {
@@ -438,12 +85,21 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 					const cell = cells.get(key) ?? {};
 					cells.set(key, cell);
 					loads.set(key, [...(loads.get(key) ?? []), +os.loadavg()[0].toFixed(1)]);
+					console.log(
+						`gate: run ${run + 1}/${env.runs}, latency ${latencyMs} ms, ${concurrency} at a time`,
+					);
 					// each run starts with another client, so none is always measured first
 					for (let i = 0; i < clients.length; i++) {
 						const name = clients[(i + run) % clients.length];
 						const measured =
 							name === 'raw' || name === 'rawSideBySide'
-								? await driveRaw(env, count, concurrency, name === 'rawSideBySide', token)
+								? await driveRaw(
+										env,
+										count,
+										concurrency,
+										name === 'raw' ? 'inRow' : 'sideBySide',
+										token,
+									)
 								: await drive(
 										n8nCpu,
 										[published[name].url],
@@ -457,20 +113,26 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 				}
 			}
 		}
-		// blocked payments apart: a block writes its record before it is answered
+		// blocked payments apart: the checks raise an alert, so the Gate answers without the lookup
 		await env.control.post('/faults', { rules: [{ latencyMs: BLOCKED_LATENCY_MS }] });
-		for (let run = 0; run < env.runs; run++)
-			blocked.push(
-				await drive(
+		blockedLoad.push(+os.loadavg()[0].toFixed(1));
+		for (let run = 0; run < env.runs; run++) {
+			const gate = () =>
+				drive(
 					n8nCpu,
 					[published.gate.url],
 					(a) => a.decision === 'block',
 					count,
 					1,
 					idle,
-					() => payment('25000.00'),
-				),
-			);
+					() => payment(ALERT_AMOUNT),
+				);
+			const raw = () => driveRaw(env, count, 1, 'blocked', token);
+			// each run starts with the other
+			if (run % 2) rawBlocked.push(await raw());
+			blocked.push(await gate());
+			if (!(run % 2)) rawBlocked.push(await raw());
+		}
 	} finally {
 		await env.control.delete('/faults').catch(() => undefined);
 		for (const { id } of Object.values(published)) {
@@ -508,62 +170,73 @@ export async function paymentGate(env: BenchEnv): Promise<Result[]> {
 		if (latencyMs === 0 && concurrency === 1) overhead.push(...node.values);
 		cpuOverhead.push(...cell.threeNode.map((r, i) => ratio(r.cpuMs, cell.httpBare[i].cpuMs)));
 		Object.assign(figures, {
+			gateVsRawSideBySideP50: p50Ratio('gate', 'rawSideBySide').spread,
+			gateVsHttpBareP50: p50Ratio('gate', 'httpBare').spread,
+			gateVsHttpP50: p50Ratio('gate', 'http').spread,
 			gateVsThreeNodeP50: p50Ratio('gate', 'threeNode').spread,
 			threeNodeVsHttpBareP50: node.spread,
-			gateVsHttpP50: p50Ratio('gate', 'http').spread,
-			httpVsRawP50: p50Ratio('http', 'raw').spread,
-			gateVsRawSideBySideP50: p50Ratio('gate', 'rawSideBySide').spread,
+			httpVsRawSideBySideP50: p50Ratio('http', 'rawSideBySide').spread,
 		});
-		const gate = median(cell.gate.map((r) => r.p50));
-		const three = median(cell.threeNode.map((r) => r.p50));
+		const p50 = (name: string) => median(cell[name].map((r) => r.p50));
+		const gate = p50('gate');
 		const wrong = Object.values(cell).some((runs) => runs.some((r) => r.wrong));
+		const judged = latencyMs === 150 && concurrency === 1;
 		results.push({
 			name: `payment gate, latency ${latencyMs} ms, ${concurrency} at a time`,
 			figures,
-			ratio: ratio(gate, three),
+			ratio: ratio(gate, p50('rawSideBySide')),
 			baseline:
-				'Create → Run Monitoring Check → Run Screening Check, same instance and latency (p50 medians over the runs)',
-			goal:
-				latencyMs === 150
-					? 'Gate p50 <= store + slower check + n8n (about 2/3 of the three-node gate); every answer clear'
-					: 'reported; every answer clear',
-			met: latencyMs === 150 ? gate / three <= 0.8 && !wrong : wrong ? false : undefined,
+				"the Gate's requests sent directly in its order: store; both checks and the person read side by side; the payment's open-alerts lookup (raw keep-alive client, p50 medians over the runs)",
+			goal: judged
+				? 'Gate p50 <= 1.15 × that, and below the HTTP Request nodes making the same requests (httpBare); every answer clear'
+				: 'reported; every answer clear',
+			met: judged
+				? gate <= 1.15 * p50('rawSideBySide') && gate < p50('httpBare') && !wrong
+				: wrong
+					? false
+					: undefined,
 		});
 	}
 	const clean = cells.get(`${BLOCKED_LATENCY_MS}/1`)?.gate ?? [];
 	const blockedP50 = median(blocked.map((r) => r.p50));
-	const cleanP50 = median(clean.map((r) => r.p50));
+	const rawBlockedP50 = median(rawBlocked.map((r) => r.p50));
+	const blockedWrong = [...blocked, ...rawBlocked].reduce((sum, r) => sum + r.wrong, 0);
 	results.push({
-		name: `payment gate, blocked payments (an amount that raises an alert), latency ${BLOCKED_LATENCY_MS} ms, 1 at a time`,
+		name: `payment gate, blocked payments (an amount the monitoring check raises an alert for), latency ${BLOCKED_LATENCY_MS} ms, 1 at a time`,
 		figures: {
 			payments: count,
 			runs: blocked.length,
+			load1: spread(blockedLoad),
 			gateBlockedP50Ms: blockedP50,
 			gateBlockedP99Ms: median(blocked.map((r) => r.p99)),
 			gateBlockedCpuMs: median(blocked.map((r) => r.cpuMs)),
-			gateCleanP50Ms: cleanP50,
-			gateBlockedWrong: blocked.reduce((sum, r) => sum + r.wrong, 0),
+			rawBlockedP50Ms: rawBlockedP50,
+			rawBlockedP99Ms: median(rawBlocked.map((r) => r.p99)),
+			gateCleanP50Ms: median(clean.map((r) => r.p50)),
+			gateBlockedVsCleanP50: ratio(blockedP50, median(clean.map((r) => r.p50))),
+			gateBlockedVsRawBlockedP50: spread(blocked.map((r, i) => ratio(r.p50, rawBlocked[i].p50))),
+			wrong: blockedWrong,
 		},
-		ratio: ratio(blockedP50, cleanP50),
-		baseline: 'the Gate with clean payments, same latency, 1 at a time',
-		goal: 'reported (a block writes its record before the answer: one round trip more); every answer block',
-		met: blocked.some((r) => r.wrong) ? false : undefined,
+		ratio: ratio(blockedP50, rawBlockedP50),
+		baseline:
+			'the requests the Gate makes for it sent directly in its order: store; both checks and the person read side by side (no lookup: a check raised an alert)',
+		goal: 'reported (its record follows the answer); every answer block',
+		met: blockedWrong ? false : undefined,
 	});
 	results.push({
-		name: 'payment gate, what the AML node adds (three-node AML gate vs three HTTP Request nodes, latency 0, 1 at a time)',
+		name: 'payment gate, three-node AML gate vs the HTTP Request nodes (latency 0, 1 at a time)',
 		figures: {
 			runs: overhead.length,
 			p50RatioMedian: median(overhead),
 			p50RatioSpread: spread(overhead),
-			// n8n's CPU per payment, three-node AML gate / three HTTP Request nodes, every cell and run
+			// n8n's CPU per payment, three-node AML gate / HTTP Request nodes, every cell and run
 			cpuRatioMedian: median(cpuOverhead),
 			cpuRatioSpread: spread(cpuOverhead),
 		},
 		ratio: median(overhead),
 		baseline:
-			'the same three requests through n8n HTTP Request nodes with the generic OAuth2 credential',
-		goal: 'node adds <= 5 % to a gate p50 (ratio <= 1.05)',
-		met: median(overhead) <= 1.05,
+			"httpBare: the Gate's requests through n8n HTTP Request nodes (five nodes: store, Set, Split Out, checks and person read as three items, lookup); the three-node gate sends five requests in a row from three nodes, so this is not what the AML node adds node for node (bench/gateNodes.ts measures that)",
+		goal: 'reported',
 	});
 	return results;
 }
