@@ -198,8 +198,10 @@ describe('AML Trigger in a published workflow', () => {
 			// the delivery's key: the SHA-256 of its bytes, base64url
 			expect(item.deliveryKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
 			// The documented samples carry the same metadata fields as the real deliveries.
+			// (a decision rule's event has the shape of the documented TRANSACTION_CLEARED sample, whatever the rule's name)
+			const sample = SAMPLE_PAYLOADS[item.action] ?? SAMPLE_PAYLOADS.TRANSACTION_CLEARED;
 			expect(Object.keys(item.metadata).sort()).toEqual(
-				Object.keys(SAMPLE_PAYLOADS[item.action].metadata as Json).sort(),
+				Object.keys(sample.metadata as Json).sort(),
 			);
 		}
 		const txAlert = alerts.find((a) => a.transactionId === T)!;
