@@ -1245,7 +1245,7 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 		await expectBlockWrittenFirst(id, failed);
 	});
 
-	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision is written (the check ran: its alert exists), and the next copy blocks "still-deciding", never clear', async () => {
+	test('an execution cancelled (workflow timeout 1 s) while its check is held: the execution is cancelled, no decision is written (the check ran: its alert exists), and the next copy blocks "still-deciding" with one manual alert, never clear', async () => {
 		const id = tx('cancelled');
 		const sent = payment(id, true, false);
 		await holdCheck(id, 1500);
@@ -1286,6 +1286,13 @@ describe('Transaction → Gate: a run that may have learnt something never ends 
 			}),
 		});
 		expect(sentFor(await since(mark), id)).toEqual([]);
+		// its wait ended with the claim still undecided: one manual alert puts the payment in the analysts' queue
+		const held = async () =>
+			(await control.get<Json[]>('/manual-alerts')).filter((a) => a.transactionId === id);
+		for (let waited = 0; waited < 3000 && !(await held()).length; waited += 100) await pause(100);
+		expect((await held()).map((a) => a.rationaleComment)).toEqual([
+			expect.stringMatching(/still-deciding.*wrote no decision/),
+		]);
 	});
 
 	test('a check whose answer trickles in for 8 s after its headers (budget 1 s): the attempt ends at the budget, Block "timeout" (it may have run) answered at the budget and its manual alert, recorded; the alert it raised is in the service', async () => {

@@ -828,13 +828,13 @@ test(`a worker killed during a ${KILL_ITEMS}-item create: no duplicate, the exec
 	).toBe(KILL_ITEMS);
 }, 600_000);
 
-test('a worker stopped (SIGKILL) while its Gate check is held: the payment resent is answered once, blocked as "outcome unknown" naming the first execution, never clear', async () => {
+test('a worker stopped (SIGKILL) while its Gate check is held: the payment resent is answered once, blocked "still-deciding" with one manual alert for the analysts, never clear', async () => {
 	const prefix = `gate-kill-${Date.now()}`;
 	const personId = `${prefix}-p`;
 	await control.post('/config', { checksReportCreatedAlertsOnly: true, alertsOnStore: false });
 	try {
 		await runAml({ resource: 'person', operation: 'create', personId, attributesMode: 'fields' });
-		// a short budget, so that the first run's claim (budget + 5 s) ends within the resend's budget
+		// a short budget: the resend's whole wait ends within the test's time
 		const gate = transactionCreateFromInput({
 			operation: 'gate',
 			excludeInputFields: 'id, personId',
@@ -888,6 +888,13 @@ test('a worker stopped (SIGKILL) while its Gate check is held: the payment resen
 			reasonCode: 'still-deciding',
 			steps: expect.objectContaining({ monitoring: 'not sent' }),
 		});
+		// the resend's wait ended: the payment is in the analysts' queue, one manual alert saying its run wrote no decision
+		const stalled = async () =>
+			(await control.get<Json[]>('/manual-alerts')).filter((a) => a.transactionId === id);
+		await until(async () => (await stalled()).length > 0, 10_000);
+		await sleep(500);
+		expect(await stalled()).toHaveLength(1);
+		expect(String((await stalled())[0].rationaleComment)).toMatch(/wrote no decision/);
 		// released by an analyst: the next copy checks it under a claim of its own (the held check's alert is open)
 		const released = await runAml({
 			resource: 'transaction',

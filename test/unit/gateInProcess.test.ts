@@ -201,7 +201,7 @@ describe('Transaction → Gate in-process: copies and waits', () => {
 		expect(service.count(/\/monitoring-checks$/)).toBe(1);
 	});
 
-	test('a wait that ends: the copy blocks "still-deciding" within its budget, reading with backoff (at most 8 reads in 2 s)', async () => {
+	test('a wait that ends: the copy blocks "still-deciding" within its budget, reading with backoff (at most 8 reads in 2 s), and puts the payment in the analysts\' queue once', async () => {
 		const payment = clean();
 		let release!: () => void;
 		service.faults.push({
@@ -216,8 +216,19 @@ describe('Transaction → Gate in-process: copies and waits', () => {
 		expect(second).toMatchObject({ decision: 'block', reasonCode: 'still-deciding' });
 		expect(Date.now() - started).toBeLessThan(1_200);
 		expect(service.count(/\/transactions\/[^/]+$/, 'GET')).toBeLessThanOrEqual(8);
+		// a second copy whose wait ends too: still one alert for the claim that wrote no decision
+		expect(await gateRun(service, payment, { options: { timeBudget: 500 } })).toMatchObject({
+			decision: 'block',
+			reasonCode: 'still-deciding',
+		});
+		await settle(300);
+		const alerts = manual(payment.id);
+		expect(alerts).toHaveLength(1);
+		expect(alerts[0].comment).toMatch(/wrote no decision/);
+		expect(alerts[0].comment).toMatch(/RELEASED/);
+		// the slow run then finds that alert open after its checks: it blocks, never clears over the analysts' alert
 		release();
-		expect((await first).decision).toBe('clear');
+		expect(await first).toMatchObject({ decision: 'block', reasonCode: 'alerts-open' });
 	});
 
 	test("the person's status holds the payment (looked up beside the checks): Block with a manual alert", async () => {

@@ -140,6 +140,8 @@ describe("the record's keys on other write paths", () => {
 			'n8n_gate_claim',
 			'n8n_gate_decision',
 			'n8n_gate_claim_3',
+			'n8n_gate_stalled',
+			'n8nGateStalled1',
 			'n8nGateDecision2',
 			'n8nGateDecision',
 			' N8N_GATE_CLAIM ',

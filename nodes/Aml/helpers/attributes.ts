@@ -321,12 +321,12 @@ function scalarsAsText(attributes: unknown): unknown {
 	);
 }
 
-/** The attribute keys Transaction → Gate writes as its record on a stored transaction (record.ts). */
-export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision'];
+/** The attribute keys Transaction → Gate writes as its record on a stored transaction (gate/record.ts). */
+export const GATE_RECORD_KEYS = ['n8n_gate_claim', 'n8n_gate_decision', 'n8n_gate_stalled'];
 
 /**
  * Whether an attribute key or CSV column names a key of the Gate's record (one of GATE_RECORD_KEYS, or one of them
- * with a number after it: the claims after an unchecked one), in any case and in snake_case or camelCase: no write
+ * with a number after it: a later generation's), in any case and in snake_case or camelCase: no write
  * path of this package stores one, so that only a Gate writes its record.
  */
 export function isGateRecordKey(name: string): boolean {

@@ -9,7 +9,7 @@ import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
 import { readStoredTransaction, storeTransaction, type TransactionToStore } from '../store';
-import { raiseHeldAlert } from './heldAlert';
+import { raiseHeldAlert, raiseStalledAlert } from './heldAlert';
 import { bothHolds, firstHold, paymentAlerts, personHolds, type PersonHold } from './lookup';
 import { DEFAULT_PERSON_STATUSES, DEFAULT_RELEASE_STATUSES } from './properties';
 import {
@@ -239,7 +239,18 @@ async function gate(
 					},
 					(read) => found(read).step !== 'wait',
 				).catch(() => undefined);
-				if (polled?.ended !== 'done' || !polled.value) return block(REASONS.stillDeciding);
+				if (polled?.ended !== 'done' || !polled.value) {
+					if (polled?.ended === 'timedOut' && polled.value)
+						void raiseStalledAlert(
+							ctx,
+							transaction,
+							next.generation,
+							{ run, execution },
+							s.release[0],
+							i,
+						);
+					return block(REASONS.stillDeciding);
+				}
 				attributes = polled.value;
 				continue;
 			}
@@ -298,13 +309,7 @@ async function gate(
 		run,
 	};
 	if (checked.heldAlert && keys && checked.reason) {
-		const held = await raiseHeldAlert(
-			ctx,
-			transaction,
-			checked.reason,
-			s.release[0] ?? 'RELEASED',
-			i,
-		);
+		const held = await raiseHeldAlert(ctx, transaction, checked.reason, s.release[0], i);
 		steps.heldAlert = held;
 		if (held.status === 'raised') decided.heldAlertId = held.alertId;
 	}
@@ -370,14 +375,7 @@ async function recordedBlock(
 		);
 		const ours = (stored[decisionKey(generation)] as IDataObject | undefined)?.run === run;
 		steps.record = { ...steps.record, written: ours ? 'written' : 'another run wrote it' };
-		if (ours)
-			steps.heldAlert = await raiseHeldAlert(
-				ctx,
-				s.transaction,
-				reason,
-				s.release[0] ?? 'RELEASED',
-				i,
-			);
+		if (ours) steps.heldAlert = await raiseHeldAlert(ctx, s.transaction, reason, s.release[0], i);
 	} catch (error) {
 		steps.record = { ...steps.record, written: 'failed' };
 		steps.heldAlert = {

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { amlRequest, failureOf } from '../../../transport';
-import { RECORD_MS } from './record';
-import type { Reason } from './rules';
+import { addRecord, RECORD_MS, stalledKey } from './record';
+import { REASONS, type Reason } from './rules';
 
 /**
  * The manual alert that puts a held payment in the analysts' queue: raised for a block that stands as the payment's
@@ -15,7 +15,7 @@ export type HeldAlert =
 	| { status: 'not raised'; reason: string };
 
 /** The comment of the alert: why the payment is held and how to release it (at most 1,000 characters). */
-export function heldComment(reason: Reason, releaseStatus: string): string {
+export function heldComment(reason: Reason, releaseStatus = 'RELEASED'): string {
 	return `Payment held by the n8n AML Gate (${reason.code}): ${reason.text}. Review the transaction, then close this alert and set the transaction's status to ${releaseStatus} (a decision rule can do that when the alert closes): sent again, the payment is checked again where its checks did not all answer, and clears once no alert of it is open.`.slice(
 		0,
 		1000,
@@ -26,7 +26,7 @@ export async function raiseHeldAlert(
 	ctx: IExecuteFunctions,
 	payment: { id: string; personId: string },
 	reason: Reason,
-	releaseStatus: string,
+	releaseStatus: string | undefined,
 	i: number,
 ): Promise<HeldAlert> {
 	try {
@@ -61,5 +61,29 @@ export async function raiseHeldAlert(
 				? 'the credential may not raise manual alerts (403: credentials created before 16 May 2023 cannot; create a new pair)'
 				: (error as Error).message,
 		};
+	}
+}
+
+/**
+ * A copy whose whole wait ended with another run's claim still without a decision (that run stopped, was cancelled or
+ * lost its record write, or is slower than the copy's budget) puts the payment in the analysts' queue: it adds its mark
+ * for that claim, and the copy whose mark the service keeps raises the alert, so one alert per stalled claim. Off the
+ * answer's path; a failure leaves the payment blocked as it is.
+ */
+export async function raiseStalledAlert(
+	ctx: IExecuteFunctions,
+	payment: { id: string; personId: string },
+	generation: number,
+	mark: { run: string; execution: string },
+	releaseStatus: string | undefined,
+	i: number,
+): Promise<void> {
+	const key = stalledKey(generation);
+	try {
+		const stored = await addRecord(ctx, payment, { [key]: JSON.stringify(mark) }, i);
+		if ((JSON.parse(String(stored[key] ?? '{}')) as IDataObject).run !== mark.run) return;
+		await raiseHeldAlert(ctx, payment, REASONS.stalled, releaseStatus, i);
+	} catch {
+		// not marked or not raised: the payment stays blocked, and the next copy whose wait ends tries again
 	}
 }

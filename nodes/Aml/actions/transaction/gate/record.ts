@@ -24,7 +24,7 @@ import {
  * no date-time is signed, so a service that normalises them breaks no signature.
  */
 
-export const [CLAIM_ATTRIBUTE, DECISION_ATTRIBUTE] = GATE_RECORD_KEYS;
+export const [CLAIM_ATTRIBUTE, DECISION_ATTRIBUTE, STALLED_ATTRIBUTE] = GATE_RECORD_KEYS;
 
 /** Time a record write has of its own after the answer (it never delays a clear). */
 export const RECORD_MS = 5_000;
@@ -32,6 +32,8 @@ export const RECORD_MS = 5_000;
 const keyOf = (base: string, generation: number) => (generation ? `${base}_${generation}` : base);
 export const claimKey = (generation: number) => keyOf(CLAIM_ATTRIBUTE, generation);
 export const decisionKey = (generation: number) => keyOf(DECISION_ATTRIBUTE, generation);
+/** The mark of the copy that raises the one alert for a claim whose run wrote no decision (heldAlert.ts). */
+export const stalledKey = (generation: number) => keyOf(STALLED_ATTRIBUTE, generation);
 
 /** The keys that sign and verify: the first signs, every one verifies (an old key stays accepted). */
 export interface SigningKeys {

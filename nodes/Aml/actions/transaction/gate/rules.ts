@@ -44,6 +44,10 @@ export const REASONS = {
 		code: 'still-deciding',
 		text: 'another run is deciding this payment: send it again later; if it stays so (that run died), review the transaction and set a Release Status',
 	},
+	stalled: {
+		code: 'still-deciding',
+		text: "the run that claimed this payment wrote no decision within a copy's whole time budget (it stopped, was cancelled or lost its record write); its checks may have raised alerts",
+	},
 	recordUnreadable: {
 		code: 'record-unreadable',
 		text: `the Gate's record on the transaction is not signed by a key of this credential; ${RELEASE_HINT}`,
