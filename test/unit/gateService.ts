@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { execute } from '../../nodes/Aml/actions/transaction/gate.operation';
-import { FAKE_SECRET, FAKE_TOKEN, httpRequest, TEST_NODE } from './realHttpContext';
+import { FAKE_SECRET, FAKE_TOKEN, signedHelpers, TEST_NODE } from './realHttpContext';
 
 /**
  * An in-memory AML service that keeps the interface's rules the Gate relies on: a create is unique by ID (422), an
@@ -250,13 +250,7 @@ export async function gateRun(
 		getExecutionId: () => 'exec-1',
 		continueOnFail: () => true,
 		getExecutionCancelSignal: () => undefined,
-		helpers: {
-			httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) =>
-				await httpRequest({
-					...options,
-					headers: { ...(options.headers as object), Authorization: `Bearer ${FAKE_TOKEN}` },
-				}),
-		},
+		helpers: signedHelpers,
 	};
 	const outputs = await execute.call(ctx as never, items, () => undefined);
 	const item = outputs.flat()[0];

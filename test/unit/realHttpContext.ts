@@ -58,6 +58,15 @@ export async function scriptedServer(handler: Handler) {
 	};
 }
 
+/** n8n's real HTTP client, each request signed with the stand-in's token as n8n's authenticated helper signs it. */
+export const signedHelpers = {
+	httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) =>
+		await httpRequest({
+			...options,
+			headers: { ...(options.headers as object), Authorization: `Bearer ${FAKE_TOKEN}` },
+		}),
+};
+
 export function context(baseUrl: string, parameters: Record<string, unknown> = {}) {
 	const node = TEST_NODE;
 	return {
@@ -76,13 +85,7 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 		getInputData: () => [{ json: {} }],
 		continueOnFail: () => false,
 		getExecutionCancelSignal: () => undefined,
-		helpers: {
-			httpRequestWithAuthentication: async (_type: string, options: Record<string, unknown>) =>
-				await httpRequest({
-					...options,
-					headers: { ...(options.headers as object), Authorization: `Bearer ${FAKE_TOKEN}` },
-				}),
-		},
+		helpers: signedHelpers,
 	} as never;
 }
 
