@@ -114,7 +114,7 @@ export class AmlOAuth2Api implements ICredentialType {
 			default: '',
 			placeholder: 'e.g. key-2026=<a long random text>',
 			description:
-				"Keys that sign Transaction → Gate's record on each payment, one a line as id=secret (at least 16 characters): the first signs, every one is accepted, so add a new key first and keep old ones while payments they signed can be sent again. Empty: a key derived from the client secret (a new client secret then makes recorded decisions unreadable: each blocks until released).",
+				"Keys that sign Transaction → Gate's record on each payment, one a line as id=secret (at least 16 characters): the first signs, every one is accepted, so add a new key first and keep old ones while payments they signed can be sent again. Required by Transaction → Gate (unless its Record Decision on Transaction is off); no other operation uses them. A new client secret changes nothing here.",
 		},
 		{
 			displayName: 'Auth URI Query Parameters',

@@ -225,6 +225,9 @@ export function bodyItemsNode(position = [220, 0]): Json {
 	};
 }
 
+/** The Gate Signing Keys of every sandbox credential the tests, the bench and the demo create. */
+export const SANDBOX_GATE_KEY = 'sandbox-1=sandbox gate key, not for a live account';
+
 export function sandboxCredentialData(
 	sb: { baseUrl: string; tokenUrl: string; clientId: string; clientSecret: string },
 	overrides: Json = {},
@@ -236,6 +239,7 @@ export function sandboxCredentialData(
 		clientId: sb.clientId,
 		clientSecret: sb.clientSecret,
 		scope: 'aml',
+		gateSigningSecrets: SANDBOX_GATE_KEY,
 		...overrides,
 	};
 }

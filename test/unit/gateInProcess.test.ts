@@ -60,6 +60,7 @@ describe('Transaction → Gate in-process: clears a bank would hold (#65 points 
 		for (const result of [a, b])
 			expect(result).toMatchObject({ decision: 'block', reasonCode: 'stored-before-gate' });
 		expect(checks()).toBe(0);
+		await settle();
 		expect(manual(payment.id)).toHaveLength(1);
 		// released: one copy checks under a claim taken before any check; the other waits for its decision
 		service.setStatus(payment.id, 'RELEASED');
@@ -73,7 +74,12 @@ describe('Transaction → Gate in-process: clears a bank would hold (#65 points 
 
 	test("3. a record no key of this credential signed, released: checked, and the re-check's block recorded (the next resend blocks)", async () => {
 		const payment = listed();
-		await gateRun(service, payment, {}, { clientSecret: 'another secret' });
+		await gateRun(
+			service,
+			payment,
+			{},
+			{ gateSigningSecrets: 'other-1=another credential, another key' },
+		);
 		await settle();
 		expect((await gateRun(service, payment)).reasonCode).toBe('record-unreadable');
 		service.setStatus(payment.id, 'RELEASED');
@@ -129,21 +135,31 @@ describe('Transaction → Gate in-process: clears a bank would hold (#65 points 
 });
 
 describe("Transaction → Gate in-process: every held payment in the analysts' queue (#65 points 7-9)", () => {
-	test('7. a check not answered within the budget: Block timeout, recorded, with one manual alert saying how to release it', async () => {
+	test('7. a check not answered within the budget: Block timeout, recorded, with one manual alert saying how to release it, raised after the answer', async () => {
 		const payment = clean();
 		service.faults.push({ path: /\/monitoring-checks$/, times: 1, delayMs: 1_500 });
+		// the alert's raise held 800 ms by the service: the block is answered without waiting for it
+		service.faults.push({ path: /\/manual-alerts$/, times: 1, delayMs: 800 });
 		const result = await gateRun(service, payment, { options: { timeBudget: 500 } });
-		expect(result).toMatchObject({ decision: 'block', reasonCode: 'timeout' });
+		expect(result).toMatchObject({ decision: 'block', reasonCode: 'timeout', alertIds: [] });
+		expect((result.steps as IDataObject).heldAlert).toEqual({ status: 'after answer' });
+		expect(manual(payment.id)).toHaveLength(0);
+		await settle(1_500);
 		const alerts = manual(payment.id);
 		expect(alerts).toHaveLength(1);
 		expect(alerts[0].comment).toMatch(/RELEASED/);
 		expect(alerts[0].comment!.length).toBeLessThanOrEqual(1000);
-		await settle(1_200);
-		// the resend answers the recorded block: no check, no second alert
+		// the resend answers the recorded block, naming the alert: no check, no second alert
 		const before = checks();
-		expect(await gateRun(service, payment)).toMatchObject({
+		const resend = await gateRun(service, payment);
+		expect(resend).toMatchObject({
 			decision: 'block',
 			reasonCode: 'timeout',
+			alertIds: [alerts[0].id],
+		});
+		expect((resend.steps as IDataObject).heldAlert).toEqual({
+			status: 'raised',
+			alertId: alerts[0].id,
 		});
 		expect(checks()).toBe(before);
 		expect(manual(payment.id)).toHaveLength(1);
@@ -238,6 +254,7 @@ describe('Transaction → Gate in-process: copies and waits', () => {
 			decision: 'block',
 			reasonCode: 'person-held',
 		});
+		await settle();
 		expect(manual(payment.id)).toHaveLength(1);
 	});
 
@@ -250,14 +267,25 @@ describe('Transaction → Gate in-process: copies and waits', () => {
 		});
 	});
 
-	test('a credential that may not raise manual alerts (403): still Block, the item says the alert was not raised and why', async () => {
+	test('without Gate Signing Keys nothing is sent (no key derived from the client secret): the item fails naming the field', async () => {
+		const result = await gateRun(service, clean(), {}, { gateSigningSecrets: '' });
+		expect(String(result.error)).toMatch(/no Gate Signing Keys/);
+		expect(service.requests).toHaveLength(0);
+	});
+
+	test("a credential that may not raise manual alerts (403): still Block, and the resend's item says the alert was not raised and why", async () => {
 		service.faults.push({ path: /\/manual-alerts$/, status: 403 });
 		service.faults.push({ path: /\/screening-checks$/, times: 3, status: 502 });
-		const result = await gateRun(service, clean());
+		const payment = clean();
+		const result = await gateRun(service, payment);
 		expect(result.decision).toBe('block');
-		expect((result.steps as IDataObject).heldAlert).toMatchObject({
+		await settle();
+		const resend = await gateRun(service, payment);
+		expect(resend).toMatchObject({ decision: 'block', reasonCode: 'check-unanswered' });
+		expect((resend.steps as IDataObject).heldAlert).toMatchObject({
 			status: 'not raised',
 			reason: expect.stringMatching(/16 May 2023/),
 		});
+		expect(manual(payment.id)).toHaveLength(0);
 	});
 });

@@ -38,12 +38,14 @@ const blocked: RecordedDecision = {
 	alertIds: [3, 4],
 	status: 'PENDING',
 	run: 'run-1',
-	heldAlertId: 77,
+	heldAlert: { status: 'raised', alertId: 77 },
 };
 
 describe("the Gate's record", () => {
 	test('a claim and a decision this credential signed read back as written, generation by generation', async () => {
-		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const keys = await signingKeys(
+			ctxWith({ clientSecret: 's', gateSigningSecrets: 'k1=first key, long enough' }),
+		);
 		const stored = {
 			...claimAttribute(keys, owner, 0, { run: 'run-1', execution: '7', status: 'PENDING' }),
 			...decisionAttribute(keys, owner, 0, blocked, '7'),
@@ -60,7 +62,9 @@ describe("the Gate's record", () => {
 	});
 
 	test('every signed value is text the service keeps as sent: no date-time, no number', async () => {
-		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const keys = await signingKeys(
+			ctxWith({ clientSecret: 's', gateSigningSecrets: 'k1=first key, long enough' }),
+		);
 		const value = decisionAttribute(keys, owner, 0, blocked, '7')[decisionKey(0)] as IDataObject;
 		for (const v of Object.values(value)) {
 			expect(typeof v).toBe('string');
@@ -69,7 +73,9 @@ describe("the Gate's record", () => {
 	});
 
 	test('unreadable when unsigned, signed for another transaction, moved to another generation, or altered', async () => {
-		const keys = await signingKeys(ctxWith({ clientSecret: 's' }));
+		const keys = await signingKeys(
+			ctxWith({ clientSecret: 's', gateSigningSecrets: 'k1=first key, long enough' }),
+		);
 		const claim = claimAttribute(keys, owner, 0, { run: 'r', execution: '1', status: '' })[
 			claimKey(0)
 		] as IDataObject;
@@ -115,8 +121,10 @@ describe("the Gate's record", () => {
 		expect(readGenerations(stored, dropped, owner)[0].decision).toEqual({ kind: 'unreadable' });
 	});
 
-	test('without Gate Signing Keys, a key derived from the client secret under its own ID; keys not "id=secret" are refused', async () => {
-		expect((await signingKeys(ctxWith({ clientSecret: 's' }))).sign.id).toBe('client-secret');
+	test('without Gate Signing Keys the Gate refuses (no key is derived from the client secret); keys not "id=secret" are refused', async () => {
+		await expect(signingKeys(ctxWith({ clientSecret: 's' }))).rejects.toThrow(
+			/no Gate Signing Keys/,
+		);
 		await expect(
 			signingKeys(ctxWith({ clientSecret: 's', gateSigningSecrets: 'short=abc' })),
 		).rejects.toThrow(/id=secret/);

@@ -241,6 +241,7 @@ export async function gateRun(
 			accessTokenUrl: `${service.baseUrl}/oauth/token`,
 			clientId: 'client',
 			clientSecret: FAKE_SECRET,
+			gateSigningSecrets: 'unit-1=in-process gate key, long enough',
 			oauthTokenData: { access_token: FAKE_TOKEN, token_type: 'Bearer' },
 			...credential,
 		}),

@@ -103,6 +103,7 @@ function executeContext(baseUrl: string, parameters: Record<string, unknown>) {
 			apiPathPrefix: '/api',
 			accessTokenUrl: `${baseUrl}/oauth/token`,
 			clientSecret: 'secret',
+			gateSigningSecrets: 'unit-1=in-process gate key, long enough',
 			oauthTokenData: { access_token: 'tok', token_type: 'Bearer' },
 		}),
 		continueOnFail: () => false,

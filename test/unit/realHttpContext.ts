@@ -77,6 +77,7 @@ export function context(baseUrl: string, parameters: Record<string, unknown> = {
 			accessTokenUrl: `${baseUrl}/oauth/token`,
 			clientId: 'client',
 			clientSecret: FAKE_SECRET,
+			gateSigningSecrets: 'unit-1=in-process gate key, long enough',
 			// the token the stand-in signs with, stored as n8n stores it
 			oauthTokenData: { access_token: FAKE_TOKEN, token_type: 'Bearer' },
 		}),

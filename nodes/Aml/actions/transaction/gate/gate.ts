@@ -9,7 +9,7 @@ import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
 import { readStoredTransaction, storeTransaction, type TransactionToStore } from '../store';
-import { raiseHeldAlert, raiseStalledAlert } from './heldAlert';
+import { raiseHeldAlert, raiseStalledAlert, recordBlock } from './heldAlert';
 import { bothHolds, firstHold, paymentAlerts, personHolds, type PersonHold } from './lookup';
 import { DEFAULT_PERSON_STATUSES, DEFAULT_RELEASE_STATUSES } from './properties';
 import {
@@ -17,7 +17,6 @@ import {
 	claimAttribute,
 	decisionAttribute,
 	decidedNothing,
-	decisionKey,
 	newRun,
 	readGenerations,
 	releaseStatuses,
@@ -137,11 +136,6 @@ async function gate(
 	const block = (reason: Reason, alertIds: number[] = []) =>
 		answer({ decision: 'block', reason, alertIds });
 	const keys = s.record ? await keysOf() : undefined;
-	/** Adds a record after the answer: a claim without a decision holds every copy, so nothing waits for it. */
-	const later = (attributes: IDataObject) => {
-		void addRecord(ctx, transaction, attributes, i).catch(() => undefined);
-	};
-
 	// 1. Store the payment with this run's claim of generation 0.
 	let claimStatus = upper(transaction.attributes.status);
 	let stored;
@@ -204,21 +198,14 @@ async function gate(
 				...(reads ? { reads } : {}),
 			};
 			if (next.step === 'block') {
-				if (next.record === undefined) return block(next.reason, next.alertIds);
-				return await recordedBlock(
-					ctx,
-					s,
-					keys,
-					next.record,
-					run,
-					execution,
-					names,
-					status,
-					next.reason,
-					steps,
-					block,
-					i,
-				);
+				if (next.heldAlert) steps.heldAlert = next.heldAlert;
+				if (next.record !== undefined) {
+					const by = { checks: names, status, run, execution, release: s.release[0] };
+					recordBlock(ctx, transaction, keys, next.record, next.reason, by, i);
+					steps.record = { ...steps.record, written: 'after answer' };
+					steps.heldAlert = { status: 'after answer' };
+				}
+				return block(next.reason, next.alertIds);
 			}
 			if (next.step === 'lookup') {
 				const decided = afterLookup(await bothHolds(ctx, transaction, s.person, i, deadline));
@@ -308,14 +295,21 @@ async function gate(
 		status: claimStatus,
 		run,
 	};
-	if (checked.heldAlert && keys && checked.reason) {
-		const held = await raiseHeldAlert(ctx, transaction, checked.reason, s.release[0], i);
-		steps.heldAlert = held;
-		if (held.status === 'raised') decided.heldAlertId = held.alertId;
-	}
 	if (keys) {
-		later(decisionAttribute(keys, transaction, generation, decided, execution));
+		// After the answer: the manual alert a block needs, then the decision naming it.
+		const reason = checked.heldAlert ? checked.reason : undefined;
+		void (async () => {
+			if (reason)
+				decided.heldAlert = await raiseHeldAlert(ctx, transaction, reason, s.release[0], i);
+			await addRecord(
+				ctx,
+				transaction,
+				decisionAttribute(keys, transaction, generation, decided, execution),
+				i,
+			);
+		})().catch(() => undefined);
 		steps.record = { ...steps.record, generation, written: 'after answer' };
+		if (reason) steps.heldAlert = { status: 'after answer' };
 	}
 	// The checks' lists, and whether one may have run without an answer (it is never sent again).
 	const lists: IDataObject = { ...facts };
@@ -336,52 +330,4 @@ async function gate(
 	);
 	if (refusal) throw withItemFacts((refusal as PromiseRejectedResult).reason as Error, json);
 	return json;
-}
-
-/**
- * A block the rules make the payment's decision without a check (a payment stored before the Gate): written first, and
- * the manual alert raised by the run whose decision the service's answer holds (once per payment).
- */
-async function recordedBlock(
-	ctx: IExecuteFunctions,
-	s: Settings,
-	keys: SigningKeys,
-	generation: number,
-	run: string,
-	execution: string,
-	checks: RecordedDecision['checks'],
-	status: string,
-	reason: Reason,
-	steps: Steps,
-	block: (reason: Reason) => IDataObject,
-	i: number,
-): Promise<IDataObject> {
-	const decision: RecordedDecision = {
-		decision: 'block',
-		code: reason.code,
-		reason: reason.text,
-		checks,
-		answered: false,
-		alertIds: [],
-		status,
-		run,
-	};
-	try {
-		const stored = await addRecord(
-			ctx,
-			s.transaction,
-			decisionAttribute(keys, s.transaction, generation, decision, execution),
-			i,
-		);
-		const ours = (stored[decisionKey(generation)] as IDataObject | undefined)?.run === run;
-		steps.record = { ...steps.record, written: ours ? 'written' : 'another run wrote it' };
-		if (ours) steps.heldAlert = await raiseHeldAlert(ctx, s.transaction, reason, s.release[0], i);
-	} catch (error) {
-		steps.record = { ...steps.record, written: 'failed' };
-		steps.heldAlert = {
-			status: 'not raised',
-			reason: `the block could not be recorded: ${(error as Error).message.slice(0, 120)}`,
-		};
-	}
-	return block(reason);
 }

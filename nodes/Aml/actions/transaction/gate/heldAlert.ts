@@ -1,18 +1,23 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { amlRequest, failureOf } from '../../../transport';
-import { addRecord, RECORD_MS, stalledKey } from './record';
-import { REASONS, type Reason } from './rules';
+import {
+	addRecord,
+	decisionAttribute,
+	decisionKey,
+	RECORD_MS,
+	stalledKey,
+	type SigningKeys,
+} from './record';
+import { REASONS, type HeldAlert, type Reason, type RecordedDecision } from './rules';
 
 /**
  * The manual alert that puts a held payment in the analysts' queue: raised for a block that stands as the payment's
- * decision and that no check raised an alert for, by the run that decided it (once per decision). Closing it runs the
- * account's decision rules like any alert.
+ * decision and that no check raised an alert for, by the run that decided it (once per decision), after the block is
+ * answered (a claim without a decision holds every other copy meanwhile). Closing it runs the account's decision
+ * rules like any alert. One that could not be raised is logged as a warning and kept in the decision record, so a
+ * resend's item says why.
  */
-
-export type HeldAlert =
-	| { status: 'raised'; alertId: number }
-	| { status: 'not raised'; reason: string };
 
 /** The comment of the alert: why the payment is held and how to release it (at most 1,000 characters). */
 export function heldComment(reason: Reason, releaseStatus = 'RELEASED'): string {
@@ -55,12 +60,11 @@ export async function raiseHeldAlert(
 	} catch (error) {
 		const failure = failureOf(error);
 		const forbidden = failure?.kind === 'service' && failure.status === 403;
-		return {
-			status: 'not raised',
-			reason: forbidden
-				? 'the credential may not raise manual alerts (403: credentials created before 16 May 2023 cannot; create a new pair)'
-				: (error as Error).message,
-		};
+		const reason = forbidden
+			? 'the credential may not raise manual alerts (403: credentials created before 16 May 2023 cannot; create a new pair)'
+			: (error as Error).message;
+		ctx.logger?.warn(`AML Gate: payment ${payment.id} is held without its manual alert: ${reason}`);
+		return { status: 'not raised', reason };
 	}
 }
 
@@ -86,4 +90,35 @@ export async function raiseStalledAlert(
 	} catch {
 		// not marked or not raised: the payment stays blocked, and the next copy whose wait ends tries again
 	}
+}
+
+/**
+ * A block the rules make the payment's decision without a check (a payment stored before the Gate), after its answer
+ * (every copy meanwhile blocks the same way): its decision is written, and the run whose decision the service's answer
+ * holds raises the manual alert (once per payment). A failure leaves the payment blocked as it is.
+ */
+export function recordBlock(
+	ctx: IExecuteFunctions,
+	payment: { id: string; personId: string },
+	keys: SigningKeys,
+	generation: number,
+	reason: Reason,
+	by: Pick<RecordedDecision, 'checks' | 'status' | 'run'> & { execution: string; release?: string },
+	i: number,
+): void {
+	const { execution, release, ...of } = by;
+	const decision: RecordedDecision = {
+		decision: 'block',
+		code: reason.code,
+		reason: reason.text,
+		answered: false,
+		alertIds: [],
+		...of,
+	};
+	void (async () => {
+		const written = decisionAttribute(keys, payment, generation, decision, execution);
+		const stored = await addRecord(ctx, payment, written, i);
+		if ((stored[decisionKey(generation)] as IDataObject | undefined)?.run === of.run)
+			await raiseHeldAlert(ctx, payment, reason, release, i);
+	})().catch(() => undefined);
 }

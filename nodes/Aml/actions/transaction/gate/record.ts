@@ -10,6 +10,7 @@ import {
 	type CheckName,
 	type ClaimRead,
 	type DecisionRead,
+	type HeldAlert,
 	type Generation,
 	type ReasonCode,
 	type RecordedDecision,
@@ -42,9 +43,9 @@ export interface SigningKeys {
 }
 
 /**
- * The record's keys, from the credential: its "Gate Signing Keys" (lines `id=secret`; the first signs, every one is
- * accepted), else one key derived from the client secret under the ID `client-secret` (then a new client secret
- * makes earlier records unreadable: set Gate Signing Keys before rotating it).
+ * The record's keys: the credential's "Gate Signing Keys" (lines `id=secret`; the first signs, every one is accepted),
+ * never one derived from another secret, so that replacing the client secret blocks nothing already decided. A
+ * recording Gate without them fails before any request.
  */
 export async function signingKeys(ctx: IExecuteFunctions): Promise<SigningKeys> {
 	const credentials = await ctx.getCredentials<IDataObject>(CREDENTIAL_TYPE);
@@ -67,16 +68,14 @@ export async function signingKeys(ctx: IExecuteFunctions): Promise<SigningKeys> 
 			secret: createHmac('sha256', secret).update('n8n-nodes-aml gate key').digest(),
 		});
 	}
-	const clientSecret = typeof credentials.clientSecret === 'string' ? credentials.clientSecret : '';
-	if (clientSecret)
-		keys.push({
-			id: 'client-secret',
-			secret: createHmac('sha256', clientSecret).update('n8n-nodes-aml gate record v2').digest(),
-		});
 	if (!keys.length)
 		throw new NodeOperationError(
 			ctx.getNode(),
-			'The credential has no Gate Signing Keys and no client secret',
+			'The credential has no Gate Signing Keys: Transaction → Gate signs its record on each payment with them',
+			{
+				description:
+					'Add one line "id=secret" (for example key-2026=<at least 16 random characters>) to the credential\'s Gate Signing Keys, or turn off the option Record Decision on Transaction (then every copy of a payment is checked).',
+			},
 		);
 	return { sign: keys[0], verify: new Map(keys.map((key) => [key.id, key.secret])) };
 }
@@ -139,7 +138,7 @@ const DECISION_FIELDS = [
 	'alertIds',
 	'status',
 	'run',
-	'heldAlertId',
+	'heldAlert',
 	'execution',
 ];
 
@@ -172,10 +171,25 @@ export function decisionAttribute(
 		alertIds: decision.alertIds.join(','),
 		status: decision.status,
 		run: decision.run,
-		heldAlertId: decision.heldAlertId === undefined ? '' : String(decision.heldAlertId),
+		heldAlert: heldText(decision.heldAlert),
 		execution,
 	};
 	return { [decisionKey(generation)]: signed(keys, `decision ${generation}`, owner, values) };
+}
+
+/** The held alert as recorded: its ID, or `not raised: <why>`. */
+const heldText = (held: HeldAlert | undefined) =>
+	!held
+		? ''
+		: held.status === 'raised'
+			? String(held.alertId)
+			: `not raised: ${held.reason}`.slice(0, 300);
+
+function heldRead(text: string): { heldAlert?: HeldAlert } {
+	if (/^[1-9]\d*$/.test(text)) return { heldAlert: { status: 'raised', alertId: Number(text) } };
+	if (text.startsWith('not raised: '))
+		return { heldAlert: { status: 'not raised', reason: text.slice('not raised: '.length) } };
+	return {};
 }
 
 function readClaim(
@@ -203,7 +217,6 @@ function readDecision(
 			.split(',')
 			.map(Number)
 			.filter((id) => Number.isInteger(id) && id > 0);
-	const held = ids(v.heldAlertId);
 	return {
 		kind: 'valid',
 		decision: v.decision as RecordedDecision['decision'],
@@ -214,7 +227,7 @@ function readDecision(
 		alertIds: ids(v.alertIds),
 		status: v.status,
 		run: v.run,
-		...(held.length ? { heldAlertId: held[0] } : {}),
+		...heldRead(v.heldAlert),
 	};
 }
 

@@ -89,9 +89,14 @@ export interface RecordedDecision {
 	/** The transaction's status when the run claimed it: a release is a Release Status other than this one. */
 	status: string;
 	run: string;
-	/** The manual alert the Gate raised for the block, when it did. */
-	heldAlertId?: number;
+	/** The manual alert the Gate raised for the block, or why it could not. */
+	heldAlert?: HeldAlert;
 }
+
+/** The manual alert that puts a held payment in the analysts' queue, as the service answered its raise. */
+export type HeldAlert =
+	| { status: 'raised'; alertId: number }
+	| { status: 'not raised'; reason: string };
 
 export type DecisionRead = ({ kind: 'valid' } & RecordedDecision) | { kind: 'unreadable' };
 
@@ -124,7 +129,7 @@ export type FoundStep =
 	| { step: 'check'; generation: number; take: boolean }
 	| { step: 'wait'; generation: number }
 	| { step: 'lookup'; generation: number; released?: string }
-	| { step: 'block'; reason: Reason; alertIds: number[]; record?: number };
+	| { step: 'block'; reason: Reason; alertIds: number[]; record?: number; heldAlert?: HeldAlert };
 
 const covers = (decision: RecordedDecision, checks: CheckName[]) =>
 	checks.every((check) => decision.checks.includes(check));
@@ -171,7 +176,11 @@ export function onFound(state: FoundState): FoundStep {
 		return {
 			step: 'block',
 			reason: { code: decision.code ?? 'check-unanswered', text: decision.reason ?? 'blocked' },
-			alertIds: decision.alertIds,
+			alertIds:
+				decision.heldAlert?.status === 'raised'
+					? [...decision.alertIds, decision.heldAlert.alertId]
+					: decision.alertIds,
+			...(decision.heldAlert ? { heldAlert: decision.heldAlert } : {}),
 		};
 	// Released: a block whose enabled checks all answered needs only the lookup; any other is checked again.
 	return decision.answered && covers(decision, state.checks)
