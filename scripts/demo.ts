@@ -309,9 +309,12 @@ async function main(): Promise<void> {
 			hmacHeaderName: 'X-AML-Signature',
 			hmacSecret: 'aml-demo-signing-secret',
 		};
+		// the Basic Auth login of example 08's release form (its Payment to decide names the user aml-officer as shipped)
+		const formLogin = { user: 'aml-officer', password: 'aml-demo-form-password' };
 		const extra: Record<string, CredentialRef> = {};
 		for (const [type, name, data] of [
 			['httpHeaderAuth', 'Core banking header auth (demo)', gateKey],
+			['httpBasicAuth', 'AML release form login (demo)', formLogin],
 			['amlWebhookApi', 'AML webhook secret (demo)', signing],
 			['slackApi', 'Slack (demo stand-in)', { accessToken: 'xoxb-aml-demo-slack-stand-in' }],
 		] as const) {
@@ -399,6 +402,19 @@ async function main(): Promise<void> {
 						'# the same with its alerts closed as true positives: rejected, core banking told to return it ([core banking] /payments/reject)',
 						decide('CLOSED AS TRUE POSITIVE'),
 					);
+					const form = nodes.find((n) => n.type === 'n8n-nodes-base.formTrigger');
+					if (form) {
+						// the hand decision: the officer's release form (a browser, or the same fields sent by curl)
+						const formUrl = `${n8n.baseUrl}/form/${form.parameters.path}`;
+						const byHand = (decision: string) =>
+							`TX=hand-$(date +%s)$RANDOM; curl -s -X POST ${gateUrl} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"'$TX'","personId":"cust-1001","amount":"25000.00","type":"wire_transfer","direction":"O","timestamp":"'$(date -u +%FT%TZ)'"}'; echo; curl -s -u ${shellQuote(`${formLogin.user}:${formLogin.password}`)} ${formUrl} -F "field-0=$TX" -F field-1=cust-1001 -F field-2=${decision} -F 'field-3=demo: decided by hand'; echo`;
+						tryIt.push(
+							`# the officer's release form (${w.name}): open ${formUrl} in a browser (user ${formLogin.user}, password ${formLogin.password}) and release or reject a held payment by hand; the page says what was stored and whether core banking was told. The same from bash: a held payment released by hand ([core banking] /payments/release)`,
+							byHand('Release'),
+							'# a held payment rejected by hand ([core banking] /payments/reject); a payment the Gate processed or never checked is answered "Nothing done" and core banking hears nothing',
+							byHand('Reject'),
+						);
+					}
 					continue;
 				}
 				const body = `'{"action":"ALERT_CREATED","createdTime":"'$(date -u +%FT%TZ)'","metadata":${JSON.stringify(alert).replace(/'/g, '\\u0027')}}'`;
