@@ -4,7 +4,8 @@
  * and the example workflows of examples/. The examples whose credentials the demo fills are published (the transaction
  * gate, the Slack alert examples: n8n's requests to slack.com go to a Slack stand-in whose messages the demo prints),
  * their AML Triggers registered at the sandbox, and ready `curl` commands printed: a payment through the gate and a
- * signed alert delivery to each published trigger. Prints the editor URL and the login; Ctrl-C or SIGTERM stops
+ * signed alert delivery to each published trigger, and the hold loop (by the decision rules, and by hand through
+ * example 08's release form, whose URL and login are printed). Prints the editor URL and the login; Ctrl-C or SIGTERM stops
  * everything.
  *
  *   AML_DEMO_DIR           n8n user folder, kept between runs (default <repo>/.n8n-demo)
@@ -309,9 +310,12 @@ async function main(): Promise<void> {
 			hmacHeaderName: 'X-AML-Signature',
 			hmacSecret: 'aml-demo-signing-secret',
 		};
+		// the Basic Auth login of example 08's release form (its Payment to decide names the user aml-officer as shipped)
+		const formLogin = { user: 'aml-officer', password: 'aml-demo-form-password' };
 		const extra: Record<string, CredentialRef> = {};
 		for (const [type, name, data] of [
 			['httpHeaderAuth', 'Core banking header auth (demo)', gateKey],
+			['httpBasicAuth', 'AML release form login (demo)', formLogin],
 			['amlWebhookApi', 'AML webhook secret (demo)', signing],
 			['slackApi', 'Slack (demo stand-in)', { accessToken: 'xoxb-aml-demo-slack-stand-in' }],
 		] as const) {
@@ -399,6 +403,19 @@ async function main(): Promise<void> {
 						'# the same with its alerts closed as true positives: rejected, core banking told to return it ([core banking] /payments/reject)',
 						decide('CLOSED AS TRUE POSITIVE'),
 					);
+					const form = nodes.find((n) => n.type === 'n8n-nodes-base.formTrigger');
+					if (form) {
+						// the hand decision: the officer's release form (a browser, or the same fields sent by curl)
+						const formUrl = `${n8n.baseUrl}/form/${form.parameters.path}`;
+						const byHand = (decision: string) =>
+							`TX=hand-$(date +%s)$RANDOM; curl -s -X POST ${gateUrl} -H ${shellQuote(`${gateKey.name}: ${gateKey.value}`)} -H 'content-type: application/json' -d '{"id":"'$TX'","personId":"cust-1001","amount":"25000.00","type":"wire_transfer","direction":"O","timestamp":"'$(date -u +%FT%TZ)'"}'; echo; curl -s -u ${shellQuote(`${formLogin.user}:${formLogin.password}`)} ${formUrl} -F "field-0=$TX" -F field-1=cust-1001 -F field-2=${decision} -F 'field-3=demo: decided by hand'; echo`;
+						tryIt.push(
+							`# the officer's release form (${w.name}): open ${formUrl} in a browser (user ${formLogin.user}, password ${formLogin.password}) and release or reject a held payment by hand; the page says what was stored and whether core banking was told. The same from bash: a held payment rejected by hand ([core banking] /payments/reject)`,
+							byHand('Reject'),
+							'# a held payment released by hand while its alert is open: refused ("Not released"), core banking hears nothing; with its alerts closed (the hold loop above) the form releases it. A payment the Gate processed or never checked is answered "Nothing done"',
+							byHand('Release'),
+						);
+					}
 					continue;
 				}
 				const body = `'{"action":"ALERT_CREATED","createdTime":"'$(date -u +%FT%TZ)'","metadata":${JSON.stringify(alert).replace(/'/g, '\\u0027')}}'`;

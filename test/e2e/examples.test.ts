@@ -200,6 +200,15 @@ async function publishAlertExample(
 	return { id, url, target: target.id };
 }
 
+/** The Basic Auth login of example 08's release form (the user name its Payment to decide names as shipped). */
+const FORM_USER = 'aml-officer';
+const FORM_PASSWORD = `form-${randomUUID()}`;
+const formLogin = async () =>
+	await credential('httpBasicAuth', 'AML release form login (e2e)', {
+		user: FORM_USER,
+		password: FORM_PASSWORD,
+	});
+
 /** The Slack credential of the examples (its token reaches only the Slack stand-in). */
 const SLACK_TOKEN = 'xoxb-0000000000-0000000000000-e2eexampletokenxxxxxxxx';
 const slackCredential = async () =>
@@ -1394,7 +1403,11 @@ describe('alert examples run on their pinned sample events, with the AML credent
 			const mark = await control.mark();
 			const { id } = await runPinned(
 				'08-payment-release.json',
-				{ amlOAuth2Api: context().credential, amlWebhookApi: await webhookCredential() },
+				{
+					amlOAuth2Api: context().credential,
+					amlWebhookApi: await webhookCredential(),
+					httpBasicAuth: await formLogin(),
+				},
 				{
 					'Tell core banking to release': { url: `${bank.url}/payments/release` },
 					'Tell core banking to reject': { url: `${bank.url}/payments/reject` },
@@ -1556,46 +1569,73 @@ describe('example 04: nightly CSV upload', () => {
 });
 
 describe('example 08: release or reject held payments', () => {
-	test('the hold loop both ways, for payments the Gate held only: all alerts closed as false positive → RELEASED and core banking told to release (sent again: clear); an alert confirmed → REJECTED and core banking told to reject (sent again: block); a processed payment whose post-event alert is closed → nothing told', async () => {
-		const bank = await startCoreBankingStandIn();
+	/**
+	 * Example 08 published with core banking's calls to `bank` and the form's Basic Auth login, the sandbox sending it
+	 * the given events (its decision rules by default); its form's URL.
+	 */
+	const publish08 = async (
+		bank: { url: string },
+		events = ['TRANSACTION_RELEASABLE', 'TRANSACTION_CONFIRMED'],
+	) => {
 		const { id, target } = await publishAlertExample(
 			'08-payment-release.json',
-			{},
-			['TRANSACTION_RELEASABLE', 'TRANSACTION_CONFIRMED'],
+			{ httpBasicAuth: await formLogin() },
+			events,
 			{
 				'Tell core banking to release': { url: `${bank.url}/payments/release` },
 				'Tell core banking to reject': { url: `${bank.url}/payments/reject` },
 			},
 		);
-		try {
-			const api = await amlApi();
-			const personId = `cust-hold-${randomUUID().slice(0, 8)}`;
-			await api.post('/v1/persons', {
-				id: personId,
-				type: 'INDIVIDUAL',
-				attributes: { first_name: 'Lena', last_name: 'Hofer' },
-			});
-			// the Gate of example 01 as shipped, fed what its webhook receives
-			const gateNode = (readExample('01-transaction-gate.json').nodes as Json[]).find(
-				(n) => n.name === 'AML Gate',
-			)!;
-			const gate = async (paymentId: string, amount = '25000.00') => {
-				const run = await runAml(gateNode.parameters, [
-					{
-						body: {
-							id: paymentId,
-							personId,
-							amount,
-							type: 'wire_transfer',
-							direction: 'O',
-							timestamp: '2026-11-22T09:00:00Z',
-						},
+		const form = (readExample('08-payment-release.json').nodes as Json[]).find(
+			(n) => n.type === 'n8n-nodes-base.formTrigger',
+		)!;
+		return { id, target, formUrl: `${context().n8n.baseUrl}/form/${form.parameters.path}` };
+	};
+	/** A person of its own, the Gate of example 01 as shipped (fed what its webhook receives) and the service's status. */
+	const holdLoop = async () => {
+		const api = await amlApi();
+		const personId = `cust-hold-${randomUUID().slice(0, 8)}`;
+		await api.post('/v1/persons', {
+			id: personId,
+			type: 'INDIVIDUAL',
+			attributes: { first_name: 'Lena', last_name: 'Hofer' },
+		});
+		const gateNode = (readExample('01-transaction-gate.json').nodes as Json[]).find(
+			(n) => n.name === 'AML Gate',
+		)!;
+		const gate = async (paymentId: string, amount = '25000.00') => {
+			const run = await runAml(gateNode.parameters, [
+				{
+					body: {
+						id: paymentId,
+						personId,
+						amount,
+						type: 'wire_transfer',
+						direction: 'O',
+						timestamp: '2026-11-22T09:00:00Z',
 					},
-				]);
-				expect(run.status).toBe('success');
-				const [block = [], clear = []] = run.outputs;
-				return [...block, ...clear][0];
-			};
+				},
+			]);
+			expect(run.status).toBe('success');
+			const [block = [], clear = []] = run.outputs;
+			return [...block, ...clear][0];
+		};
+		const transaction = async (transactionId: string) =>
+			(await control.get<Json[]>('/transactions', { personId })).find(
+				(t) => t.id === transactionId,
+			);
+		const statusOf = async (transactionId: string) =>
+			String((await transaction(transactionId))?.attributes.status ?? '').toUpperCase();
+		return { api, personId, gate, transaction, statusOf };
+	};
+
+	test('the hold loop both ways, for payments the Gate held only: all alerts closed as false positive → RELEASED and core banking told to release (sent again: clear); an alert confirmed → REJECTED and core banking told to reject (sent again: block); a processed payment whose post-event alert is closed → nothing told', async () => {
+		const bank = await startCoreBankingStandIn();
+		let target = '';
+		let id = '';
+		try {
+			({ id, target } = await publish08(bank));
+			const { api, personId, gate, statusOf } = await holdLoop();
 			const close = async (alertId: number, status: string) =>
 				expect(
 					(
@@ -1607,12 +1647,6 @@ describe('example 08: release or reject held payments', () => {
 						})
 					).status,
 				).toBe(200);
-			const statusOf = async (transactionId: string) =>
-				String(
-					(await control.get<Json[]>('/transactions', { personId })).find(
-						(t) => t.id === transactionId,
-					)?.attributes.status ?? '',
-				).toUpperCase();
 			// held, all alerts closed as false positives: released
 			const held = await gate('hold-1');
 			expect(held).toMatchObject({ decision: 'block' });
@@ -1631,7 +1665,13 @@ describe('example 08: release or reject held payments', () => {
 			expect(bank.calls.map((c) => [c.path, c.body])).toEqual([
 				[
 					'/payments/release',
-					{ transactionId: 'hold-1', personId, action: 'release', alertIds: held.alertIds },
+					{
+						transactionId: 'hold-1',
+						personId,
+						action: 'release',
+						alertIds: held.alertIds,
+						decidedBy: 'decision rule TRANSACTION_RELEASABLE',
+					},
 				],
 			]);
 			expect(await gate('hold-1')).toMatchObject({ transactionId: 'hold-1', decision: 'clear' });
@@ -1682,8 +1722,170 @@ describe('example 08: release or reject held payments', () => {
 			expect(bank.calls).toHaveLength(before);
 			expect(await statusOf('paid-1')).not.toBe('RELEASED');
 		} finally {
-			await control.del(`/webhooks/${target}`);
-			await n8n().deactivate(id);
+			if (target) await control.del(`/webhooks/${target}`);
+			if (id) await n8n().deactivate(id);
+			await bank.close();
+		}
+	});
+
+	test("the officer's release form, for payments the Gate held only: a hand release refused while alerts are open; with them closed → RELEASED, who decided stored, core banking told to release (sent again: clear); a status set by hand in the service, then the same decision through the form → core banking told; a hand reject → REJECTED, core banking told to reject, a release after it refused; a payment the Gate processed or never checked → nothing set or told, the officer told why; no login → 401", async () => {
+		const bank = await startCoreBankingStandIn();
+		let target = '';
+		let id = '';
+		try {
+			// the service sends no decision rule's event here: only the form decides
+			const published = await publish08(bank, ['PERSON_STATUS_UPDATED']);
+			({ id, target } = published);
+			const { formUrl } = published;
+			const { api, personId, gate, transaction, statusOf } = await holdLoop();
+			const login = `Basic ${Buffer.from(`${FORM_USER}:${FORM_PASSWORD}`).toString('base64')}`;
+			let page = await axios.get(formUrl, { validateStatus: () => true, responseType: 'text' });
+			for (let i = 0; i < 100 && page.status === 404; i++) {
+				await sleep(100);
+				page = await axios.get(formUrl, { validateStatus: () => true, responseType: 'text' });
+			}
+			// the form is served only to its login
+			expect(page.status).toBe(401);
+			page = await axios.get(formUrl, {
+				headers: { authorization: login },
+				responseType: 'text',
+				validateStatus: () => true,
+			});
+			expect(page.status).toBe(200);
+			const html = String(page.data);
+			const fieldOf = (label: string) =>
+				new RegExp(`for='(field-\\d+)'[^>]*>\\s*${label}`).exec(html)?.[1];
+			expect(
+				['Transaction ID', 'Person ID', 'Decision', 'Reason'].map((label) => fieldOf(label)),
+			).toEqual(['field-0', 'field-1', 'field-2', 'field-3']);
+			/** Sends the form as the browser does; the text the page then shows the officer. */
+			const decide = async (
+				transactionId: string,
+				decision: 'Release' | 'Reject',
+				reason: string,
+			) => {
+				const form = new FormData();
+				form.append('field-0', transactionId);
+				form.append('field-1', personId);
+				form.append('field-2', decision);
+				form.append('field-3', reason);
+				const sent = await fetch(formUrl, {
+					method: 'POST',
+					body: form,
+					headers: { authorization: login },
+				});
+				const text = await sent.text();
+				expect([sent.status, text]).toEqual([200, expect.stringContaining('formSubmittedText')]);
+				return String(JSON.parse(text).formSubmittedText);
+			};
+			const told = () => bank.calls.map((c) => [c.path, c.body.transactionId, c.body.decidedBy]);
+			const decisionRecord = async (transactionId: string) =>
+				Object.entries((await transaction(transactionId))?.attributes ?? {})
+					.filter(([key]) => /^n8n_hold_decision_\d+$/.test(key))
+					.map(([, value]) => value);
+
+			const close = async (alertIds: number[]) => {
+				for (const alertId of alertIds)
+					await api.put('/v1/alerts/status', {
+						alertType: 'MONITORING',
+						alertId,
+						status: 'CLOSED AS FALSE POSITIVE',
+						note: 'reviewed',
+					});
+			};
+
+			// held, its alerts open: a release is refused, nothing set or told
+			const held = await gate('hand-1');
+			expect(held).toMatchObject({ decision: 'block' });
+			expect(await decide('hand-1', 'Release', 'Alerts reviewed: salary payment')).toMatch(
+				/^Not released: transaction hand-1 of person \S+ still has open alerts in the AML service\. Close them first .* Nothing was set and core banking was told nothing\.$/,
+			);
+			expect(await statusOf('hand-1')).toBe('');
+			expect(bank.calls).toEqual([]);
+			// its alerts closed (no decision rule sends anything here): released through the form
+			await close(held.alertIds as number[]);
+			expect(await decide('hand-1', 'Release', 'Alerts reviewed: salary payment')).toMatch(
+				/^Done: transaction hand-1 of person \S+ is RELEASED in the AML service \(decided by aml-officer\), and core banking was told to release the payment\.$/,
+			);
+			expect(await statusOf('hand-1')).toBe('RELEASED');
+			expect(await decisionRecord('hand-1')).toEqual([
+				expect.stringMatching(
+					/^RELEASED by aml-officer \(release form, n8n execution \d+\): Alerts reviewed: salary payment$/,
+				),
+			]);
+			expect(bank.calls.map((c) => [c.path, c.body])).toEqual([
+				[
+					'/payments/release',
+					{
+						transactionId: 'hand-1',
+						personId,
+						action: 'release',
+						alertIds: [],
+						decidedBy: 'aml-officer',
+					},
+				],
+			]);
+			expect(await gate('hand-1')).toMatchObject({ transactionId: 'hand-1', decision: 'clear' });
+
+			// held, its alerts closed and its status set to RELEASED by hand in the service (no event): core banking
+			// untold until the same decision is sent through the form
+			const heldByHand = await gate('hand-2');
+			expect(heldByHand).toMatchObject({ decision: 'block' });
+			await close(heldByHand.alertIds as number[]);
+			await api.patch(`/v1/persons/${personId}/transactions/hand-2`, {
+				id: 'hand-2',
+				attributes: { status: 'RELEASED' },
+			});
+			expect(told()).toHaveLength(1);
+			expect(await decide('hand-2', 'Release', 'Set in the web UI')).toMatch(
+				/^Done: transaction hand-2 .* is RELEASED .*core banking was told to release/,
+			);
+			expect(told()).toEqual([
+				['/payments/release', 'hand-1', 'aml-officer'],
+				['/payments/release', 'hand-2', 'aml-officer'],
+			]);
+
+			// held, its alerts open: rejected through the form; a release afterwards is refused, nothing told
+			expect(await gate('hand-3')).toMatchObject({ decision: 'block' });
+			expect(await decide('hand-3', 'Reject', 'Confirmed: sanctioned receiver')).toMatch(
+				/^Done: transaction hand-3 .* is REJECTED in the AML service \(decided by aml-officer\), and core banking was told to reject the payment\.$/,
+			);
+			expect(await statusOf('hand-3')).toBe('REJECTED');
+			expect(await decide('hand-3', 'Release', 'changed my mind')).toMatch(
+				/^Nothing done: transaction hand-3 .* is already REJECTED in the AML service, and a decision is not reversed here\./,
+			);
+			expect(await statusOf('hand-3')).toBe('REJECTED');
+			expect(await gate('hand-3')).toMatchObject({ transactionId: 'hand-3', decision: 'block' });
+
+			// a payment the Gate processed, and one stored without any Gate: nothing set, nothing told, the officer told why
+			expect(await gate('paid-2', '12.00')).toMatchObject({ decision: 'clear' });
+			expect(await decide('paid-2', 'Release', 'release it')).toMatch(
+				/^Nothing done: transaction paid-2 .* is not held by the Gate \(its latest Gate decision is clear\)\. Nothing was set in the AML service and core banking was told nothing\.$/,
+			);
+			await api.post(`/v1/persons/${personId}/transactions`, {
+				id: 'imported-1',
+				attributes: {
+					amount: '30000.00',
+					type: 'wire_transfer',
+					direction: 'O',
+					timestamp: '2026-11-22T09:00:00Z',
+				},
+			});
+			expect(await decide('imported-1', 'Reject', 'reject it')).toMatch(
+				/^Nothing done: transaction imported-1 .* was never held by the Gate/,
+			);
+			expect([await statusOf('paid-2'), await statusOf('imported-1')]).toEqual(['', '']);
+			expect(told()).toEqual([
+				['/payments/release', 'hand-1', 'aml-officer'],
+				['/payments/release', 'hand-2', 'aml-officer'],
+				['/payments/reject', 'hand-3', 'aml-officer'],
+			]);
+			// each form run succeeded (none is a failed execution for example 10)
+			const runs = await finishedExecutions(id, 7);
+			expect(runs.map((r) => r.status)).toEqual(Array(7).fill('success'));
+		} finally {
+			if (target) await control.del(`/webhooks/${target}`);
+			if (id) await n8n().deactivate(id);
 			await bank.close();
 		}
 	});
