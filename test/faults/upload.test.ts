@@ -61,7 +61,7 @@ const uploads = (log: Json[]) =>
 const polls = (log: Json[]) => tally(log.filter((r) => r.method === 'GET').map((r) => r.status));
 
 test(
-	'PARTIALLY_COMPLETED under flaky status polls: error with reason and first id not saved; Continue On Fail: success false',
+	'Stop and Report: PARTIALLY_COMPLETED under flaky status polls: error with reason and first id not saved; Continue On Fail: success false',
 	async () => {
 		const prefix = `fp-${suffix}`;
 		const csv = personsCsv(prefix, 1200, 1100);
@@ -73,6 +73,7 @@ test(
 					operation: 'upload',
 					uploadType: 'PERSON',
 					waitForCompletion: true,
+					options: { onRefusedRow: 'stop' },
 				},
 				{ timeoutMs: 15 * 60_000 },
 			),
@@ -95,7 +96,12 @@ test(
 		const cof = await underFaults(() =>
 			runOnCsv(
 				[{ csv: personsCsv(`${prefix}c`, 1200, 1100) }],
-				{ resource: 'dataUpload', operation: 'upload', uploadType: 'PERSON' },
+				{
+					resource: 'dataUpload',
+					operation: 'upload',
+					uploadType: 'PERSON',
+					options: { onRefusedRow: 'stop' },
+				},
 				{ continueOnFail: true, timeoutMs: 15 * 60_000 },
 			),
 		);

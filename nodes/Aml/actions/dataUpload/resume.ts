@@ -130,7 +130,7 @@ export interface RefusedRow extends IDataObject {
 	id: string;
 	/** Line of the file where the row starts (the header row is line 1). */
 	line: number;
-	/** The service's reason (of the upload that refused the row). */
+	/** The service's reason for the row: its reason of the upload, up to the batch's ids (the upload's status has them). */
 	reason: string;
 	uploadId: number;
 }
@@ -225,7 +225,7 @@ export async function resumeUpload(
 		refused.push({
 			id: found.offending.id,
 			line: found.offending.line,
-			reason,
+			reason: whyRefused(reason),
 			uploadId: lastId,
 		});
 		const notSaved = {
@@ -278,7 +278,7 @@ export function refusedRowsError(
 	const ids = (json.uploadIds as number[]).join(', ');
 	const refusedText =
 		rows.length === 1
-			? `the service refused 1 row: id ${rows[0].id} (line ${rows[0].line}): ${quoteServiceText(whyRefused(rows[0].reason), 200)}`
+			? `the service refused 1 row: id ${rows[0].id} (line ${rows[0].line}): ${quoteServiceText(rows[0].reason, 200)}`
 			: `the service refused ${rows.length} rows: ids ${rows
 					.slice(0, 5)
 					.map((row) => row.id)
