@@ -370,6 +370,10 @@ describe('Data Upload → Upload CSV, Options → On a Refused Row in real n8n',
 		});
 		expect(item.uploadIds).toHaveLength(2);
 		expect(item.uploadId).toBe(item.uploadIds[0]);
+		// the service's whole reason of the upload that refused the row
+		expect(item.reason).toMatch(
+			new RegExp(`Last saved id: ${prefix}-999\\. First id not saved: ${prefix}-1000$`),
+		);
 		expect(item.refusedRows[0].uploadId).toBe(item.uploadIds[0]);
 		expect(item.error).toMatch(
 			new RegExp(

@@ -131,6 +131,35 @@ test(
 );
 
 test(
+	'Skip It and Upload the Rest under flaky status polls: the rest is sent once, every row but the refused one stored once',
+	async () => {
+		const prefix = `fs-${suffix}`;
+		const run = await underFaults(() =>
+			runOnCsv(
+				[{ csv: personsCsv(prefix, 2500, 1100) }],
+				{ resource: 'dataUpload', operation: 'upload', uploadType: 'PERSON' },
+				{ continueOnFail: true, timeoutMs: 15 * 60_000 },
+			),
+		);
+		expect(run.result.output).toHaveLength(1);
+		expect(run.result.output[0]).toMatchObject({
+			success: false,
+			rows: 2500,
+			rowsStored: 2499,
+			rowsNotStored: 1,
+			refusedRows: [{ id: `${prefix}-3`, line: 1102 }],
+		});
+		expect(uploads(run.log).map((r) => r.status)).toEqual([202, 202]);
+		const stored = (await control.get<Json[]>('/persons')).filter((p) =>
+			String(p.id).startsWith(`${prefix}-`),
+		);
+		expect(stored).toHaveLength(2499);
+		report('upload-skip-refused-row', { item: run.result.output[0], statusPolls: polls(run.log) });
+	},
+	20 * 60_000,
+);
+
+test(
 	'FAILED under flaky status polls: error with reason and first id not saved (none stored); Get Status never says success',
 	async () => {
 		const prefix = `ff-${suffix}`;

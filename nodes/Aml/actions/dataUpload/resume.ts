@@ -177,6 +177,7 @@ export async function resumeUpload(
 	const refused: RefusedRow[] = [];
 	let view: View = { from: 0, refused: new Map() };
 	let last = first;
+	let refusing: IDataObject['reason'] = null; // the reason of the last upload that refused a row
 	let stored = 0;
 	let fileRows = 0;
 	let headerEnd = 0;
@@ -188,7 +189,8 @@ export async function resumeUpload(
 			fileName: first.fileName,
 			type: first.type,
 			status: last.timedOut ? last.status : 'PARTIALLY_COMPLETED',
-			reason: last.success === true ? null : (last.reason ?? null),
+			// the service's whole reason of the last upload that did not complete
+			reason: last.success === true ? refusing : (last.reason ?? null),
 			success: false,
 			rows: fileRows,
 			rowsStored: stored,
@@ -221,6 +223,7 @@ export async function resumeUpload(
 			});
 		}
 		({ headerEnd, fileRows } = found);
+		refusing = last.reason;
 		stored += found.storedRows;
 		refused.push({
 			id: found.offending.id,
