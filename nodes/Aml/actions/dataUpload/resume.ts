@@ -189,6 +189,7 @@ export async function resumeUpload(
 			fileName: first.fileName,
 			type: first.type,
 			status: last.timedOut ? last.status : 'PARTIALLY_COMPLETED',
+			...(last.timedOut ? { timedOut: true } : {}),
 			// the service's whole reason of the last upload that did not complete
 			reason: last.success === true ? refusing : (last.reason ?? null),
 			success: false,
