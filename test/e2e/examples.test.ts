@@ -1555,7 +1555,7 @@ describe('example 04: nightly CSV upload', () => {
 			/; and 1 more \(see the execution\)\. Stopped: 20 refused row\(s\) were skipped/,
 		);
 		expect(report[0].text).toMatch(
-			/To do: these persons were stored before .*Person → Update.*; then upload the rows not stored again, without the refused ones\.$/,
+			/To do: a person refused as a duplicate was stored before .*Person → Update.*; then upload the rows not stored again, without the refused ones\.$/,
 		);
 		// said once
 		expect(report[0].text.match(/nightly-0021 on/g)).toHaveLength(1);
@@ -1607,7 +1607,7 @@ describe('example 04: nightly CSV upload', () => {
 			});
 			const [report] = nodeOutput(run, 'Upload report');
 			expect(report.text).toMatch(
-				/^:warning: Nightly AML upload of persons-nightly\.csv \(uploads \d+, \d+\): 2499 of 2500 rows stored\. Refused by the service, not stored: id night-1234 \(line 1236: Duplicate person id night-1234 \(id night-1234\)\)\. To do: these persons were stored before \(for example onboarded through example 01\), and this file does not change them: send their changes through Person → Update and leave them out of the nightly export\. Every other row is stored: do not upload the file again\.$/,
+				/^:warning: Nightly AML upload of persons-nightly\.csv \(uploads \d+, \d+\): 2499 of 2500 rows stored\. Refused by the service, not stored: id night-1234 \(line 1236: Duplicate person id night-1234 \(id night-1234\)\)\. To do: a person refused as a duplicate was stored before \(for example onboarded through example 01\) and is not changed by this file: send its changes through Person → Update and leave such persons out of the nightly export\. Every other row is stored: do not upload the file again\.$/,
 			);
 			expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(report.text);
 			await n8n().deactivate(id);
