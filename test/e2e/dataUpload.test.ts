@@ -456,6 +456,31 @@ describe('Data Upload → Upload CSV, Options → On a Refused Row in real n8n',
 		expect(await storedWith(prefix)).toHaveLength(1002);
 	});
 
+	test('a reason whose offending id fits two rows of the file (an id twice in one batch): not resumed, the PARTIALLY_COMPLETED error says why', async () => {
+		const prefix = `ra-${suffix}`;
+		const rows = persons(prefix, 1200);
+		rows[1100] = { ...rows[1050] };
+		const run = await upload(
+			{ rows, csvOptions: { fileName: 'persons-ra.csv' } },
+			{ uploadType: 'PERSON' },
+			{ continueOnFail: true },
+		);
+		expect(run.output[0]).toMatchObject({
+			status: 'PARTIALLY_COMPLETED',
+			success: false,
+			offendingId: `${prefix}-1050`,
+			firstIdNotSaved: `${prefix}-1000`,
+		});
+		expect(run.output[0].refusedRows).toBeUndefined();
+		expect(run.output[0].description).toMatch(
+			new RegExp(
+				`The rest was not uploaded again: 2 rows from id ${prefix}-1000 on have the id ${prefix}-1050: the node cannot tell which one the service refused\\.`,
+			),
+		);
+		expect(await uploadsNamed(/^persons-ra/)).toHaveLength(1);
+		expect(await storedWith(prefix)).toHaveLength(1000);
+	});
+
 	test('Stop and Report, and Header Check off: one upload, the PARTIALLY_COMPLETED error as before', async () => {
 		const prefix = `ro-${suffix}`;
 		await onboard(`${prefix}-1500`, 'Onboarded');

@@ -17,7 +17,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { quoteServiceText } from '../../transport';
 
-import { parseReason, type UploadType } from './csv';
+import { MAX_REASON_PARSED, parseReason, type UploadType } from './csv';
 import { rangesBytes, scanCsvRows, type ByteRange, type CsvRow } from './csvRows';
 import { binaryChunks, uploadForm } from './uploadForm';
 
@@ -152,11 +152,26 @@ export type ResumeResult =
 	/** What the uploads stored and refused: never a success (`success: false`). */
 	| { item: IDataObject };
 
-const count = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+/** A count with thousands separators (2,500). */
+function count(n: number): string {
+	const digits = String(n);
+	let text = '';
+	for (let i = 0; i < digits.length; i++)
+		text +=
+			(i > 0 && (digits.length - i) % 3 === 0 && /\d/.test(digits[i - 1]) ? ',' : '') + digits[i];
+	return text;
+}
 
-/** The part of a reason before its ids of the batch ("… Last saved id: …"): why the row was refused. */
+const LAST_SAVED = /last\s+saved\s+id\b/i;
+
+/**
+ * The part of a reason before its ids of the batch ("… Last saved id: …"): why the row was refused. Searched in the
+ * reason's first MAX_REASON_PARSED characters, as its ids are.
+ */
 export function whyRefused(reason: string): string {
-	const cut = reason.split(/[.;,]?\s*last\s+saved\s+id\b/i)[0].trim();
+	const at = reason.slice(0, MAX_REASON_PARSED).search(LAST_SAVED);
+	let cut = at > 0 ? reason.slice(0, at).trimEnd() : '';
+	if (/[.;,]$/.test(cut)) cut = cut.slice(0, -1).trimEnd();
 	return cut || reason;
 }
 
