@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { Json } from '../harness/client';
-import { context, control, n8n } from '../harness/context';
+import { context, control, n8n, runAml } from '../harness/context';
 import { upload } from '../harness/upload';
 
 /**
@@ -106,11 +106,11 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		expect(stored[0].attributes).toMatchObject({ amount: '100.50', direction: 'O' });
 	});
 
-	test('a duplicate id after the first 1000 rows → PARTIALLY_COMPLETED is an error with the reason and the first id not saved', async () => {
+	test('Stop and Report: a duplicate id after the first 1000 rows → PARTIALLY_COMPLETED is an error with the reason and the first id not saved', async () => {
 		const prefix = `pp-${suffix}`;
 		const rows = persons(prefix, 1200);
 		rows[1100] = { ...rows[3] };
-		const run = await upload({ rows }, { uploadType: 'PERSON' });
+		const run = await upload({ rows }, { uploadType: 'PERSON', options: { onRefusedRow: 'stop' } });
 		expect(run.status).toBe('error');
 		expect(run.output).toHaveLength(0);
 		expect(run.error?.message).toMatch(
@@ -128,11 +128,15 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 		expect(stored).toHaveLength(1000);
 	});
 
-	test('PARTIALLY_COMPLETED with Continue On Fail: an item with success false and the ids as fields', async () => {
+	test('Stop and Report: PARTIALLY_COMPLETED with Continue On Fail: an item with success false and the ids as fields', async () => {
 		const prefix = `pq-${suffix}`;
 		const rows = persons(prefix, 1200);
 		rows[1100] = { ...rows[3] };
-		const run = await upload({ rows }, { uploadType: 'PERSON' }, { continueOnFail: true });
+		const run = await upload(
+			{ rows },
+			{ uploadType: 'PERSON', options: { onRefusedRow: 'stop' } },
+			{ continueOnFail: true },
+		);
 		expect(run.status).toBe('success');
 		expect(run.output[0]).toMatchObject({
 			status: 'PARTIALLY_COMPLETED',
@@ -316,6 +320,200 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 			stopSampling();
 			fs.rmSync(filePath, { force: true });
 		}
+	});
+});
+
+/** A person stored one at a time, as onboarding (example 01) does: Person → Create. */
+async function onboard(personId: string, firstName: string): Promise<void> {
+	const run = await runAml({
+		resource: 'person',
+		operation: 'create',
+		personId,
+		personType: 'INDIVIDUAL',
+		attributesMode: 'json',
+		attributesJson: JSON.stringify({ first_name: firstName }),
+	});
+	expect(run.status).toBe('success');
+}
+
+const storedWith = async (prefix: string) =>
+	(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith(`${prefix}-`));
+const uploadsNamed = async (fileName: RegExp) =>
+	(await control.get<Json[]>('/uploads')).filter((u) => fileName.test(u.fileName));
+
+describe('Data Upload → Upload CSV, Options → On a Refused Row in real n8n', () => {
+	test('a persons file of 2,500 rows with one person already stored (second batch): every other row is stored, the refused row is reported', async () => {
+		const prefix = `rs-${suffix}`;
+		await onboard(`${prefix}-1500`, 'Onboarded');
+		const mark = await control.mark();
+		const run = await upload(
+			{ rows: persons(prefix, 2500), csvOptions: { fileName: 'persons-rs.csv' } },
+			{ uploadType: 'PERSON' },
+			{ continueOnFail: true },
+		);
+		expect(run.status).toBe('success');
+		expect(run.output).toHaveLength(1);
+		const item = run.output[0];
+		expect(item).toMatchObject({
+			success: false,
+			status: 'PARTIALLY_COMPLETED',
+			rows: 2500,
+			rowsStored: 2499,
+			rowsNotStored: 1,
+			refusedRows: [
+				{
+					id: `${prefix}-1500`,
+					line: 1502,
+					reason: expect.stringMatching(new RegExp(`Duplicate person id ${prefix}-1500\\b`)),
+				},
+			],
+		});
+		expect(item.uploadIds).toHaveLength(2);
+		expect(item.uploadId).toBe(item.uploadIds[0]);
+		// the service's whole reason of the upload that refused the row
+		expect(item.reason).toMatch(
+			new RegExp(`Last saved id: ${prefix}-999\\. First id not saved: ${prefix}-1000$`),
+		);
+		expect(item.refusedRows[0].uploadId).toBe(item.uploadIds[0]);
+		expect(item.error).toMatch(
+			new RegExp(
+				`^persons-rs\\.csv: 2,499 of 2,500 rows stored \\(uploads ${item.uploadIds.join(', ')}\\); the service refused 1 row: id ${prefix}-1500 \\(line 1502\\): Duplicate person id`,
+			),
+		);
+		expect(item.description).toMatch(/Person → Update/);
+		expect(item.description).toMatch(/do not upload the file again/);
+		// every row stored once; the onboarded person untouched
+		const stored = await storedWith(prefix);
+		expect(stored).toHaveLength(2500);
+		expect(stored.find((p) => p.id === `${prefix}-1500`)?.attributes).toEqual({
+			first_name: 'Onboarded',
+		});
+		// the second upload held exactly the rows not stored, without the refused one: 1,499 rows, all stored
+		const second = (await control.get<Json[]>('/uploads')).find((u) => u.id === item.uploadIds[1]);
+		expect(second).toMatchObject({
+			fileName: 'persons-rs-rest-1.csv',
+			status: 'COMPLETED',
+			rows: 1499,
+			stored: 1499,
+		});
+		expect((await uploadsSince(mark)).map((r) => r.status)).toEqual([202, 202]);
+	});
+
+	test('a transactions file with one transaction whose person is missing: every other row stored; without Continue On Fail the run fails naming the row', async () => {
+		const prefix = `rt-${suffix}`;
+		const rows = Array.from({ length: 2500 }, (_, n) => ({
+			id: `${prefix}-${n}`,
+			person_id: n === 1700 ? `ghost-${suffix}` : 'cust-1001',
+			timestamp: '2026-01-02T10:00:00Z',
+			amount: '10.00',
+			direction: 'O',
+		}));
+		const run = await upload(
+			{ rows, csvOptions: { fileName: 'tx-rt.csv' } },
+			{ uploadType: 'TRANSACTION' },
+		);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(
+			new RegExp(
+				`^tx-rt\\.csv: 2,499 of 2,500 rows stored \\(uploads \\d+, \\d+\\); the service refused 1 row: id ${prefix}-1700 \\(line 1702\\): Person ghost-${suffix} of transaction ${prefix}-1700 does not exist`,
+			),
+		);
+		expect(run.error?.description).toMatch(/store the person, then upload the transaction again/);
+		const stored = (await control.get<Json[]>('/transactions', { personId: 'cust-1001' })).filter(
+			(t) => t.id.startsWith(`${prefix}-`),
+		);
+		expect(stored).toHaveLength(2499);
+		expect(stored.some((t) => t.id === `${prefix}-1700`)).toBe(false);
+		expect(await uploadsNamed(/^tx-rt/)).toHaveLength(2);
+	});
+
+	test('Max Refused Rows to Skip bounds the uploads: at the next refused row the node stops and reports what is not stored', async () => {
+		const prefix = `rb-${suffix}`;
+		await onboard(`${prefix}-1200`, 'Onboarded');
+		await onboard(`${prefix}-1500`, 'Onboarded');
+		const run = await upload(
+			{ rows: persons(prefix, 2500), csvOptions: { fileName: 'persons-rb.csv' } },
+			{ uploadType: 'PERSON', options: { maxSkippedRows: 1 } },
+			{ continueOnFail: true },
+		);
+		const item = run.output[0];
+		expect(item).toMatchObject({
+			success: false,
+			status: 'PARTIALLY_COMPLETED',
+			rows: 2500,
+			rowsStored: 1000,
+			rowsNotStored: 1500,
+			offendingId: `${prefix}-1500`,
+			lastSavedId: null,
+			firstIdNotSaved: `${prefix}-1000`,
+			resumeStopped: expect.stringMatching(/Max Refused Rows to Skip/),
+		});
+		expect(item.refusedRows.map((r: Json) => r.id)).toEqual([`${prefix}-1200`, `${prefix}-1500`]);
+		expect(item.uploadIds).toHaveLength(2);
+		expect(item.description).toMatch(new RegExp(`rows from id ${prefix}-1000 on were not stored`));
+		expect(await uploadsNamed(/^persons-rb/)).toHaveLength(2);
+		// batch 1 and the two onboarded persons; nothing of the second upload
+		expect(await storedWith(prefix)).toHaveLength(1002);
+	});
+
+	test('a reason whose offending id fits two rows of the file (an id twice in one batch): not resumed, the PARTIALLY_COMPLETED error says why', async () => {
+		const prefix = `ra-${suffix}`;
+		const rows = persons(prefix, 1200);
+		rows[1100] = { ...rows[1050] };
+		const run = await upload(
+			{ rows, csvOptions: { fileName: 'persons-ra.csv' } },
+			{ uploadType: 'PERSON' },
+			{ continueOnFail: true },
+		);
+		expect(run.output[0]).toMatchObject({
+			status: 'PARTIALLY_COMPLETED',
+			success: false,
+			offendingId: `${prefix}-1050`,
+			firstIdNotSaved: `${prefix}-1000`,
+		});
+		expect(run.output[0].refusedRows).toBeUndefined();
+		expect(run.output[0].description).toMatch(
+			new RegExp(
+				`The rest was not uploaded again: 2 rows from id ${prefix}-1000 on have the id ${prefix}-1050: the node cannot tell which one the service refused\\.`,
+			),
+		);
+		expect(await uploadsNamed(/^persons-ra/)).toHaveLength(1);
+		expect(await storedWith(prefix)).toHaveLength(1000);
+	});
+
+	test('Stop and Report, and Header Check off: one upload, the PARTIALLY_COMPLETED error as before', async () => {
+		const prefix = `ro-${suffix}`;
+		await onboard(`${prefix}-1500`, 'Onboarded');
+		const stop = await upload(
+			{ rows: persons(prefix, 2500), csvOptions: { fileName: 'persons-ro.csv' } },
+			{ uploadType: 'PERSON', options: { onRefusedRow: 'stop' } },
+			{ continueOnFail: true },
+		);
+		expect(stop.output[0]).toMatchObject({
+			status: 'PARTIALLY_COMPLETED',
+			success: false,
+			offendingId: `${prefix}-1500`,
+			lastSavedId: `${prefix}-999`,
+			firstIdNotSaved: `${prefix}-1000`,
+		});
+		expect(stop.output[0].refusedRows).toBeUndefined();
+		// Header Check off: the node did not read the file, so it does not resume it
+		await onboard(`${prefix}x-1100`, 'Onboarded');
+		const asIs = await upload(
+			{ rows: persons(`${prefix}x`, 1200), csvOptions: { fileName: 'persons-rox.csv' } },
+			{ uploadType: 'PERSON', options: { headerCheck: 'off' } },
+			{ continueOnFail: true },
+		);
+		expect(asIs.output[0]).toMatchObject({
+			status: 'PARTIALLY_COMPLETED',
+			success: false,
+			offendingId: `${prefix}x-1100`,
+			firstIdNotSaved: `${prefix}x-1000`,
+		});
+		expect(asIs.output[0].refusedRows).toBeUndefined();
+		expect(await uploadsNamed(/^persons-ro/)).toHaveLength(2);
+		expect(await storedWith(prefix)).toHaveLength(1001);
+		expect(await storedWith(`${prefix}x`)).toHaveLength(1001);
 	});
 });
 

@@ -1528,7 +1528,7 @@ describe('example 04: nightly CSV upload', () => {
 		}
 	});
 
-	test('a clean export is stored (COMPLETED, no report); a re-upload of the same file is reported with the first id not saved', async () => {
+	test('a clean export is stored (COMPLETED, no report); the same file again: 20 refused rows skipped, then stopped, nothing stored twice, the report says so once', async () => {
 		await control.post('/reset');
 		const { id, hookPath } = await publish04(
 			`${context().sandbox.baseUrl}/files/persons-nightly.csv`,
@@ -1547,24 +1547,86 @@ describe('example 04: nightly CSV upload', () => {
 			(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith('nightly-')),
 		).toHaveLength(500);
 
-		// The same file again: every id exists, so the first batch fails → PARTIALLY_COMPLETED → a report.
+		// The same file again: every id exists, so every upload of the rest is refused at its first row: the node skips
+		// 20 (the example's bound) and stops at the 21st; nothing is stored twice, and the report says so once.
 		await n8n().callWebhook(hookPath, {});
 		const [, second] = await finishedExecutions(id, 2);
 		expect(nodeOutputs(second, 'Completed?')[1]).toHaveLength(1);
+		expect(nodeOutput(second, 'Upload to AML')[0]).toMatchObject({
+			success: false,
+			rows: 500,
+			rowsStored: 0,
+			firstIdNotSaved: 'nightly-0021',
+		});
+		expect(nodeOutput(second, 'Upload to AML')[0].uploadIds).toHaveLength(21);
 		const report = nodeOutput(second, 'Upload report');
 		expect(report).toHaveLength(1);
-		expect(report[0].text).toMatch(/PARTIALLY_COMPLETED/);
-		expect(report[0].text).toMatch(/First id not saved: nightly-0001/);
-		// said once, with what was stored and what to do
-		expect(report[0].text.match(/first id not saved/gi)).toHaveLength(1);
 		expect(report[0].text).toMatch(
-			/Stored: no row of the file; not stored: the rows from id nightly-0001 on\. To do: /,
+			/^:warning: Nightly AML upload of persons-nightly\.csv \(uploads [\d, ]+\): 0 of 500 rows stored\. Refused by the service, not stored: id nightly-0001 \(line 2: Duplicate person id nightly-0001 \(id nightly-0001\)\); id nightly-0002 /,
 		);
+		expect(report[0].text).toMatch(
+			/; and 1 more \(see the execution\)\. Stopped: 20 refused row\(s\) were skipped/,
+		);
+		expect(report[0].text).toMatch(
+			/To do: a person refused as a duplicate was stored before .*Person → Update.*; then upload the rows not stored again, without the refused ones\.$/,
+		);
+		// said once
+		expect(report[0].text.match(/nightly-0021 on/g)).toHaveLength(1);
+		expect(
+			(await control.get<Json[]>('/persons')).filter((p) => p.id.startsWith('nightly-')),
+		).toHaveLength(500);
 		// posted to Slack (the stand-in)
 		expect(second.status).toBe('success');
 		expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(
 			report[0].text,
 		);
+	});
+
+	test("a customer onboarded during the day (example 01: Person → Create) is in the night's 2,500-row export: every other row is stored, Slack names the refused person and what to do", async () => {
+		await control.post('/reset');
+		const rows = Array.from(
+			{ length: 2500 },
+			(_, n) => `night-${n},INDIVIDUAL,F${n},Night,FR,2026-12-01`,
+		);
+		const csv = `id,type,first_name,last_name,country,onboarding_date\n${rows.join('\n')}\n`;
+		const exportServer = http.createServer((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/csv' });
+			res.end(csv);
+		});
+		await new Promise<void>((resolve) => exportServer.listen(0, '127.0.0.1', resolve));
+		try {
+			const onboarded = await runAml({
+				resource: 'person',
+				operation: 'create',
+				personId: 'night-1234',
+				personType: 'INDIVIDUAL',
+				attributesMode: 'json',
+				attributesJson: JSON.stringify({ first_name: 'Onboarded' }),
+			});
+			expect(onboarded.status).toBe('success');
+			const { id, hookPath } = await publish04(
+				`http://127.0.0.1:${(exportServer.address() as AddressInfo).port}/persons.csv`,
+				true,
+			);
+			await n8n().callWebhook(hookPath, {});
+			const [run] = await finishedExecutions(id, 1);
+			expect(run.status).toBe('success');
+			const stored = (await control.get<Json[]>('/persons')).filter((p) =>
+				p.id.startsWith('night-'),
+			);
+			expect(stored).toHaveLength(2500);
+			expect(stored.find((p) => p.id === 'night-1234')?.attributes).toEqual({
+				first_name: 'Onboarded',
+			});
+			const [report] = nodeOutput(run, 'Upload report');
+			expect(report.text).toMatch(
+				/^:warning: Nightly AML upload of persons-nightly\.csv \(uploads \d+, \d+\): 2499 of 2500 rows stored\. Refused by the service, not stored: id night-1234 \(line 1236: Duplicate person id night-1234 \(id night-1234\)\)\. To do: a person refused as a duplicate was stored before \(for example onboarded through example 01\) and is not changed by this file: send its changes through Person → Update and leave such persons out of the nightly export\. Every other row is stored: do not upload the file again\.$/,
+			);
+			expect((await slackCalls('chat.postMessage')).map((p) => p.body.text)).toContain(report.text);
+			await n8n().deactivate(id);
+		} finally {
+			await new Promise((resolve) => exportServer.close(resolve));
+		}
 	});
 });
 

@@ -61,7 +61,7 @@ const uploads = (log: Json[]) =>
 const polls = (log: Json[]) => tally(log.filter((r) => r.method === 'GET').map((r) => r.status));
 
 test(
-	'PARTIALLY_COMPLETED under flaky status polls: error with reason and first id not saved; Continue On Fail: success false',
+	'Stop and Report: PARTIALLY_COMPLETED under flaky status polls: error with reason and first id not saved; Continue On Fail: success false',
 	async () => {
 		const prefix = `fp-${suffix}`;
 		const csv = personsCsv(prefix, 1200, 1100);
@@ -73,6 +73,7 @@ test(
 					operation: 'upload',
 					uploadType: 'PERSON',
 					waitForCompletion: true,
+					options: { onRefusedRow: 'stop' },
 				},
 				{ timeoutMs: 15 * 60_000 },
 			),
@@ -95,7 +96,12 @@ test(
 		const cof = await underFaults(() =>
 			runOnCsv(
 				[{ csv: personsCsv(`${prefix}c`, 1200, 1100) }],
-				{ resource: 'dataUpload', operation: 'upload', uploadType: 'PERSON' },
+				{
+					resource: 'dataUpload',
+					operation: 'upload',
+					uploadType: 'PERSON',
+					options: { onRefusedRow: 'stop' },
+				},
 				{ continueOnFail: true, timeoutMs: 15 * 60_000 },
 			),
 		);
@@ -120,6 +126,35 @@ test(
 			statusPolls: polls(stop.log),
 			statusPollsCof: polls(cof.log),
 		});
+	},
+	20 * 60_000,
+);
+
+test(
+	'Skip It and Upload the Rest under flaky status polls: the rest is sent once, every row but the refused one stored once',
+	async () => {
+		const prefix = `fs-${suffix}`;
+		const run = await underFaults(() =>
+			runOnCsv(
+				[{ csv: personsCsv(prefix, 2500, 1100) }],
+				{ resource: 'dataUpload', operation: 'upload', uploadType: 'PERSON' },
+				{ continueOnFail: true, timeoutMs: 15 * 60_000 },
+			),
+		);
+		expect(run.result.output).toHaveLength(1);
+		expect(run.result.output[0]).toMatchObject({
+			success: false,
+			rows: 2500,
+			rowsStored: 2499,
+			rowsNotStored: 1,
+			refusedRows: [{ id: `${prefix}-3`, line: 1102 }],
+		});
+		expect(uploads(run.log).map((r) => r.status)).toEqual([202, 202]);
+		const stored = (await control.get<Json[]>('/persons')).filter((p) =>
+			String(p.id).startsWith(`${prefix}-`),
+		);
+		expect(stored).toHaveLength(2499);
+		report('upload-skip-refused-row', { item: run.result.output[0], statusPolls: polls(run.log) });
 	},
 	20 * 60_000,
 );

@@ -382,6 +382,27 @@ describe('uploads (state machine)', () => {
 		expect(s.reason).toContain('pc-5');
 		expect(s.reason).toContain('Last saved id: pc-999');
 		expect(s.reason).toContain('First id not saved: pc-1000');
+		// the batch before is stored whole; no row of the failing batch or after it
+		expect((await api.get('/v1/persons/pc-999')).status).toBe(200);
+		for (const id of ['pc-1000', 'pc-1199', 'pc-1201', 'pc-1499'])
+			expect((await api.get(`/v1/persons/${id}`)).status).toBe(404);
+	});
+
+	test('a transaction whose person is missing: PARTIALLY_COMPLETED naming the transaction; the batches before stored', async () => {
+		const rows = Array.from(
+			{ length: 1200 },
+			(_, i) => `pt-${i},${i === 1100 ? 'nobody' : 'cust-1001'},2026-01-01T00:00:00Z,1.00,I`,
+		);
+		const s = await upload(
+			'TRANSACTION',
+			`id,person_id,timestamp,amount,direction\n${rows.join('\n')}\n`,
+		);
+		expect(s.status).toBe('PARTIALLY_COMPLETED');
+		expect(s.reason).toMatch(/Person nobody of transaction pt-1100 does not exist \(id pt-1100\)/);
+		expect(s.reason).toContain('Last saved id: pt-999');
+		expect(s.reason).toContain('First id not saved: pt-1000');
+		expect((await api.get('/v1/persons/cust-1001/transactions/pt-999')).status).toBe(200);
+		expect((await api.get('/v1/persons/cust-1001/transactions/pt-1000')).status).toBe(404);
 	});
 });
 

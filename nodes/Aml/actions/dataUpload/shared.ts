@@ -137,12 +137,14 @@ export function pollFailedAfterAccepted(
 /**
  * FAILED, PARTIALLY_COMPLETED and an unfinished wait are never success: the error says what to do next. `sentAsIs`:
  * the node did not check the header row (Header Check off), so the error says the reason is the service's own check.
+ * `notResumed`: why On a Refused Row → Skip could not upload the rest (the reason's ids do not fit the file).
  */
 export function unsuccessfulUpload(
 	ctx: IExecuteFunctions,
 	json: IDataObject,
 	itemIndex: number,
 	sentAsIs = false,
+	notResumed?: string,
 ): NodeOperationError {
 	const label = `Upload ${json.uploadId}${json.fileName ? ` (${json.fileName})` : ''}`;
 	const hint =
@@ -187,6 +189,7 @@ export function unsuccessfulUpload(
 			`${saved}; ${notSaved}${ids.length ? ` (${ids.join(', ')})` : ''}. ` +
 			`Fix ${json.offendingId ? `the row with id ${json.offendingId}` : 'the row named in the reason'} (for example a duplicate id, or a transaction whose person does not exist), ` +
 			'then upload only the rows that were not stored: the stored rows would now fail as duplicates.';
+		if (notResumed) description += ` The rest was not uploaded again: ${notResumed}.`;
 	}
 	return new NodeOperationError(ctx.getNode(), message, {
 		itemIndex,

@@ -1,7 +1,6 @@
 // Longer than ~250 lines: Upload CSV's description, the checks of the file before any request, and the wait for
 // completion, which share the upload's state; the multipart body is in uploadForm.ts.
 import type {
-	IBinaryData,
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -11,24 +10,16 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { runItems, withItemFacts } from '../../helpers/items';
 import { optionsCollection } from '../../helpers/descriptions';
+import { itemParameter } from '../../helpers/itemParameter';
 import { amlRequest } from '../../transport';
+import type { ItemValidator } from '../../validation';
+import { prepareUpload, type PreparedUpload } from './prepare';
 import {
-	valid,
-	enumRule,
-	invalid,
-	positiveIntegerRule,
-	type ItemValidator,
-} from '../../validation';
-import {
-	firstRowId,
-	gateHeaderProblem,
-	HEAD_BYTES,
-	headerProblem,
-	MAX_UPLOAD_BYTES,
-	readHead,
-	UPLOAD_TYPES,
-	type UploadType,
-} from './csv';
+	DEFAULT_MAX_SKIPPED_ROWS,
+	MAX_SKIPPED_ROWS_LIMIT,
+	refusedRowsError,
+	resumeUpload,
+} from './resume';
 import {
 	confirmToken,
 	pollFailedAfterAccepted,
@@ -36,10 +27,8 @@ import {
 	waitForFinalState,
 } from './shared';
 import { uploadForm } from './uploadForm';
-import { itemParameter } from '../../helpers/itemParameter';
 
 const UPLOAD_TIMEOUT_MS = 300_000;
-const HEADER_CHECKS = ['nodeLayout', 'off'] as const;
 
 const properties: INodeProperties[] = [
 	{
@@ -62,7 +51,7 @@ const properties: INodeProperties[] = [
 				name: 'Person',
 				value: 'PERSON',
 				description:
-					'New persons only: the service refuses a row whose ID is stored already (PARTIALLY_COMPLETED). Change stored persons with Person → Update. Header Check requires the ID column and `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
+					'New persons only: the service refuses a row whose ID is stored already (by default the node skips it and uploads the rest, and reports it). Change stored persons with Person → Update. Header Check requires the ID column and `type` (INDIVIDUAL, LEGAL or UNDEFINED); other columns are attributes.',
 			},
 			{
 				name: 'Person Relation',
@@ -94,7 +83,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success. Off: output the upload ID at once and check later with Get Status.',
+			'Whether to wait until the service has processed the file (COMPLETED, FAILED or PARTIALLY_COMPLETED). FAILED and PARTIALLY_COMPLETED are reported as errors with the reason, never as success; on a refused row the rest is uploaded (Options → On a Refused Row). Off: output the upload ID at once and check later with Get Status (nothing is resumed).',
 	},
 	optionsCollection(
 		[
@@ -122,11 +111,41 @@ const properties: INodeProperties[] = [
 						name: 'Off: Send the File As It Is',
 						value: 'off',
 						description:
-							"Send the file unchanged and let the service's validation decide: its FAILED or PARTIALLY_COMPLETED answer, with its reason, is the result. Still refused before sending: a transaction file with a column of the record Transaction → Gate writes (or whose header row cannot be read), an empty file, a file over 100 MB.",
+							"Send the file unchanged and let the service's validation decide: its FAILED or PARTIALLY_COMPLETED answer, with its reason, is the result (a refused row is not skipped: the node did not read the file). Still refused before sending: a transaction file with a column of the record Transaction → Gate writes (or whose header row cannot be read), an empty file, a file over 100 MB.",
 					},
 				],
 				default: 'nodeLayout',
 				description: 'How the header row is checked before the file is sent',
+			},
+			{
+				displayName: 'On a Refused Row',
+				name: 'onRefusedRow',
+				type: 'options',
+				options: [
+					{
+						name: 'Skip It and Upload the Rest',
+						value: 'skip',
+						description:
+							'Upload again, as a new upload, exactly the rows the service did not store, without the row it refused; again for each further refused row, up to Max Refused Rows to Skip. No stored row is sent again. The output still is no success: it lists every refused row with its ID, line and the reason.',
+					},
+					{
+						name: 'Stop and Report',
+						value: 'stop',
+						description:
+							'Report PARTIALLY_COMPLETED with the IDs the reason names; the rows from the first ID not saved on stay unstored',
+					},
+				],
+				default: 'skip',
+				description:
+					"What to do when the service refuses a row while storing the file (a person already stored, a transaction whose person does not exist): it then stores no row of that row's batch of 1,000 or after it. Default Skip: one refused row would otherwise leave up to 1,000 good rows and every later one unstored. Needs Wait for Completion on and Header Check on (the node reads the file to find the rows); a Person Relation file, whose rows have no ID of their own, always stops. When the reason's IDs cannot be found in the file, the node stops and reports the reason.",
+			},
+			{
+				displayName: 'Max Refused Rows to Skip',
+				name: 'maxSkippedRows',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: MAX_SKIPPED_ROWS_LIMIT },
+				default: DEFAULT_MAX_SKIPPED_ROWS,
+				description: `With Skip It and Upload the Rest: the most refused rows skipped in one file (at most ${MAX_SKIPPED_ROWS_LIMIT}). Each one costs one more upload of the rows not yet stored, which the service validates and processes anew; at the next refused row the node stops and reports the rows not stored.`,
 			},
 			{
 				displayName: 'Max Wait (Seconds)',
@@ -135,7 +154,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: 600,
 				description:
-					'With Wait for Completion: how long to wait for the service to finish before the upload is reported as still processing (an error, or an item with success false)',
+					'With Wait for Completion: how long to wait for each upload (the file, and each upload of the rest after a refused row) before it is reported as still processing (an error, or an item with success false)',
 			},
 		],
 		{
@@ -158,64 +177,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export interface PreparedUpload {
-	property: string;
-	binary: IBinaryData;
-	type: UploadType;
-	fileName: string;
-	size: number;
-	waitForCompletion?: boolean;
-	maxWait?: number;
-	/** Header Check off: the file is sent without the node's header rules. */
-	sentAsIs?: boolean;
-	/** Id of the file's first row, when the head holds it: the first id not saved of a FAILED upload. */
-	firstId?: string;
-}
-
-/** Size of the binary without loading it: the stored file's metadata, or the length of the base64 text. */
-async function binarySize(ctx: IExecuteFunctions, binary: IBinaryData): Promise<number> {
-	if (binary.id) return Number((await ctx.helpers.getBinaryMetadata(binary.id)).fileSize);
-	return Buffer.byteLength(binary.data ?? '', 'base64');
-}
-
-/** The first bytes of the file (enough for the header row), without reading the rest. */
-async function binaryHead(
-	ctx: IExecuteFunctions,
-	binary: IBinaryData,
-	size: number,
-): Promise<Buffer> {
-	const want = Math.min(HEAD_BYTES, size);
-	if (!binary.id)
-		return Buffer.from((binary.data ?? '').slice(0, Math.ceil(want / 3) * 4), 'base64').subarray(
-			0,
-			want,
-		);
-	const chunks: Buffer[] = [];
-	let got = 0;
-	for await (const chunk of await ctx.helpers.getBinaryStream(binary.id, HEAD_BYTES)) {
-		chunks.push(chunk as Buffer);
-		got += (chunk as Buffer).length;
-		if (got >= want) break;
-	}
-	return Buffer.concat(chunks).subarray(0, want);
-}
-
-function tooLarge(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	property: string,
-	bytes: number,
-): NodeOperationError {
-	const mb = (bytes / 1024 / 1024).toFixed(1);
-	return invalid(
-		ctx,
-		itemIndex,
-		'Input Binary Field',
-		property,
-		`holds a file of ${mb} MB; the service accepts CSV files up to 100 MB. Split the file into smaller ones`,
-	);
-}
-
 function parseAnswer(body: unknown): IDataObject {
 	if (Buffer.isBuffer(body)) body = body.toString('utf8');
 	if (typeof body === 'string') {
@@ -229,84 +190,70 @@ function parseAnswer(body: unknown): IDataObject {
 }
 
 /**
- * One item's upload, read and checked before anything is sent: the type, the binary field and its file name, the size
- * and the header row (from the file's first 64 KB, without loading the rest), and the wait settings.
+ * Sends one file (the whole file, or a resumed upload's rest) and, with Wait for Completion, waits for its end: the
+ * final status (success or not). A failed wait after the service accepted the file is an error naming the upload ID.
  */
-async function prepareUpload(
+async function sendOne(
 	ctx: IExecuteFunctions,
-	items: INodeExecutionData[],
+	upload: PreparedUpload,
 	i: number,
-): Promise<PreparedUpload> {
-	const type = valid<UploadType>(ctx, i, 'Upload Type', itemParameter(ctx, 'uploadType', i), (v) =>
-		enumRule(v, UPLOAD_TYPES),
-	);
-	const property = String(itemParameter(ctx, 'binaryPropertyName', i, 'data')).trim();
-	const binary = items[i].binary?.[property];
-	if (!binary) {
-		const present = Object.keys(items[i].binary ?? {});
-		throw invalid(
-			ctx,
-			i,
-			'Input Binary Field',
-			property,
-			`names no binary data of the item (${present.length ? `the item's binary fields are: ${present.join(', ')}` : 'the item has no binary data at all'})`,
-		);
-	}
-	const fileName = String(
-		itemParameter(ctx, 'options.fileName', i, '') || binary.fileName || `${type.toLowerCase()}.csv`,
-	).trim();
-	if (!/\.csv$/i.test(fileName))
-		throw invalid(
-			ctx,
-			i,
-			'File Name',
-			fileName,
-			'must end with .csv (the service only takes CSV files)',
-		);
-	// Size and header row are checked without loading the file: only its first 64 KB are read.
-	const size = await binarySize(ctx, binary);
-	if (!Number.isFinite(size) || size <= 0)
-		throw invalid(ctx, i, 'Input Binary Field', property, 'holds an empty file');
-	if (size > MAX_UPLOAD_BYTES) throw tooLarge(ctx, i, property, size);
-	const head = readHead(await binaryHead(ctx, binary, size), size);
-	const headerCheck = valid(
+	form: FormData,
+	fileName: string,
+): Promise<IDataObject> {
+	await confirmToken(ctx, i);
+	const timeout = itemParameter(ctx, 'options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
+	const response = await amlRequest.call(
 		ctx,
+		{
+			method: 'POST',
+			path: '/v1/data-upload',
+			qs: { type: upload.type },
+			// Streamed from n8n's binary data while it is sent; n8n's HTTP client writes the multipart framing.
+			body: form,
+			// A repeated upload would store the rows twice: never repeated after it may have arrived.
+			retry: 'none',
+			checkHint: `the data uploads in the AML web UI: an upload of ${fileName} may be there`,
+			timeoutMs: timeout >= 1000 ? timeout : UPLOAD_TIMEOUT_MS,
+		},
 		i,
-		'Header Check',
-		itemParameter(ctx, 'options.headerCheck', i, 'nodeLayout'),
-		(v) => enumRule(v, HEADER_CHECKS),
 	);
-	if (headerCheck === 'off') {
-		// Sent as it is; only the Gate's record stays out of reach of an upload.
-		const problem = gateHeaderProblem(head, type);
-		if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
-	} else {
-		if (typeof head === 'string') throw invalid(ctx, i, 'CSV file', fileName, head);
-		const problem = headerProblem(head.headerLine, type);
-		if (problem) throw invalid(ctx, i, 'CSV header', fileName, problem);
-		if (head.complete && !head.hasDataRow)
-			throw invalid(ctx, i, 'CSV file', fileName, 'has a header row but no data rows');
+	const accepted = parseAnswer(response.body);
+	const uploadId = Number(accepted.id);
+	if (!Number.isInteger(uploadId) || uploadId < 1) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The service accepted the file but returned no upload ID (answer: ${JSON.stringify(accepted).slice(0, 200)})`,
+			{
+				itemIndex: i,
+				description:
+					'The rows may still be processed. Check the uploads in the AML web UI before uploading the file again.',
+			},
+		);
 	}
-	const waitForCompletion = itemParameter(ctx, 'waitForCompletion', i, true) as boolean;
-	const maxWait = Number(
-		valid(
-			ctx,
-			i,
-			'Max Wait (Seconds)',
-			itemParameter(ctx, 'options.maxWait', i, 600),
-			positiveIntegerRule,
-		),
-	);
+	const base: IDataObject = {
+		uploadId,
+		fileName: accepted.fileName ?? fileName,
+		type: accepted.type ?? upload.type,
+	};
+	if (upload.waitForCompletion === false) {
+		return {
+			...base,
+			status: 'ACCEPTED',
+			reason: null,
+			success: null,
+			note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
+		};
+	}
+	// From here on the service holds the file: every failure names the upload ID, so that nobody uploads it again.
 	return {
-		property,
-		binary,
-		type,
-		fileName,
-		size,
-		waitForCompletion,
-		maxWait,
-		sentAsIs: headerCheck === 'off',
-		firstId: typeof head === 'string' ? undefined : firstRowId(head, type),
+		...base,
+		...(await waitForFinalState(ctx, uploadId, upload.maxWait ?? 600, i).catch((error: unknown) => {
+			throw withItemFacts(pollFailedAfterAccepted(ctx, base, error, i), {
+				...base,
+				status: 'UNKNOWN',
+				success: false,
+			});
+		})),
 	};
 }
 
@@ -320,64 +267,9 @@ export async function execute(
 		defaultParallel: 1,
 		prepare: async (i) => await prepareUpload(this, items, i),
 		send: async (upload, i) => {
-			await confirmToken(this, i);
-			const timeout = itemParameter(this, 'options.timeout', i, UPLOAD_TIMEOUT_MS) as number;
-			const response = await amlRequest.call(
-				this,
-				{
-					method: 'POST',
-					path: '/v1/data-upload',
-					qs: { type: upload.type },
-					// Streamed from n8n's binary data while it is sent; n8n's HTTP client writes the multipart framing.
-					body: uploadForm(this, upload.binary, upload.size, upload.fileName),
-					// A repeated upload would store the rows twice: never repeated after it may have arrived.
-					retry: 'none',
-					checkHint: `the data uploads in the AML web UI: an upload of ${upload.fileName} may be there`,
-					timeoutMs: timeout >= 1000 ? timeout : UPLOAD_TIMEOUT_MS,
-				},
-				i,
-			);
-			const accepted = parseAnswer(response.body);
-			const uploadId = Number(accepted.id);
-			if (!Number.isInteger(uploadId) || uploadId < 1) {
-				throw new NodeOperationError(
-					this.getNode(),
-					`The service accepted the file but returned no upload ID (answer: ${JSON.stringify(accepted).slice(0, 200)})`,
-					{
-						itemIndex: i,
-						description:
-							'The rows may still be processed. Check the uploads in the AML web UI before uploading the file again.',
-					},
-				);
-			}
-			const base: IDataObject = {
-				uploadId,
-				fileName: accepted.fileName ?? upload.fileName,
-				type: accepted.type ?? upload.type,
-			};
-			if (upload.waitForCompletion === false) {
-				return {
-					...base,
-					status: 'ACCEPTED',
-					reason: null,
-					success: null,
-					note: `Processing is asynchronous: use Data Upload → Get Status with upload id ${uploadId} to learn whether it COMPLETED`,
-				};
-			}
-			// From here on the service holds the file: every failure names the upload ID, so that nobody uploads it again.
-			const final: IDataObject = {
-				...base,
-				...(await waitForFinalState(this, uploadId, upload.maxWait ?? 600, i).catch(
-					(error: unknown) => {
-						throw withItemFacts(pollFailedAfterAccepted(this, base, error, i), {
-							...base,
-							status: 'UNKNOWN',
-							success: false,
-						});
-					},
-				)),
-			};
-			if (final.success === true) return final;
+			const form = uploadForm(this, upload.binary, upload.size, upload.fileName);
+			const final = await sendOne(this, upload, i, form, upload.fileName);
+			if (final.success !== false) return final;
 			// FAILED stores none of the rows: the first id not saved is the file's first.
 			if (final.status === 'FAILED' && !final.timedOut)
 				Object.assign(
@@ -385,8 +277,24 @@ export async function execute(
 					{ lastSavedId: null },
 					upload.firstId ? { firstIdNotSaved: upload.firstId } : {},
 				);
+			let notResumed: string | undefined;
+			// Only a file the node read itself, whose rows have IDs of their own (a relation row has none).
+			if (
+				final.status === 'PARTIALLY_COMPLETED' &&
+				!final.timedOut &&
+				upload.onRefusedRow === 'skip' &&
+				!upload.sentAsIs &&
+				upload.type !== 'PERSON_RELATION'
+			) {
+				const resumed = await resumeUpload(this, upload, final, (rest, fileName) =>
+					sendOne(this, upload, i, rest, fileName),
+				);
+				if ('item' in resumed)
+					throw withItemFacts(refusedRowsError(this, resumed.item, i), resumed.item);
+				notResumed = resumed.notResumed;
+			}
 			// Never a success item: with Continue On Fail an error item carrying the status, on the error output when set.
-			throw withItemFacts(unsuccessfulUpload(this, final, i, upload.sentAsIs), final);
+			throw withItemFacts(unsuccessfulUpload(this, final, i, upload.sentAsIs, notResumed), final);
 		},
 	});
 }

@@ -1,6 +1,7 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 import { safeFileName } from './csv';
+import { rangesOf, type ByteRange } from './csvRows';
 
 /** Read size when copying a stored file (n8n's default is 64 KiB: 1,600 reads for 100 MB). */
 const STREAM_CHUNK_BYTES = 256 * 1024;
@@ -8,7 +9,7 @@ const STREAM_CHUNK_BYTES = 256 * 1024;
 const BASE64_CHUNK_CHARS = 4 * 64 * 1024;
 
 /** The bytes of a binary, chunk by chunk: read from n8n's binary store, or decoded from the item's base64 text. */
-async function* binaryChunks(
+export async function* binaryChunks(
 	ctx: IExecuteFunctions,
 	binary: IBinaryData,
 ): AsyncGenerator<Uint8Array> {
@@ -94,18 +95,22 @@ export function BinaryDataFile(): ReturnType<typeof makeBinaryDataFileClass> {
 	return (binaryDataFileClass ??= makeBinaryDataFileClass());
 }
 
-/** The multipart form of an upload: one part, field `file`, the CSV streamed from n8n's binary data. */
+/**
+ * The multipart form of an upload: one part, field `file`, the CSV streamed from n8n's binary data; with `ranges`,
+ * only those byte ranges of it (`bytes` long in all: a resumed upload's header row and rows not stored).
+ */
 export function uploadForm(
 	ctx: IExecuteFunctions,
 	binary: IBinaryData,
 	bytes: number,
 	fileName: string,
+	ranges?: ByteRange[],
 ): FormData {
 	const form = new FormData();
+	const chunks = ranges
+		? () => rangesOf(binaryChunks(ctx, binary), ranges)
+		: () => binaryChunks(ctx, binary);
 	// No file name argument: FormData would copy the File into a new one (losing how its bytes are read).
-	form.append(
-		'file',
-		new (BinaryDataFile())(() => binaryChunks(ctx, binary), bytes, safeFileName(fileName)),
-	);
+	form.append('file', new (BinaryDataFile())(chunks, bytes, safeFileName(fileName)));
 	return form;
 }
