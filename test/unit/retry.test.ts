@@ -157,7 +157,7 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 		],
 		[
 			'the run stopped asking for tokens (its fresh tokens refused): that 401, not repeated',
-			{ outcome: { kind: 'refused', response: { statusCode: 401, body: {}, headers: {} } } },
+			{ outcome: { kind: 'service', status: 401, body: {} } },
 			fail('answer', false),
 		],
 		[

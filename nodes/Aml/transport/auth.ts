@@ -7,7 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { NO_ANSWER_IN_TIME, settledBy, TIMED_OUT, type FullResponse, type Outcome } from './retry';
+import { settledBy, TIMED_OUT } from './retry';
+import { NO_ANSWER_IN_TIME, type FullResponse, type Outcome } from './errors';
 import { classify } from '../../shared/n8n/errors';
 import { ANSWER_EVERY_STATUS, ignoresSslIssues } from '../../shared/n8n/oauthToken';
 import {
@@ -83,7 +84,7 @@ export async function sendAttempt<T>(
 	need: TokenNeed,
 ): Promise<{ outcome: Outcome<T>; generation?: number }> {
 	const grant = await run.tokens.tokenFor(need);
-	if (!('generation' in grant)) return { outcome: grant };
+	if ('kind' in grant) return { outcome: grant };
 	// the attempt's time as the token step left it (token.ts `attemptMs`, computed there once)
 	const { generation, timeoutMs: timeout } = grant;
 	try {
@@ -106,18 +107,19 @@ export async function sendAttempt<T>(
 		// a send's failure, thrown by n8n while a token was held: the service's; of anything else only the message (the
 		// raw error may carry the request configuration and its headers)
 		const thrown = classify(error);
-		if (thrown.kind === 'http') {
-			const response = {
-				statusCode: thrown.status,
-				body: thrown.body as T,
-				headers: thrown.headers,
-			};
-			return { outcome: { kind: 'answer', response }, generation };
-		}
 		const outcome: Outcome<T> =
-			thrown.kind === 'network'
-				? thrown
-				: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
+			thrown.kind === 'http'
+				? {
+						kind: 'answer',
+						response: {
+							statusCode: thrown.status,
+							body: thrown.body as T,
+							headers: thrown.headers,
+						},
+					}
+				: thrown.kind === 'network'
+					? thrown
+					: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
 		return { outcome, generation };
 	}
 }

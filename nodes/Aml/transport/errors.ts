@@ -1,10 +1,25 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { NEVER_SENT } from '../../shared/n8n/errors';
 import { quoteServiceText } from './quote';
-import { isBusyStatus, type TokenFailure } from './retry';
-import { isTokenEndpointBusy } from './token';
+
+/** The service's HTTP answer, whatever its status. */
+export interface FullResponse<T> {
+	statusCode: number;
+	body: T;
+	headers: IDataObject;
+}
+
+/**
+ * The token endpoint is paused (token.ts): the attempt's token may be asked for again `at` (epoch ms), within this
+ * request's wait for a token, which began `since` and ends with any token newer than generation `before`.
+ */
+export interface TokenWait {
+	at: number;
+	since: number;
+	before: number;
+}
 
 /** How the user can see whether a request that reached the service without an answer was applied. */
 export interface MayHaveApplied {
@@ -15,7 +30,7 @@ export interface MayHaveApplied {
 }
 
 /** What every failure of a request knows: the request, its attempts, and what they may have done. */
-interface Facts {
+export interface Facts {
 	method: string;
 	path: string;
 	attempts: number;
@@ -29,24 +44,61 @@ interface Facts {
 }
 
 /**
- * The one failure value of a request, made where the failure is seen (request.ts) and turned into n8n's error by
- * `toNodeError` only. It travels on that error (`failureOf`), so callers ask it, never the message text.
+ * The one failure value of a request, made where the failure is seen and turned into n8n's error by `toNodeError` only.
+ * It travels on that error (`failureOf`, the one accessor), so callers ask it, never the message text. One attempt's
+ * failure (token.ts, auth.ts) has no facts yet (`Failure<unknown>`); request.ts adds them (`Failure<Facts>`), and
+ * `toNodeError` whether it is `transient` (`isTransient`).
  */
-export type Failure =
-	| (Facts & { kind: 'service'; status: number; body?: unknown })
-	| (Facts & { kind: 'network'; code: string })
-	| (Facts & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
-	| (Facts & { kind: 'unreadable'; problem: string })
-	| (Facts & { kind: 'cancelled' })
-	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
+export type Failure<F = Facts & { transient: boolean }> =
+	| (F & { kind: 'service'; status: number; body?: unknown })
+	| (F & { kind: 'network'; code: string })
+	| (F & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
+	| (F & { kind: 'unreadable'; problem: string })
+	| (F & { kind: 'cancelled' })
+	| (F & {
+			kind: 'tokenEndpoint';
+			/** What the token endpoint gave (of its body only the OAuth2 error fields). */
+			tokenFailure:
+				| { kind: 'network'; code: string }
+				| { kind: 'http'; status: number; body?: unknown };
+			/** While the token endpoint is paused: when to ask again (`decide` has the request wait for it). */
+			again?: TokenWait;
+			/** How long the request waited for a token (set when the request fails). */
+			waitedMs?: number;
+	  })
 	| { kind: 'other'; message: string };
+
+/**
+ * What a request, or one attempt of it, ended with: the service's `answer` (any status; `decide` says what it comes
+ * to), or a typed failure. A token step that stopped the run after refused fresh tokens ends as that 401, a `service`
+ * failure: nothing more was sent.
+ */
+export type Outcome<T = unknown> = { kind: 'answer'; response: FullResponse<T> } | Failure<unknown>;
+
+/** No answer (of the service or its token endpoint) within the time given. */
+export const NO_ANSWER_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
+
+/** A status that says only "not now" (throttled, failing, or a gateway's request timeout): asking again later may help. */
+export function isBusyStatus(status: number): boolean {
+	return status === 429 || status === 408 || status >= 500;
+}
+
+type TokenAnswer = { kind: string; status?: number };
+
+/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
+export const isTokenEndpointBusy = ({ kind, status = 0 }: TokenAnswer) =>
+	kind === 'network' || (kind === 'http' && isBusyStatus(status));
+
+/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
+export const isTokenRefusal = ({ kind, status = 0 }: TokenAnswer) =>
+	kind === 'http' && status >= 400 && !isBusyStatus(status);
 
 const FAILURE = Symbol('aml failure');
 
-/** The failure value an error of this package carries, or undefined for any other error. */
-export function failureOf(error: unknown): Failure | undefined {
+/** The failure an error of a request carries (the NodeApiError of `toNodeError`), or undefined for any other error. */
+export function failureOf(error: unknown): Exclude<Failure, { kind: 'other' }> | undefined {
 	return typeof error === 'object' && error !== null
-		? (error as { [FAILURE]?: Failure })[FAILURE]
+		? (error as { [FAILURE]?: Exclude<Failure, { kind: 'other' }> })[FAILURE]
 		: undefined;
 }
 
@@ -55,44 +107,16 @@ export function failureOf(error: unknown): Failure | undefined {
  * the repeats, no answer, the time budget, a busy or unreachable token endpoint), nothing of the request itself. A check
  * turns it into a fail-closed Block; a poll (`pollUntil`) keeps waiting. Any other failure is the request's own error.
  */
-export function isTransient(error: unknown): boolean {
-	const failure = failureOf(error);
-	if (failure?.kind === 'service') return isBusyStatus(failure.status);
-	if (failure?.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
-	return failure?.kind === 'network' || failure?.kind === 'budget';
-}
-
-/** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
-export const isBudgetSpent = (error: unknown) => failureOf(error)?.kind === 'budget';
-
-/** Whether an attempt of the failed request reached the service without an answer, so that it may have been applied. */
-export const mayHaveApplied = (error: unknown) => factsOf(error)?.mayHaveApplied !== undefined;
-
-/**
- * The body of a check's 2xx answer that came after the time budget (not taken as the check's answer; what it names,
- * an alert ID, is still reported), or undefined.
- */
-export function lateAnswerOf(error: unknown): { body: unknown } | undefined {
-	const failure = failureOf(error);
-	return failure?.kind === 'budget' ? failure.lateAnswer : undefined;
-}
-
-/**
- * Whether the failed request may have been received by the service. Only a failure known to have stopped every
- * attempt before the service (none sent, a refused connection, an unknown host, a failed token step) says no.
- */
-export const reachedService = (error: unknown) => factsOf(error)?.reached !== false;
-
-/** The facts of a request's failure; undefined for an error not of a request (then nothing is known of it). */
-function factsOf(error: unknown): Facts | undefined {
-	const failure = failureOf(error);
-	return failure?.kind === 'other' ? undefined : failure;
+function isTransient(failure: Failure<Facts>): boolean {
+	if (failure.kind === 'service') return isBusyStatus(failure.status);
+	if (failure.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
+	return failure.kind === 'network' || failure.kind === 'budget';
 }
 
 /** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */
 export function toNodeError(
 	node: INode,
-	failure: Failure,
+	failure: Failure<Facts>,
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (failure.kind === 'other') return new NodeOperationError(node, failure.message, { itemIndex });
@@ -104,13 +128,13 @@ export function toNodeError(
 		...(networkCode ? { networkCode } : {}),
 	} as JsonObject;
 	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
-	Object.defineProperty(error, FAILURE, { value: failure });
+	Object.defineProperty(error, FAILURE, { value: { ...failure, transient: isTransient(failure) } });
 	return error;
 }
 
 type Text = { message: string; description: string; httpCode?: string; networkCode?: string };
 
-function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
+function textOf(failure: Exclude<Failure<Facts>, { kind: 'other' }>): Text {
 	switch (failure.kind) {
 		case 'service':
 			return serviceText(failure);
@@ -199,7 +223,7 @@ function bodyText(body: unknown): string {
 	return bodyMessage(body, Infinity);
 }
 
-function serviceText(failure: Extract<Failure, { kind: 'service' }>): Text {
+function serviceText(failure: Extract<Failure<Facts>, { kind: 'service' }>): Text {
 	const text = quoteServiceText(bodyText(failure.body));
 	const short = quoteServiceText(text, 300);
 	const meaning = statusMeaning(failure.status, failure.attempts);
@@ -227,7 +251,7 @@ const NETWORK_WORDS: Record<string, string> = {
 };
 
 /** No HTTP answer. The code itself stays out of the message: n8n would swap a message containing it for a generic one. */
-function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
+function networkText(failure: Extract<Failure<Facts>, { kind: 'network' }>): Text {
 	const { code, method, path, attempts } = failure;
 	const words = NETWORK_WORDS[code] ?? 'no answer';
 	if (failure.mayHaveApplied) {
@@ -250,12 +274,12 @@ function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
  * requests, a Gate's store, may have been) unless an earlier attempt of the request reached the service without an answer (then it may have been applied). Never taken for the service's own
  * answer: a refusal names the credential, a 429 the token endpoint.
  */
-function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>): Text {
+function tokenEndpointText(failure: Extract<Failure<Facts>, { kind: 'tokenEndpoint' }>): Text {
 	const whatWasSent = failure.mayHaveApplied
 		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(failure.mayHaveApplied)}`
 		: 'This request was not sent to the AML service';
-	const waited =
-		failure.waitedMs >= 1000 ? ` after waiting ${Math.round(failure.waitedMs / 1000)} s` : '';
+	const { waitedMs = 0 } = failure;
+	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
 	const answer = failure.tokenFailure;
 	if (answer.kind === 'network') {
 		const words = NETWORK_WORDS[answer.code] ?? 'no answer';

@@ -12,7 +12,7 @@ import {
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { toNodeError, type Facts, type Failure, type MayHaveApplied } from './errors';
 import { executionCancelSignal, runOf, runTimeout, sendAttempt, type AmlContext } from './auth';
 import type { TokenNeed } from './token';
 import { NEVER_SENT } from '../../shared/n8n/errors';
@@ -85,7 +85,7 @@ export async function amlRequest<T = unknown>(
 	};
 	const { deadline } = request;
 	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
-	const fail = (failure: Failure) => toNodeError(this.getNode(), failure, itemIndex);
+	const fail = (failure: Failure<Facts>) => toNodeError(this.getNode(), failure, itemIndex);
 	const started = Date.now();
 	let unanswered = false;
 	let refusals = 0;
@@ -138,7 +138,9 @@ export async function amlRequest<T = unknown>(
 			wait = outcome.kind === 'tokenEndpoint' ? outcome.again : undefined;
 			if (!wait) {
 				refused =
-					step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+					step.renew && answer
+						? { generation: sent.generation ?? 0, body: answer.body }
+						: undefined;
 				attempt++;
 			}
 			await sleep(step.waitMs);
@@ -162,11 +164,11 @@ export async function amlRequest<T = unknown>(
 			const late = answer && answer.statusCode < 300 ? { lateAnswer: { body: answer.body } } : {};
 			throw fail({ ...known, ...budgetSpent, ...late });
 		}
-		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
 		if (outcome.kind === 'tokenEndpoint') {
 			const { tokenFailure } = outcome;
 			throw fail({ ...known, kind: 'tokenEndpoint', tokenFailure, waitedMs: Date.now() - started });
 		}
+		if (outcome.kind !== 'answer') throw fail({ ...known, ...outcome });
 		const { statusCode: status, body } = outcome.response;
 		throw fail({ ...known, kind: 'service', status, body });
 	}

@@ -2,20 +2,21 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	backoffDelay,
-	isBusyStatus,
 	parseRetryAfter,
-	NO_ANSWER_IN_TIME,
 	settledBy,
 	timeLeft,
 	TIMED_OUT,
 	type BackoffPolicy,
 	type Deadline,
-	type FullResponse,
-	type Outcome,
-	type TokenFailure,
-	type TokenWait,
 } from './retry';
-import { classify, type Classified } from '../../shared/n8n/errors';
+import {
+	isTokenEndpointBusy,
+	isTokenRefusal,
+	NO_ANSWER_IN_TIME,
+	type Failure,
+	type TokenWait,
+} from './errors';
+import { classify } from '../../shared/n8n/errors';
 import {
 	canRenewToken,
 	fetchFirstToken,
@@ -87,8 +88,10 @@ interface TokenState {
 	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
 	downSince?: number;
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-	lastError?: Exclude<Classified, { kind: 'other' }>;
+	lastError?: EndpointAnswer;
 }
+/** What the token endpoint gave, as reported (errors.ts `Failure`, kind `tokenEndpoint`). */
+type EndpointAnswer = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>['tokenFailure'];
 const tokenStates = new Map<string, TokenState>();
 
 /** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
@@ -97,28 +100,13 @@ export interface TokenNeed {
 	timeoutMs: number;
 	deadline?: Deadline;
 	signal?: AbortSignal;
-	refused?: { generation: number; response: FullResponse<unknown> };
+	refused?: { generation: number; body: unknown };
 	/** The wait for a token this request is in (handed back from the token step's `again`). */
 	wait?: TokenWait;
 }
 
-/** A token to send with (its generation) and the attempt's time left for the send, or why there is none: nothing is sent. */
-export type TokenGrant =
-	| { generation: number; timeoutMs: number }
-	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
-
 /** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
 export type TokenProvider = ReturnType<typeof tokenProvider>;
-
-/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
-export function isTokenEndpointBusy(failure: Classified | TokenFailure): boolean {
-	return failure.kind === 'network' || (failure.kind === 'http' && isBusyStatus(failure.status));
-}
-
-/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
-export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
-	return failure.kind === 'http' && failure.status >= 400 && !isBusyStatus(failure.status);
-}
 
 /**
  * The provider of one run (one context object) for the credential `key` (its ID and token URL) as the run read it
@@ -143,20 +131,11 @@ export function tokenProvider(
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
-	let stopped: TokenGrant | undefined;
+	let stopped: Failure<unknown> | undefined;
 	/** Generations the run renewed for a 401 (only these can be refused fresh), and those refused fresh; no 2xx since. */
 	const renewals = new Set<number>();
 	const refusedFresh = new Set<number>();
 
-	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
-	const noToken = (failure: Classified): TokenGrant => {
-		const grant: TokenGrant =
-			failure.kind === 'other'
-				? { kind: 'other', message: failure.error?.message ?? 'Request failed' }
-				: { kind: 'tokenEndpoint', tokenFailure: tokenFailure(failure) };
-		if (isTokenRefusal(failure)) stopped = grant;
-		return grant;
-	};
 	/** Has a token obtained: undefined when one newer than the request knew is there, else why not (or when to ask again). */
 	const obtain = async (need: TokenNeed, times: Pick<TokenStep, 'fetchMs' | 'waitMs'>) => {
 		const { wait, deadline, signal } = need;
@@ -172,13 +151,18 @@ export function tokenProvider(
 		if (!result) held = true;
 		return result;
 	};
-	/** No token (yet): the token step's failure, or when to ask again with the endpoint's last failure. */
-	const why = (result: Classified | TokenWait): TokenGrant =>
-		'at' in result
-			? { kind: 'tokenEndpoint', tokenFailure: tokenFailure(lastBusy(token)), again: result }
-			: noToken(result);
+	/** No token (yet): when to ask again with the endpoint's last failure, or the failure (a refusal stops the run asking). */
+	const why = (result: Failure<unknown> | TokenWait): Failure<unknown> => {
+		if ('at' in result)
+			return { kind: 'tokenEndpoint', tokenFailure: lastBusy(token), again: result };
+		if (refusal(result)) stopped = result;
+		return result;
+	};
 
-	async function tokenFor(need: TokenNeed): Promise<TokenGrant> {
+	/** A token to send with (its generation) and the attempt's time for the send, or why there is none: nothing is sent. */
+	async function tokenFor(
+		need: TokenNeed,
+	): Promise<{ generation: number; timeoutMs: number } | Failure<unknown>> {
 		if (stopped) return stopped;
 		const { refused, wait } = need;
 		// a token obtained while this request waited (here or by another process) is sent
@@ -188,7 +172,7 @@ export function tokenProvider(
 			const fresh = renewals.has(generation) && isFresh(token);
 			if (!wait && fresh && sameStored(token, await readCredentials(ctx)))
 				if (refusedFresh.add(generation).size >= MAX_REFUSED_FRESH)
-					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
+					return (stopped = { kind: 'service', status: 401, body: refused.body });
 			// a token another process stored meanwhile is only sent; the refused one is renewed
 			if (token.generation === generation) {
 				const result = await obtain(need, { fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
@@ -206,7 +190,7 @@ export function tokenProvider(
 			// not waited for while the token endpoint is paused (the token held is sent)
 			const first = !held;
 			const result = await obtain(need, { fetchMs: ms, waitMs: first ? TOKEN_WAIT_MS : ms });
-			if (result && (first || (!('at' in result) && isTokenRefusal(result)))) return why(result);
+			if (result && (first || refusal(result))) return why(result);
 		}
 		// the budget went to the token step: the request is not sent
 		const timeoutMs = attemptMs(need);
@@ -236,8 +220,12 @@ function sameStored(token: TokenState, credentials: IDataObject | undefined): bo
 	return false;
 }
 
+/** The token endpoint refused the credential: asking again cannot help. */
+const refusal = (result: Failure<unknown> | TokenWait) =>
+	'kind' in result && result.kind === 'tokenEndpoint' && isTokenRefusal(result.tokenFailure);
+
 /** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
-function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFailure {
+function reported(failure: EndpointAnswer): EndpointAnswer {
 	if (failure.kind === 'network') return failure;
 	const { body } = failure;
 	let kept: unknown = typeof body === 'string' ? body.slice(0, 200) : undefined;
@@ -274,11 +262,14 @@ async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
 	step: TokenStep,
-): Promise<Classified | TokenWait | undefined> {
+): Promise<Failure<unknown> | TokenWait | undefined> {
 	const stepEnd = Math.min(step.deadline?.at ?? Infinity, step.since + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const lastFailure = () => lastBusy(token);
+	const lastFailure = (): Failure<unknown> => ({
+		kind: 'tokenEndpoint',
+		tokenFailure: lastBusy(token),
+	});
 	const newer = () => token.generation !== step.before;
 	/** Asked again at the pause's end, or after PROBE_MS to read the credential, while the wait lasts. */
 	const again = (at = Math.min(token.pausedUntil, Date.now() + PROBE_MS)) =>
@@ -324,9 +315,12 @@ async function obtainToken(
 		if (stepEnd === fetchEnd) return lastFailure();
 		pause(token, NO_ANSWER_IN_TIME);
 	} catch (error) {
-		const failure = classify(error);
-		if (failure.kind === 'other' || !isTokenEndpointBusy(failure)) return failure;
-		pause(token, failure);
+		const thrown = classify(error);
+		if (thrown.kind === 'other')
+			return { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
+		const answer = reported(thrown);
+		if (!isTokenEndpointBusy(answer)) return { kind: 'tokenEndpoint', tokenFailure: answer };
+		pause(token, answer, thrown.kind === 'http' ? thrown.headers['retry-after'] : undefined);
 	}
 	return again();
 }
@@ -353,7 +347,7 @@ async function readCredentials(ctx: IExecuteFunctions): Promise<IDataObject | un
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(token: TokenState, failure: NonNullable<TokenState['lastError']>): void {
+function pause(token: TokenState, failure: EndpointAnswer, retryAfter?: unknown): void {
 	token.lastError = failure;
 	// failures seen together are one: the pause is not lengthened for each
 	if (token.pausedUntil > Date.now()) return;
@@ -361,8 +355,7 @@ function pause(token: TokenState, failure: NonNullable<TokenState['lastError']>)
 	if (failure.kind === 'http' && failure.status === 429) token.downSince = undefined;
 	else if (token.downSince === undefined || Date.now() - token.pausedUntil > TOKEN_WAIT_MS)
 		token.downSince = Date.now();
-	const retryAfter =
-		failure.kind === 'http' ? parseRetryAfter(failure.headers['retry-after']) : undefined;
 	token.failures++;
-	token.pausedUntil = Date.now() + backoffDelay(token.failures, TOKEN_BACKOFF, retryAfter);
+	const delay = backoffDelay(token.failures, TOKEN_BACKOFF, parseRetryAfter(retryAfter));
+	token.pausedUntil = Date.now() + delay;
 }
