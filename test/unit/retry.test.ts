@@ -31,7 +31,7 @@ describe('backoff', () => {
 describe('decide: the one retry decision, row by row (answer or failure, policy, attempt, time left)', () => {
 	const answer = (status: number) =>
 		({
-			outcome: { kind: 'answer', response: { statusCode: status, body: {}, headers: {} } },
+			outcome: { kind: 'answer', status, body: {}, headers: {} },
 		}) as const;
 	/** The request's `refusals`-th 401, where n8n can renew the token (`renews`) or not. */
 	const unauthorized = (refusals: number, renews: boolean) =>

@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestOptions,
@@ -8,7 +9,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { settledBy, TIMED_OUT } from './retry';
-import { NO_ANSWER_IN_TIME, type FullResponse, type Outcome } from './errors';
+import { NO_ANSWER_IN_TIME, type Outcome } from './errors';
 import { classify } from '../../shared/n8n/errors';
 import { ANSWER_EVERY_STATUS, ignoresSslIssues } from '../../shared/n8n/oauthToken';
 import {
@@ -97,29 +98,22 @@ export async function sendAttempt<T>(
 				timeout,
 				skipSslCertificateValidation: run.ignoreSslIssues,
 			}),
-		) as Promise<FullResponse<T>>;
+		) as Promise<{ statusCode: number; body: T; headers: IDataObject }>;
 		void sending.catch(() => undefined);
 		const response = await settledBy(sending, Date.now() + timeout);
 		if (response === TIMED_OUT) return { outcome: NO_ANSWER_IN_TIME, generation };
-		if (response.statusCode < 300) run.tokens.accepted();
-		return { outcome: { kind: 'answer', response }, generation };
+		const { statusCode: status, body, headers } = response;
+		if (status < 300) run.tokens.accepted();
+		return { outcome: { kind: 'answer', status, body, headers }, generation };
 	} catch (error) {
 		// a send's failure, thrown by n8n while a token was held: the service's; of anything else only the message (the
 		// raw error may carry the request configuration and its headers)
 		const thrown = classify(error);
+		if (thrown.kind === 'network') return { outcome: thrown, generation };
 		const outcome: Outcome<T> =
 			thrown.kind === 'http'
-				? {
-						kind: 'answer',
-						response: {
-							statusCode: thrown.status,
-							body: thrown.body as T,
-							headers: thrown.headers,
-						},
-					}
-				: thrown.kind === 'network'
-					? thrown
-					: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
+				? { ...thrown, kind: 'answer', body: thrown.body as T }
+				: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
 		return { outcome, generation };
 	}
 }

@@ -5,8 +5,8 @@ import { NEVER_SENT } from '../../shared/n8n/errors';
 import { quoteServiceText } from './quote';
 
 /** The service's HTTP answer, whatever its status. */
-export interface FullResponse<T> {
-	statusCode: number;
+export interface Answer<T = unknown> {
+	status: number;
 	body: T;
 	headers: IDataObject;
 }
@@ -73,7 +73,7 @@ export type Failure<F = Facts & { transient: boolean }> =
  * to), or a typed failure. A token step that stopped the run after refused fresh tokens ends as that 401, a `service`
  * failure: nothing more was sent.
  */
-export type Outcome<T = unknown> = { kind: 'answer'; response: FullResponse<T> } | Failure<unknown>;
+export type Outcome<T = unknown> = ({ kind: 'answer' } & Answer<T>) | Failure<unknown>;
 
 /** No answer (of the service or its token endpoint) within the time given. */
 export const NO_ANSWER_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;

@@ -12,7 +12,7 @@ import {
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { toNodeError, type Facts, type Failure, type MayHaveApplied } from './errors';
+import { toNodeError, type Answer, type Facts, type Failure, type MayHaveApplied } from './errors';
 import { executionCancelSignal, runOf, runTimeout, sendAttempt, type AmlContext } from './auth';
 import type { TokenNeed } from './token';
 import { NEVER_SENT } from '../../shared/n8n/errors';
@@ -39,10 +39,7 @@ export interface AmlRequest extends EndpointPolicy {
 	answer?: { list?: boolean; fields?: string[]; listField?: string };
 }
 
-export interface AmlResponse<T = unknown> {
-	status: number;
-	body: T;
-	headers: IDataObject;
+export interface AmlResponse<T = unknown> extends Answer<T> {
 	attempts: number;
 	/**
 	 * An earlier attempt got no answer (timeout, dropped connection, 5xx) and this answer is a repeat's: for a create
@@ -109,8 +106,8 @@ export async function amlRequest<T = unknown>(
 		if (outcome.kind === 'other') throw fail(outcome);
 		reached ||=
 			outcome.kind === 'answer' || (outcome.kind === 'network' && !NEVER_SENT.has(outcome.code));
-		const answer = outcome.kind === 'answer' ? outcome.response : undefined;
-		if (answer?.statusCode === 401) refusals++;
+		const answer = outcome.kind === 'answer' ? outcome : undefined;
+		if (answer?.status === 401) refusals++;
 		const step = decide({
 			outcome,
 			retry,
@@ -126,9 +123,7 @@ export async function amlRequest<T = unknown>(
 					: backoffDelay(
 							attempt,
 							policy,
-							answer?.statusCode === 429
-								? parseRetryAfter(answer.headers?.['retry-after'])
-								: undefined,
+							answer?.status === 429 ? parseRetryAfter(answer.headers?.['retry-after']) : undefined,
 						),
 			remainingMs: timeLeft(deadline),
 		});
@@ -147,30 +142,23 @@ export async function amlRequest<T = unknown>(
 			continue;
 		}
 		if (step.action === 'done' && answer) {
-			const problem = answer.statusCode < 300 ? unreadable(request, answer.body) : undefined;
+			const { status, body, headers } = answer;
+			const problem = status < 300 ? unreadable(request, body) : undefined;
 			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
 			if (problem)
 				throw fail({ ...facts(request, attempt, false, true), kind: 'unreadable', problem });
-			return {
-				status: answer.statusCode,
-				body: answer.body,
-				headers: answer.headers,
-				attempts: attempt,
-				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
-			};
+			const lost = step.afterLostAnswer ? { afterLostAnswer: true } : {};
+			return { status, body, headers, attempts: attempt, ...lost };
 		}
 		const known = facts(request, attempt, unanswered, reached);
 		if (step.action !== 'fail' || step.as === 'budget') {
-			const late = answer && answer.statusCode < 300 ? { lateAnswer: { body: answer.body } } : {};
+			const late = answer && answer.status < 300 ? { lateAnswer: { body: answer.body } } : {};
 			throw fail({ ...known, ...budgetSpent, ...late });
 		}
-		if (outcome.kind === 'tokenEndpoint') {
-			const { tokenFailure } = outcome;
-			throw fail({ ...known, kind: 'tokenEndpoint', tokenFailure, waitedMs: Date.now() - started });
-		}
+		if (outcome.kind === 'tokenEndpoint')
+			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
 		if (outcome.kind !== 'answer') throw fail({ ...known, ...outcome });
-		const { statusCode: status, body } = outcome.response;
-		throw fail({ ...known, kind: 'service', status, body });
+		throw fail({ ...known, kind: 'service', status: outcome.status, body: outcome.body });
 	}
 }
 
@@ -218,6 +206,5 @@ export async function amlApiRequest<T = unknown>(
 	request: AmlRequest,
 	itemIndex?: number,
 ): Promise<T> {
-	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
-	return response.body;
+	return ((await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>).body;
 }

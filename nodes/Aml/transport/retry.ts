@@ -151,7 +151,7 @@ export function decide(input: DecisionInput): Verdict {
 	let retryable = false;
 	let renew = false;
 	if (outcome.kind === 'answer') {
-		const status = outcome.response.statusCode;
+		const { status } = outcome;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
 			// A check answered after the budget is not taken: the payment waited longer than it may.
 			if (retry === 'check' && input.remainingMs <= 0)

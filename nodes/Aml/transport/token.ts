@@ -88,10 +88,12 @@ interface TokenState {
 	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
 	downSince?: number;
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-	lastError?: EndpointAnswer;
+	lastError?: NoToken;
 }
-/** What the token endpoint gave, as reported (errors.ts `Failure`, kind `tokenEndpoint`). */
-type EndpointAnswer = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>['tokenFailure'];
+/** No token from the token endpoint (errors.ts `Failure`), and what the endpoint gave. */
+type NoToken = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>;
+type EndpointAnswer = NoToken['tokenFailure'];
+const NO_TOKEN_IN_TIME: NoToken = { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
 const tokenStates = new Map<string, TokenState>();
 
 /** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
@@ -137,24 +139,14 @@ export function tokenProvider(
 	const refusedFresh = new Set<number>();
 
 	/** Has a token obtained: undefined when one newer than the request knew is there, else why not (or when to ask again). */
-	const obtain = async (need: TokenNeed, times: Pick<TokenStep, 'fetchMs' | 'waitMs'>) => {
-		const { wait, deadline, signal } = need;
-		const result = await obtainToken(ctx, token, {
-			...times,
-			deadline,
-			signal,
-			since: wait?.since ?? Date.now(),
-			before: wait?.before ?? token.generation,
-			probe: wait !== undefined,
-			first: held ? undefined : read,
-		});
+	const obtain = async (need: TokenNeed, step: TokenStep) => {
+		const result = await obtainToken(ctx, token, need, { ...step, first: held ? undefined : read });
 		if (!result) held = true;
 		return result;
 	};
 	/** No token (yet): when to ask again with the endpoint's last failure, or the failure (a refusal stops the run asking). */
 	const why = (result: Failure<unknown> | TokenWait): Failure<unknown> => {
-		if ('at' in result)
-			return { kind: 'tokenEndpoint', tokenFailure: lastBusy(token), again: result };
+		if ('at' in result) return { ...lastBusy(token), again: result };
 		if (refusal(result)) stopped = result;
 		return result;
 	};
@@ -194,7 +186,7 @@ export function tokenProvider(
 		}
 		// the budget went to the token step: the request is not sent
 		const timeoutMs = attemptMs(need);
-		if (timeoutMs <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
+		if (timeoutMs <= 0) return NO_TOKEN_IN_TIME;
 		return { generation: token.generation, timeoutMs };
 	}
 	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
@@ -237,46 +229,36 @@ function reported(failure: EndpointAnswer): EndpointAnswer {
 }
 
 interface TokenStep {
-	deadline?: Deadline;
-	signal?: AbortSignal;
-	/** The token generation the asking request knew: any newer token ends the step. */
-	before: number;
-	/** When the request began waiting for a token: its wait ends `waitMs` after, and at the deadline. */
-	since: number;
-	/** Each fetch is given up after `fetchMs` (by everyone). */
+	/** Each fetch is given up after `fetchMs` (by everyone); the request's wait ends `waitMs` after it began. */
 	fetchMs: number;
 	waitMs: number;
-	/** The request asks again after a pause: the credential is read first (another process may have stored a token). */
-	probe: boolean;
 	/** No token held: n8n fetches a first one while sending this read; else it renews. */
 	first?: { url: string; skipSslCertificateValidation: boolean };
 }
 
 /**
  * One token step (see the rules at the top), repeating nothing: it joins the fetch in flight, or fetches once. Returns
- * undefined when a token newer than `step.before` is there to send with (obtained here or by another); while the token
- * endpoint is paused and the request's wait lasts, when to ask again (`decide` has the request wait for it); else the
- * failure.
+ * undefined when a token newer than the request knew is there to send with (obtained here or by another); while the
+ * token endpoint is paused and the request's wait lasts, when to ask again (`decide` has the request wait for it); else
+ * the failure.
  */
 async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
+	{ wait, deadline, signal }: TokenNeed,
 	step: TokenStep,
 ): Promise<Failure<unknown> | TokenWait | undefined> {
-	const stepEnd = Math.min(step.deadline?.at ?? Infinity, step.since + step.waitMs);
+	// the request's wait for a token: when it began, and the generation it knew (any newer token ends it)
+	const { since = Date.now(), before = token.generation } = wait ?? {};
+	const stepEnd = Math.min(deadline?.at ?? Infinity, since + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const lastFailure = (): Failure<unknown> => ({
-		kind: 'tokenEndpoint',
-		tokenFailure: lastBusy(token),
-	});
-	const newer = () => token.generation !== step.before;
+	const newer = () => token.generation !== before;
 	/** Asked again at the pause's end, or after PROBE_MS to read the credential, while the wait lasts. */
 	const again = (at = Math.min(token.pausedUntil, Date.now() + PROBE_MS)) =>
-		at <= waitEnd() && !step.signal?.aborted
-			? { at, since: step.since, before: step.before }
-			: lastFailure();
-	if (step.probe) sameStored(token, await readCredentials(ctx));
+		at <= waitEnd() && !signal?.aborted ? { at, since, before } : lastBusy(token);
+	// asked again after a pause: the credential is read first (another process may have stored a token)
+	if (wait) sameStored(token, await readCredentials(ctx));
 	const joinable = () => {
 		if (token.fetch && Date.now() >= token.fetch.until) token.fetch = undefined;
 		return token.fetch;
@@ -288,7 +270,7 @@ async function obtainToken(
 			fetch.done.catch(() => undefined),
 			Math.min(limit, fetch.until),
 		);
-		if (joined === TIMED_OUT && Date.now() >= limit && !newer()) return lastFailure();
+		if (joined === TIMED_OUT && Date.now() >= limit && !newer()) return lastBusy(token);
 		// another fetch started meanwhile: joined when asked again at once
 		if ((fetch = joinable()) && !newer()) return again(Date.now());
 	}
@@ -310,23 +292,23 @@ async function obtainToken(
 	try {
 		if ((await settledBy(done, Math.min(stepEnd, fetchEnd))) !== TIMED_OUT) return undefined;
 		// this request's own end came first: the fetch goes on for the others
-		if (stepEnd < fetchEnd) return lastFailure();
+		if (stepEnd < fetchEnd) return lastBusy(token);
 		if (token.fetch?.done === done) token.fetch = undefined;
-		if (stepEnd === fetchEnd) return lastFailure();
-		pause(token, NO_ANSWER_IN_TIME);
+		if (stepEnd === fetchEnd) return lastBusy(token);
+		pause(token, NO_TOKEN_IN_TIME);
 	} catch (error) {
 		const thrown = classify(error);
 		if (thrown.kind === 'other')
 			return { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
-		const answer = reported(thrown);
-		if (!isTokenEndpointBusy(answer)) return { kind: 'tokenEndpoint', tokenFailure: answer };
-		pause(token, answer, thrown.kind === 'http' ? thrown.headers['retry-after'] : undefined);
+		const failure: NoToken = { kind: 'tokenEndpoint', tokenFailure: reported(thrown) };
+		if (!isTokenEndpointBusy(failure.tokenFailure)) return failure;
+		pause(token, failure, thrown.kind === 'http' ? thrown.headers['retry-after'] : undefined);
 	}
 	return again();
 }
 
 /** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-const lastBusy = (token: TokenState) => token.lastError ?? NO_ANSWER_IN_TIME;
+const lastBusy = (token: TokenState) => token.lastError ?? NO_TOKEN_IN_TIME;
 
 /**
  * A token was fetched here (`fetched`) or found stored by another process: taken note of as n8n keeps it (redacted from
@@ -347,12 +329,13 @@ async function readCredentials(ctx: IExecuteFunctions): Promise<IDataObject | un
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(token: TokenState, failure: EndpointAnswer, retryAfter?: unknown): void {
+function pause(token: TokenState, failure: NoToken, retryAfter?: unknown): void {
 	token.lastError = failure;
 	// failures seen together are one: the pause is not lengthened for each
 	if (token.pausedUntil > Date.now()) return;
 	// down since the first failure of a streak; a pause nobody tried after for TOKEN_WAIT_MS ends the streak
-	if (failure.kind === 'http' && failure.status === 429) token.downSince = undefined;
+	const answer = failure.tokenFailure;
+	if (answer.kind === 'http' && answer.status === 429) token.downSince = undefined;
 	else if (token.downSince === undefined || Date.now() - token.pausedUntil > TOKEN_WAIT_MS)
 		token.downSince = Date.now();
 	token.failures++;
