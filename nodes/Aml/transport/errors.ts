@@ -21,21 +21,17 @@ export interface TokenWait {
 	before: number;
 }
 
-/** How the user can see whether a request that reached the service without an answer was applied. */
-export interface MayHaveApplied {
-	/** How to see whether it was applied, e.g. "Get Status of the upload". */
-	checkHint: string;
-	/** The request may not be repeated once it may have been applied (uploads, manual alerts, checks). */
-	notRepeated: boolean;
-}
-
 /** What every failure of a request knows: the request, its attempts, and what they may have done. */
 export interface Facts {
 	method: string;
 	path: string;
 	attempts: number;
-	/** Present only when an attempt reached the service without an answer and the request is not a read. */
-	mayHaveApplied?: MayHaveApplied;
+	/**
+	 * Present only when an attempt reached the service without an answer and the request is not a read: how to see
+	 * whether it was applied (`checkHint`, e.g. "Get Status of the upload"), and whether it may not be repeated once it
+	 * may have been applied (`notRepeated`: uploads, manual alerts, checks).
+	 */
+	mayHaveApplied?: { checkHint: string; notRepeated: boolean };
 	/**
 	 * Whether an attempt may have been received by the service (it answered, or a sent attempt got no answer); false
 	 * when every attempt stopped before: a refused connection, an unknown host, a token step that failed.
@@ -44,10 +40,9 @@ export interface Facts {
 }
 
 /**
- * The one failure value of a request, made where the failure is seen and turned into n8n's error by `toNodeError` only.
- * It travels on that error (`failureOf`, the one accessor), so callers ask it, never the message text. One attempt's
- * failure (token.ts, auth.ts) has no facts yet (`Failure<unknown>`); request.ts adds them (`Failure<Facts>`), and
- * `toNodeError` whether it is `transient` (`isTransient`).
+ * The one failure value of a request, turned into n8n's error by `toNodeError` only and read back by `failureOf`, never
+ * from the message. An attempt's (token.ts, auth.ts) has no facts yet (`Failure<unknown>`); request.ts adds them
+ * (`Failure<Facts>`), `toNodeError` whether it is `transient` (`isTransient`).
  */
 export type Failure<F = Facts & { transient: boolean }> =
 	| (F & { kind: 'service'; status: number; body?: unknown })
@@ -69,9 +64,9 @@ export type Failure<F = Facts & { transient: boolean }> =
 	| { kind: 'other'; message: string };
 
 /**
- * What a request, or one attempt of it, ended with: the service's `answer` (any status; `decide` says what it comes
- * to), or a typed failure. A token step that stopped the run after refused fresh tokens ends as that 401, a `service`
- * failure: nothing more was sent.
+ * What a request or one attempt of it ended with: the service's `answer` (any status: `decide` says what it comes to;
+ * the request returns it as `AmlResponse`) or a `Failure` (the request throws it on n8n's error). A run that stopped
+ * asking for tokens after refused fresh ones ends an attempt as that 401, a `service` failure: nothing was sent.
  */
 export type Outcome<T = unknown> = ({ kind: 'answer' } & Answer<T>) | Failure<unknown>;
 
@@ -188,7 +183,7 @@ function statusMeaning(status: number, attempts = 2): string {
 	return `Unexpected HTTP status ${status}`;
 }
 
-function mayHaveAppliedText(may: MayHaveApplied): string {
+function mayHaveAppliedText(may: NonNullable<Facts['mayHaveApplied']>): string {
 	const repeat = may.notRepeated
 		? '; it was not repeated, because a repeat could apply it twice'
 		: '';
@@ -214,13 +209,10 @@ export function bodyMessage(body: unknown, max = 300): string {
 
 /** Service error bodies are JSON or plain text: surface either verbatim (a JSON body with its message first). */
 function bodyText(body: unknown): string {
-	if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
-		const message = bodyMessage(body, Infinity);
-		const whole = JSON.stringify(body);
-		if (message === whole) return whole;
-		return whole.length <= 500 ? `${message} (${whole})` : message;
-	}
-	return bodyMessage(body, Infinity);
+	const message = bodyMessage(body, Infinity);
+	if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return message;
+	const whole = JSON.stringify(body);
+	return message === whole || whole.length > 500 ? message : `${message} (${whole})`;
 }
 
 function serviceText(failure: Extract<Failure<Facts>, { kind: 'service' }>): Text {

@@ -90,9 +90,8 @@ interface TokenState {
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
 	lastError?: NoToken;
 }
-/** No token from the token endpoint (errors.ts `Failure`), and what the endpoint gave. */
+/** No token from the token endpoint (errors.ts `Failure`, with what the endpoint gave). */
 type NoToken = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>;
-type EndpointAnswer = NoToken['tokenFailure'];
 const NO_TOKEN_IN_TIME: NoToken = { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
 const tokenStates = new Map<string, TokenState>();
 
@@ -138,16 +137,12 @@ export function tokenProvider(
 	const renewals = new Set<number>();
 	const refusedFresh = new Set<number>();
 
-	/** Has a token obtained: undefined when one newer than the request knew is there, else why not (or when to ask again). */
+	/** `obtainToken` for this run (a first token while none is held); a refused credential stops the run asking. */
 	const obtain = async (need: TokenNeed, step: TokenStep) => {
 		const result = await obtainToken(ctx, token, need, { ...step, first: held ? undefined : read });
 		if (!result) held = true;
-		return result;
-	};
-	/** No token (yet): when to ask again with the endpoint's last failure, or the failure (a refusal stops the run asking). */
-	const why = (result: Failure<unknown> | TokenWait): Failure<unknown> => {
-		if ('at' in result) return { ...lastBusy(token), again: result };
-		if (refusal(result)) stopped = result;
+		else if ('at' in result) return { ...lastBusy(token), again: result };
+		else if (refusal(result)) stopped = result;
 		return result;
 	};
 
@@ -168,21 +163,19 @@ export function tokenProvider(
 			// a token another process stored meanwhile is only sent; the refused one is renewed
 			if (token.generation === generation) {
 				const result = await obtain(need, { fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
-				if (result) return why(result);
+				if (result) return result;
 				renewals.add(token.generation);
 			}
 		}
 		const ms = attemptMs(need);
 		const expiring =
-			token.expiresAt !== undefined &&
-			(token.lifetimeMs ?? 0) > ms &&
-			token.expiresAt <= Date.now() + ms;
+			(token.lifetimeMs ?? 0) > ms && (token.expiresAt ?? Infinity) <= Date.now() + ms;
 		if (!held || (expiring && renews && !wait)) {
 			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time, and
 			// not waited for while the token endpoint is paused (the token held is sent)
 			const first = !held;
 			const result = await obtain(need, { fetchMs: ms, waitMs: first ? TOKEN_WAIT_MS : ms });
-			if (result && (first || refusal(result))) return why(result);
+			if (result && (first || refusal(result))) return result;
 		}
 		// the budget went to the token step: the request is not sent
 		const timeoutMs = attemptMs(need);
@@ -213,11 +206,11 @@ function sameStored(token: TokenState, credentials: IDataObject | undefined): bo
 }
 
 /** The token endpoint refused the credential: asking again cannot help. */
-const refusal = (result: Failure<unknown> | TokenWait) =>
-	'kind' in result && result.kind === 'tokenEndpoint' && isTokenRefusal(result.tokenFailure);
+const refusal = (result: Failure<unknown>) =>
+	result.kind === 'tokenEndpoint' && isTokenRefusal(result.tokenFailure);
 
 /** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
-function reported(failure: EndpointAnswer): EndpointAnswer {
+function reported(failure: NoToken['tokenFailure']): NoToken['tokenFailure'] {
 	if (failure.kind === 'network') return failure;
 	const { body } = failure;
 	let kept: unknown = typeof body === 'string' ? body.slice(0, 200) : undefined;
