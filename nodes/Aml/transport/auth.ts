@@ -12,13 +12,7 @@ import { settledBy, TIMED_OUT } from './retry';
 import { NO_ANSWER_IN_TIME, type Outcome } from './errors';
 import { classify } from '../../shared/n8n/errors';
 import { ANSWER_EVERY_STATUS, ignoresSslIssues } from '../../shared/n8n/oauthToken';
-import {
-	CHECK_REQUEST_PATH,
-	CREDENTIAL_TYPE,
-	tokenProvider,
-	type TokenNeed,
-	type TokenProvider,
-} from './token';
+import { CHECK_REQUEST_PATH, CREDENTIAL_TYPE, tokenProvider, type TokenNeed } from './token';
 import { rememberSecret } from './quote';
 import { credentialUrls } from './secureUrl';
 
@@ -32,8 +26,11 @@ export type AmlContext =
 export interface Run {
 	baseUrl: string;
 	ignoreSslIssues: boolean;
-	/** The run's token provider (token.ts): every attempt's token comes from it. */
-	tokens: TokenProvider;
+	/**
+	 * The run's token provider (token.ts): every attempt's token comes from it (`tokenFor`); `accepted`: the service
+	 * answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token).
+	 */
+	tokens: ReturnType<typeof tokenProvider>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -11,16 +11,6 @@ export interface Answer<T = unknown> {
 	headers: IDataObject;
 }
 
-/**
- * The token endpoint is paused (token.ts): the attempt's token may be asked for again `at` (epoch ms), within this
- * request's wait for a token, which began `since` and ends with any token newer than generation `before`.
- */
-export interface TokenWait {
-	at: number;
-	since: number;
-	before: number;
-}
-
 /** What every failure of a request knows: the request, its attempts, and what they may have done. */
 export interface Facts {
 	method: string;
@@ -56,8 +46,11 @@ export type Failure<F = Facts & { transient: boolean }> =
 			tokenFailure:
 				| { kind: 'network'; code: string }
 				| { kind: 'http'; status: number; body?: unknown };
-			/** While the token endpoint is paused: when to ask again (`decide` has the request wait for it). */
-			again?: TokenWait;
+			/**
+			 * The token endpoint is paused (token.ts): ask again `at` (epoch ms; `decide` has the request wait for it),
+			 * within this request's wait for a token, which began `since` and ends with any token newer than `before`.
+			 */
+			again?: { at: number; since: number; before: number };
 			/** How long the request waited for a token (set when the request fails). */
 			waitedMs?: number;
 	  })
@@ -244,20 +237,17 @@ const NETWORK_WORDS: Record<string, string> = {
 
 /** No HTTP answer. The code itself stays out of the message: n8n would swap a message containing it for a generic one. */
 function networkText(failure: Extract<Failure<Facts>, { kind: 'network' }>): Text {
-	const { code, method, path, attempts } = failure;
+	const { code, method, path, attempts, mayHaveApplied } = failure;
 	const words = NETWORK_WORDS[code] ?? 'no answer';
-	if (failure.mayHaveApplied) {
-		return {
-			message: `No answer from the AML service (${words}). ${mayHaveAppliedText(failure.mayHaveApplied)}`,
-			description: `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`,
-			networkCode: code,
-		};
-	}
 	const reached = !NEVER_SENT.has(code);
-	const message = reached
-		? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
-		: `The AML service could not be reached (${words})`;
-	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
+	const message = mayHaveApplied
+		? `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`
+		: reached
+			? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
+			: `The AML service could not be reached (${words})`;
+	const description = mayHaveApplied
+		? `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`
+		: `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
 	return { message, description, networkCode: code };
 }
 
@@ -273,13 +263,11 @@ function tokenEndpointText(failure: Extract<Failure<Facts>, { kind: 'tokenEndpoi
 	const { waitedMs = 0 } = failure;
 	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
 	const answer = failure.tokenFailure;
-	if (answer.kind === 'network') {
-		const words = NETWORK_WORDS[answer.code] ?? 'no answer';
+	if (answer.kind === 'network')
 		return {
-			message: `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`,
+			message: `The AML token endpoint could not be reached (${NETWORK_WORDS[answer.code] ?? 'no answer'})${waited}. ${whatWasSent}`,
 			description: `POST token endpoint got no HTTP answer (${answer.code.toLowerCase()}). Check the Token URL of the credential and that the token endpoint is reachable.`,
 		};
-	}
 	const httpCode = String(answer.status);
 	const said = quoteServiceText(bodyMessage(answer.body), 300);
 	const quoted = said ? ` — it said: ${said}` : '';

@@ -44,16 +44,10 @@ export function checkedPage<T>(answer: Paged<T>, page: number, size: number): Pa
 	return answer;
 }
 
-export interface PageWalk<T> {
-	items: T[];
-	total: number;
-	/** True when the service's 10,000-result cap cut the result. */
-	capped: boolean;
-}
-
 /**
  * Return All / Limit over any paged endpoint. Return All reads the first page of 50, learns `total`,
- * then fetches the remaining pages `concurrency` at a time, keeping their order.
+ * then fetches the remaining pages `concurrency` at a time, keeping their order. `capped`: the service's
+ * 10,000-result cap cut the result.
  */
 export async function walkPages<T>(
 	fetchPage: (page: number, size: number) => Promise<Paged<T>>,
@@ -64,7 +58,7 @@ export async function walkPages<T>(
 		/** Results reachable by paging (default the search cap of 10,000; `Infinity` for uncapped lists). */
 		cap?: number;
 	},
-): Promise<PageWalk<T>> {
+): Promise<{ items: T[]; total: number; capped: boolean }> {
 	const concurrency = Math.max(1, options.concurrency ?? 4);
 	const cap = options.cap ?? SEARCH_CAP;
 	const readable = Math.min(cap, MAX_LIST_RESULTS);

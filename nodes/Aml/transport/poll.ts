@@ -21,7 +21,7 @@ export type PollResult<T> = {
 
 /**
  * The one poll of the package: `read` (a request, its own repeats `decide`'s) after each wait of `policy`, until `done`
- * says its value is final or the end passes. A read that failed transiently (its failure `transient`) says nothing of the thing
+ * says its value is final or the end passes. A read that failed transiently (`transient`) says nothing of the thing
  * polled: the poll goes on, keeping the failure as the last read; any other failure ends the poll, thrown. A cancelled
  * execution ends it before the next read.
  */

@@ -9,13 +9,7 @@ import {
 	type BackoffPolicy,
 	type Deadline,
 } from './retry';
-import {
-	isTokenEndpointBusy,
-	isTokenRefusal,
-	NO_ANSWER_IN_TIME,
-	type Failure,
-	type TokenWait,
-} from './errors';
+import { isTokenEndpointBusy, isTokenRefusal, NO_ANSWER_IN_TIME, type Failure } from './errors';
 import { classify } from '../../shared/n8n/errors';
 import {
 	canRenewToken,
@@ -47,7 +41,7 @@ import { rememberSecret } from './quote';
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
  *   else backoff). A request that needs a token waits at most TOKEN_WAIT_MS for it, never past its budget: it asks
- *   again at the pause's end or after PROBE_MS (`TokenWait`, waited out by `decide`), reading the credential first,
+ *   again at the pause's end or after PROBE_MS (`again`, waited out by `decide`), reading the credential first,
  *   and a token another process stored ends the wait. An expiring token is sent as it is while the endpoint is paused.
  * - A token endpoint down (5xx, no answer; a 429 is waited out) for TOKEN_WAIT_MS (`TokenState.downSince`): no request
  *   waits for it any more; until a token is obtained, one tries after each pause and the others fail at once.
@@ -90,8 +84,9 @@ interface TokenState {
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
 	lastError?: NoToken;
 }
-/** No token from the token endpoint (errors.ts `Failure`, with what the endpoint gave). */
+/** No token from the token endpoint (errors.ts `Failure`, with what the endpoint gave), and when to ask again. */
 type NoToken = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>;
+type TokenWait = NonNullable<NoToken['again']>;
 const NO_TOKEN_IN_TIME: NoToken = { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
 const tokenStates = new Map<string, TokenState>();
 
@@ -105,9 +100,6 @@ export interface TokenNeed {
 	/** The wait for a token this request is in (handed back from the token step's `again`). */
 	wait?: TokenWait;
 }
-
-/** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
-export type TokenProvider = ReturnType<typeof tokenProvider>;
 
 /**
  * The provider of one run (one context object) for the credential `key` (its ID and token URL) as the run read it
