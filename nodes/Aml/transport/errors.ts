@@ -37,6 +37,7 @@ export interface Facts {
 export type Failure<F = Facts & { transient: boolean }> =
 	| (F & { kind: 'service'; status: number; body?: unknown })
 	| (F & { kind: 'network'; code: string })
+	// `lateAnswer`: a check's 2xx after the budget, not taken as its answer (the alerts it names are still reported)
 	| (F & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
 	| (F & { kind: 'unreadable'; problem: string })
 	| (F & { kind: 'cancelled' })
@@ -71,14 +72,12 @@ export function isBusyStatus(status: number): boolean {
 	return status === 429 || status === 408 || status >= 500;
 }
 
-type TokenAnswer = { kind: string; status?: number };
-
 /** The token endpoint is throttling, failing or unreachable: asking again later may help. */
-export const isTokenEndpointBusy = ({ kind, status = 0 }: TokenAnswer) =>
+export const isTokenEndpointBusy = ({ kind, status = 0 }: { kind: string; status?: number }) =>
 	kind === 'network' || (kind === 'http' && isBusyStatus(status));
 
 /** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
-export const isTokenRefusal = ({ kind, status = 0 }: TokenAnswer) =>
+export const isTokenRefusal = ({ kind, status = 0 }: { kind: string; status?: number }) =>
 	kind === 'http' && status >= 400 && !isBusyStatus(status);
 
 const FAILURE = Symbol('aml failure');
