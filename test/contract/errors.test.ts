@@ -22,8 +22,8 @@ import {
 const seam = withN8n(() => ({
 	errors:
 		require('../../nodes/shared/n8n/errors') as typeof import('../../nodes/shared/n8n/errors'),
-	token:
-		require('../../nodes/Aml/transport/token') as typeof import('../../nodes/Aml/transport/token'),
+	transport:
+		require('../../nodes/Aml/transport/errors') as typeof import('../../nodes/Aml/transport/errors'),
 }));
 const workflow = n8nPackage('n8n-workflow');
 const { ClientOAuth2 } = n8nCoreDependency('@n8n/client-oauth2');
@@ -62,8 +62,8 @@ describe(`n8n's errors on n8n ${N8N_VERSION} (n8n-core ${n8nPackageVersion('n8n-
 		const thrown = when === 'first fetch' ? firstFetch(error) : error;
 		const outcome = seam.errors.classify(thrown);
 		expect(outcome).toMatchObject(TOKEN_ENDPOINT_OUTCOME[kind]);
-		expect(seam.token.isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
-		expect(seam.token.isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
+		expect(seam.transport.isTokenEndpointBusy(outcome)).toBe(kind !== 'invalid_client');
+		expect(seam.transport.isTokenRefusal(outcome)).toBe(kind === 'invalid_client');
 	});
 
 	test('whether this n8n keeps the cause of a NodeApiError (1.x and 2.0 do not: measured; the seam then reads httpCode and messages)', () => {

@@ -4,7 +4,7 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, OperationalError } from 'n8n-workflow';
 
 import { classify } from '../../nodes/shared/n8n/errors';
-import { isTokenEndpointBusy, isTokenRefusal } from '../../nodes/Aml/transport/token';
+import { isTokenEndpointBusy, isTokenRefusal } from '../../nodes/Aml/transport/errors';
 import { httpRequest, scriptedServer, TEST_NODE } from './realHttpContext';
 import { TOKEN_ENDPOINT, TOKEN_ENDPOINT_OUTCOME, tokenEndpointError } from './tokenEndpoint';
 

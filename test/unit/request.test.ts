@@ -2,13 +2,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import {
-	amlRequest,
-	isBudgetSpent,
-	lateAnswerOf,
-	mayHaveApplied,
-	reachedService,
-} from '../../nodes/Aml/transport';
+import { amlRequest, failureOf } from '../../nodes/Aml/transport';
 import {
 	context,
 	errorText,
@@ -43,7 +37,7 @@ describe('transport: amlRequest against a real local server', () => {
 					)
 					.catch((e: unknown) => e);
 				expect(error).toBeInstanceOf(NodeApiError);
-				expect(mayHaveApplied(error)).toBe(method === 'POST');
+				expect(failureOf(error)?.mayHaveApplied !== undefined).toBe(method === 'POST');
 				expect((error as Error).message).toMatch(
 					method === 'POST'
 						? /^The execution was cancelled while the request was on its way\. The request reached the service and may have been applied/
@@ -369,8 +363,8 @@ describe('a refused connection: never sent, repeated in every mode', () => {
 			expect((error as Error).message).toBe(
 				'The AML service could not be reached (connection refused)',
 			);
-			expect(mayHaveApplied(error)).toBe(false);
-			expect(reachedService(error)).toBe(false);
+			expect(failureOf(error)?.mayHaveApplied !== undefined).toBe(false);
+			expect(failureOf(error)?.reached).toBe(false);
 		},
 	);
 });
@@ -400,9 +394,11 @@ describe('a check answered after the time budget', () => {
 					FAST_BACKOFF,
 				)
 				.catch((e: unknown) => e);
-			expect(isBudgetSpent(error)).toBe(true);
-			expect(mayHaveApplied(error)).toBe(true);
-			expect(lateAnswerOf(error)).toEqual({ body: { results: [{ alertId: 9 }] } });
+			expect(failureOf(error)?.kind).toBe('budget');
+			expect(failureOf(error)?.mayHaveApplied !== undefined).toBe(true);
+			expect(failureOf(error)).toMatchObject({
+				lateAnswer: { body: { results: [{ alertId: 9 }] } },
+			});
 		} finally {
 			clock.mockRestore();
 			await server.close();
@@ -425,11 +421,11 @@ describe('whether a failed request reached the service', () => {
 			const answered = await amlRequest
 				.call(context(limited.baseUrl), { ...check, deadline: deadlineIn(2000) }, 0, FAST_BACKOFF)
 				.catch((e: unknown) => e);
-			expect(reachedService(answered)).toBe(true);
+			expect(failureOf(answered)?.reached).toBe(true);
 			const dropped = await amlRequest
 				.call(context(dropping.baseUrl), check, 0, FAST_BACKOFF)
 				.catch((e: unknown) => e);
-			expect(reachedService(dropped)).toBe(true);
+			expect(failureOf(dropped)?.reached).toBe(true);
 			const sentBefore = limited.requests.length;
 			const spent = await amlRequest
 				.call(
@@ -439,8 +435,8 @@ describe('whether a failed request reached the service', () => {
 					FAST_BACKOFF,
 				)
 				.catch((e: unknown) => e);
-			expect(isBudgetSpent(spent)).toBe(true);
-			expect(reachedService(spent)).toBe(false);
+			expect(failureOf(spent)?.kind).toBe('budget');
+			expect(failureOf(spent)?.reached).toBe(false);
 			expect(limited.requests).toHaveLength(sentBefore);
 		} finally {
 			await limited.close();
@@ -467,7 +463,7 @@ describe('time budget in amlRequest', () => {
 					(e: unknown) => e,
 				);
 			expect(Date.now() - started).toBeLessThan(1000);
-			expect(isBudgetSpent(error)).toBe(true);
+			expect(failureOf(error)?.kind).toBe('budget');
 			expect((error as Error).message).toMatch(
 				/^Time budget of 2000 ms spent before the AML service answered\. The request was not applied/,
 			);
@@ -499,7 +495,7 @@ describe('time budget in amlRequest', () => {
 					(e: unknown) => e,
 				);
 			expect(Date.now() - started).toBeLessThan(800);
-			expect(isBudgetSpent(error)).toBe(true);
+			expect(failureOf(error)?.kind).toBe('budget');
 			expect((error as Error).message).toMatch(/may have been applied/);
 		} finally {
 			await server.close();
@@ -527,7 +523,7 @@ describe('time budget in amlRequest', () => {
 			// the body would take 4 s
 			expect(Date.now() - started).toBeLessThan(1500);
 			expect((error as Error).message).toMatch(/^No answer from the AML service \(timed out\)/);
-			expect(mayHaveApplied(error)).toBe(true);
+			expect(failureOf(error)?.mayHaveApplied !== undefined).toBe(true);
 		} finally {
 			await server.close();
 		}

@@ -31,7 +31,7 @@ describe('backoff', () => {
 describe('decide: the one retry decision, row by row (answer or failure, policy, attempt, time left)', () => {
 	const answer = (status: number) =>
 		({
-			outcome: { kind: 'answer', response: { statusCode: status, body: {}, headers: {} } },
+			outcome: { kind: 'answer', status, body: {}, headers: {} },
 		}) as const;
 	/** The request's `refusals`-th 401, where n8n can renew the token (`renews`) or not. */
 	const unauthorized = (refusals: number, renews: boolean) =>
@@ -157,7 +157,7 @@ describe('decide: the one retry decision, row by row (answer or failure, policy,
 		],
 		[
 			'the run stopped asking for tokens (its fresh tokens refused): that 401, not repeated',
-			{ outcome: { kind: 'refused', response: { statusCode: 401, body: {}, headers: {} } } },
+			{ outcome: { kind: 'service', status: 401, body: {} } },
 			fail('answer', false),
 		],
 		[

@@ -4,7 +4,7 @@
  */
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { amlRequest, isBudgetSpent } from '../../nodes/Aml/transport';
+import { amlRequest, failureOf } from '../../nodes/Aml/transport';
 import { errorText, FAST_BACKOFF, scriptedServer, tokenContext } from './realHttpContext';
 
 /** A time budget of `ms` from now. */
@@ -249,7 +249,7 @@ describe('transport: authentication through n8n (every request signed by httpReq
 				.catch((error: unknown) => error);
 			await new Promise((resolve) => setTimeout(resolve, 50));
 			const long = amlRequest.call(ctx, { method: 'GET', path: '/v1/b' }, 0, FAST_BACKOFF);
-			expect(isBudgetSpent(await short)).toBe(true);
+			expect(failureOf(await short)?.kind).toBe('budget');
 			expect((await long).status).toBe(200);
 			expect(store.renewals).toBe(1);
 		} finally {

@@ -9,7 +9,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { deprecationNotice, optionsCollection } from '../helpers/descriptions';
 import { itemId } from '../helpers/itemParameter';
 import { runItems } from '../helpers/items';
-import { amlApiRequest, idSegment, isBudgetSpent, type Deadline } from '../transport';
+import { amlApiRequest, failureOf, idSegment, type Deadline } from '../transport';
 import { unreadableAnswer } from '../helpers/answers';
 import { checkFailures, decisionFields, shortAnswer, TIMEOUT_REASON } from '../helpers/checks';
 import { runsAsTool } from './outputs';
@@ -129,7 +129,7 @@ export async function earlierAlerts(
 	} catch (error) {
 		const httpCode = (error as { httpCode?: string | null }).httpCode ?? undefined;
 		const message = (error as Error).message;
-		if (isBudgetSpent(error))
+		if (failureOf(error)?.kind === 'budget')
 			return { reason: TIMEOUT_REASON, step: { status: TIMEOUT_REASON, message } };
 		return {
 			reason: `earlier alerts unknown: ${message}`,

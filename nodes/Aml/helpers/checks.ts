@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { isBudgetSpent, isTransient, mayHaveApplied, quoteServiceText } from '../transport';
+import { failureOf, quoteServiceText } from '../transport';
 import { unreadableAnswer } from './answers';
 import type { ItemOperation } from './items';
 
@@ -113,14 +113,15 @@ export const TIMEOUT_REASON = 'timeout';
  * repeated), else the error's message (never a secret: errors are built clean).
  */
 export function failedReason(error: unknown): string {
-	if (isBudgetSpent(error)) return TIMEOUT_REASON;
+	const failure = failureOf(error);
+	if (failure?.kind === 'budget') return TIMEOUT_REASON;
 	const message = (error as { message?: string }).message ?? 'no answer';
-	return mayHaveApplied(error) ? `check outcome unknown: ${message}` : `check failed: ${message}`;
+	return failure?.mayHaveApplied ? `check outcome unknown: ${message}` : `check failed: ${message}`;
 }
 
 /** `{ mayHaveApplied: true }` when an attempt of the failed request reached the service without an answer. */
 export function mayHaveAppliedFields(error: unknown): IDataObject {
-	return mayHaveApplied(error) ? { mayHaveApplied: true } : {};
+	return failureOf(error)?.mayHaveApplied ? { mayHaveApplied: true } : {};
 }
 
 /**
@@ -134,7 +135,7 @@ export function failClosed(
 	key: 'results' | 'matches',
 	transactionId: string,
 ): IDataObject | undefined {
-	if (!isTransient(error)) return undefined;
+	if (!failureOf(error)?.transient) return undefined;
 	const apiError = error as { httpCode?: string; description?: string | null };
 	const json: IDataObject = {
 		transactionId,

@@ -1,4 +1,5 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestOptions,
@@ -7,16 +8,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { NO_ANSWER_IN_TIME, settledBy, TIMED_OUT, type FullResponse, type Outcome } from './retry';
+import { settledBy, TIMED_OUT } from './retry';
+import { NO_ANSWER_IN_TIME, type Outcome } from './errors';
 import { classify } from '../../shared/n8n/errors';
 import { ANSWER_EVERY_STATUS, ignoresSslIssues } from '../../shared/n8n/oauthToken';
-import {
-	CHECK_REQUEST_PATH,
-	CREDENTIAL_TYPE,
-	tokenProvider,
-	type TokenNeed,
-	type TokenProvider,
-} from './token';
+import { CHECK_REQUEST_PATH, CREDENTIAL_TYPE, tokenProvider, type TokenNeed } from './token';
 import { rememberSecret } from './quote';
 import { credentialUrls } from './secureUrl';
 
@@ -30,8 +26,11 @@ export type AmlContext =
 export interface Run {
 	baseUrl: string;
 	ignoreSslIssues: boolean;
-	/** The run's token provider (token.ts): every attempt's token comes from it. */
-	tokens: TokenProvider;
+	/**
+	 * The run's token provider (token.ts): every attempt's token comes from it (`tokenFor`); `accepted`: the service
+	 * answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token).
+	 */
+	tokens: ReturnType<typeof tokenProvider>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -83,7 +82,7 @@ export async function sendAttempt<T>(
 	need: TokenNeed,
 ): Promise<{ outcome: Outcome<T>; generation?: number }> {
 	const grant = await run.tokens.tokenFor(need);
-	if (!('generation' in grant)) return { outcome: grant };
+	if ('kind' in grant) return { outcome: grant };
 	// the attempt's time as the token step left it (token.ts `attemptMs`, computed there once)
 	const { generation, timeoutMs: timeout } = grant;
 	try {
@@ -96,27 +95,21 @@ export async function sendAttempt<T>(
 				timeout,
 				skipSslCertificateValidation: run.ignoreSslIssues,
 			}),
-		) as Promise<FullResponse<T>>;
+		) as Promise<{ statusCode: number; body: T; headers: IDataObject }>;
 		void sending.catch(() => undefined);
 		const response = await settledBy(sending, Date.now() + timeout);
 		if (response === TIMED_OUT) return { outcome: NO_ANSWER_IN_TIME, generation };
-		if (response.statusCode < 300) run.tokens.accepted();
-		return { outcome: { kind: 'answer', response }, generation };
+		const { statusCode: status, body, headers } = response;
+		if (status < 300) run.tokens.accepted();
+		return { outcome: { kind: 'answer', status, body, headers }, generation };
 	} catch (error) {
 		// a send's failure, thrown by n8n while a token was held: the service's; of anything else only the message (the
 		// raw error may carry the request configuration and its headers)
 		const thrown = classify(error);
-		if (thrown.kind === 'http') {
-			const response = {
-				statusCode: thrown.status,
-				body: thrown.body as T,
-				headers: thrown.headers,
-			};
-			return { outcome: { kind: 'answer', response }, generation };
-		}
+		if (thrown.kind === 'network') return { outcome: thrown, generation };
 		const outcome: Outcome<T> =
-			thrown.kind === 'network'
-				? thrown
+			thrown.kind === 'http'
+				? { ...thrown, kind: 'answer', body: thrown.body as T }
 				: { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
 		return { outcome, generation };
 	}

@@ -1,26 +1,27 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { NEVER_SENT } from '../../shared/n8n/errors';
 import { quoteServiceText } from './quote';
-import { isBusyStatus, type TokenFailure } from './retry';
-import { isTokenEndpointBusy } from './token';
 
-/** How the user can see whether a request that reached the service without an answer was applied. */
-export interface MayHaveApplied {
-	/** How to see whether it was applied, e.g. "Get Status of the upload". */
-	checkHint: string;
-	/** The request may not be repeated once it may have been applied (uploads, manual alerts, checks). */
-	notRepeated: boolean;
+/** The service's HTTP answer, whatever its status. */
+export interface Answer<T = unknown> {
+	status: number;
+	body: T;
+	headers: IDataObject;
 }
 
 /** What every failure of a request knows: the request, its attempts, and what they may have done. */
-interface Facts {
+export interface Facts {
 	method: string;
 	path: string;
 	attempts: number;
-	/** Present only when an attempt reached the service without an answer and the request is not a read. */
-	mayHaveApplied?: MayHaveApplied;
+	/**
+	 * Present only when an attempt reached the service without an answer and the request is not a read: how to see
+	 * whether it was applied (`checkHint`, e.g. "Get Status of the upload"), and whether it may not be repeated once it
+	 * may have been applied (`notRepeated`: uploads, manual alerts, checks).
+	 */
+	mayHaveApplied?: { checkHint: string; notRepeated: boolean };
 	/**
 	 * Whether an attempt may have been received by the service (it answered, or a sent attempt got no answer); false
 	 * when every attempt stopped before: a refused connection, an unknown host, a token step that failed.
@@ -29,24 +30,62 @@ interface Facts {
 }
 
 /**
- * The one failure value of a request, made where the failure is seen (request.ts) and turned into n8n's error by
- * `toNodeError` only. It travels on that error (`failureOf`), so callers ask it, never the message text.
+ * The one failure value of a request, turned into n8n's error by `toNodeError` only and read back by `failureOf`, never
+ * from the message. An attempt's (token.ts, auth.ts) has no facts yet (`Failure<unknown>`); request.ts adds them
+ * (`Failure<Facts>`), `toNodeError` whether it is `transient` (`isTransient`).
  */
-export type Failure =
-	| (Facts & { kind: 'service'; status: number; body?: unknown })
-	| (Facts & { kind: 'network'; code: string })
-	| (Facts & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
-	| (Facts & { kind: 'unreadable'; problem: string })
-	| (Facts & { kind: 'cancelled' })
-	| (Facts & { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; waitedMs: number })
+export type Failure<F = Facts & { transient: boolean }> =
+	| (F & { kind: 'service'; status: number; body?: unknown })
+	| (F & { kind: 'network'; code: string })
+	// `lateAnswer`: a check's 2xx after the budget, not taken as its answer (the alerts it names are still reported)
+	| (F & { kind: 'budget'; budgetMs: number; lateAnswer?: { body: unknown } })
+	| (F & { kind: 'unreadable'; problem: string })
+	| (F & { kind: 'cancelled' })
+	| (F & {
+			kind: 'tokenEndpoint';
+			/** What the token endpoint gave (of its body only the OAuth2 error fields). */
+			tokenFailure:
+				| { kind: 'network'; code: string }
+				| { kind: 'http'; status: number; body?: unknown };
+			/**
+			 * The token endpoint is paused (token.ts): ask again `at` (epoch ms; `decide` has the request wait for it),
+			 * within this request's wait for a token, which began `since` and ends with any token newer than `before`.
+			 */
+			again?: { at: number; since: number; before: number };
+			/** How long the request waited for a token (set when the request fails). */
+			waitedMs?: number;
+	  })
 	| { kind: 'other'; message: string };
+
+/**
+ * What a request or one attempt of it ended with: the service's `answer` (any status: `decide` says what it comes to;
+ * the request returns it as `AmlResponse`) or a `Failure` (the request throws it on n8n's error). A run that stopped
+ * asking for tokens after refused fresh ones ends an attempt as that 401, a `service` failure: nothing was sent.
+ */
+export type Outcome<T = unknown> = ({ kind: 'answer' } & Answer<T>) | Failure<unknown>;
+
+/** No answer (of the service or its token endpoint) within the time given. */
+export const NO_ANSWER_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
+
+/** A status that says only "not now" (throttled, failing, or a gateway's request timeout): asking again later may help. */
+export function isBusyStatus(status: number): boolean {
+	return status === 429 || status === 408 || status >= 500;
+}
+
+/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
+export const isTokenEndpointBusy = ({ kind, status = 0 }: { kind: string; status?: number }) =>
+	kind === 'network' || (kind === 'http' && isBusyStatus(status));
+
+/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
+export const isTokenRefusal = ({ kind, status = 0 }: { kind: string; status?: number }) =>
+	kind === 'http' && status >= 400 && !isBusyStatus(status);
 
 const FAILURE = Symbol('aml failure');
 
-/** The failure value an error of this package carries, or undefined for any other error. */
-export function failureOf(error: unknown): Failure | undefined {
+/** The failure an error of a request carries (the NodeApiError of `toNodeError`), or undefined for any other error. */
+export function failureOf(error: unknown): Exclude<Failure, { kind: 'other' }> | undefined {
 	return typeof error === 'object' && error !== null
-		? (error as { [FAILURE]?: Failure })[FAILURE]
+		? (error as { [FAILURE]?: Exclude<Failure, { kind: 'other' }> })[FAILURE]
 		: undefined;
 }
 
@@ -55,44 +94,16 @@ export function failureOf(error: unknown): Failure | undefined {
  * the repeats, no answer, the time budget, a busy or unreachable token endpoint), nothing of the request itself. A check
  * turns it into a fail-closed Block; a poll (`pollUntil`) keeps waiting. Any other failure is the request's own error.
  */
-export function isTransient(error: unknown): boolean {
-	const failure = failureOf(error);
-	if (failure?.kind === 'service') return isBusyStatus(failure.status);
-	if (failure?.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
-	return failure?.kind === 'network' || failure?.kind === 'budget';
-}
-
-/** Whether the item's time budget (the "Time Budget" option) was spent: a check blocks with reason `timeout`. */
-export const isBudgetSpent = (error: unknown) => failureOf(error)?.kind === 'budget';
-
-/** Whether an attempt of the failed request reached the service without an answer, so that it may have been applied. */
-export const mayHaveApplied = (error: unknown) => factsOf(error)?.mayHaveApplied !== undefined;
-
-/**
- * The body of a check's 2xx answer that came after the time budget (not taken as the check's answer; what it names,
- * an alert ID, is still reported), or undefined.
- */
-export function lateAnswerOf(error: unknown): { body: unknown } | undefined {
-	const failure = failureOf(error);
-	return failure?.kind === 'budget' ? failure.lateAnswer : undefined;
-}
-
-/**
- * Whether the failed request may have been received by the service. Only a failure known to have stopped every
- * attempt before the service (none sent, a refused connection, an unknown host, a failed token step) says no.
- */
-export const reachedService = (error: unknown) => factsOf(error)?.reached !== false;
-
-/** The facts of a request's failure; undefined for an error not of a request (then nothing is known of it). */
-function factsOf(error: unknown): Facts | undefined {
-	const failure = failureOf(error);
-	return failure?.kind === 'other' ? undefined : failure;
+function isTransient(failure: Failure<Facts>): boolean {
+	if (failure.kind === 'service') return isBusyStatus(failure.status);
+	if (failure.kind === 'tokenEndpoint') return isTokenEndpointBusy(failure.tokenFailure);
+	return failure.kind === 'network' || failure.kind === 'budget';
 }
 
 /** The one place a failure becomes n8n's error: a NodeApiError built only from sanitised facts, never a header or token. */
 export function toNodeError(
 	node: INode,
-	failure: Failure,
+	failure: Failure<Facts>,
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
 	if (failure.kind === 'other') return new NodeOperationError(node, failure.message, { itemIndex });
@@ -104,13 +115,13 @@ export function toNodeError(
 		...(networkCode ? { networkCode } : {}),
 	} as JsonObject;
 	const error = new NodeApiError(node, response, { message, description, httpCode, itemIndex });
-	Object.defineProperty(error, FAILURE, { value: failure });
+	Object.defineProperty(error, FAILURE, { value: { ...failure, transient: isTransient(failure) } });
 	return error;
 }
 
 type Text = { message: string; description: string; httpCode?: string; networkCode?: string };
 
-function textOf(failure: Exclude<Failure, { kind: 'other' }>): Text {
+function textOf(failure: Exclude<Failure<Facts>, { kind: 'other' }>): Text {
 	switch (failure.kind) {
 		case 'service':
 			return serviceText(failure);
@@ -164,7 +175,7 @@ function statusMeaning(status: number, attempts = 2): string {
 	return `Unexpected HTTP status ${status}`;
 }
 
-function mayHaveAppliedText(may: MayHaveApplied): string {
+function mayHaveAppliedText(may: NonNullable<Facts['mayHaveApplied']>): string {
 	const repeat = may.notRepeated
 		? '; it was not repeated, because a repeat could apply it twice'
 		: '';
@@ -190,16 +201,13 @@ export function bodyMessage(body: unknown, max = 300): string {
 
 /** Service error bodies are JSON or plain text: surface either verbatim (a JSON body with its message first). */
 function bodyText(body: unknown): string {
-	if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
-		const message = bodyMessage(body, Infinity);
-		const whole = JSON.stringify(body);
-		if (message === whole) return whole;
-		return whole.length <= 500 ? `${message} (${whole})` : message;
-	}
-	return bodyMessage(body, Infinity);
+	const message = bodyMessage(body, Infinity);
+	if (!body || typeof body !== 'object' || Buffer.isBuffer(body)) return message;
+	const whole = JSON.stringify(body);
+	return message === whole || whole.length > 500 ? message : `${message} (${whole})`;
 }
 
-function serviceText(failure: Extract<Failure, { kind: 'service' }>): Text {
+function serviceText(failure: Extract<Failure<Facts>, { kind: 'service' }>): Text {
 	const text = quoteServiceText(bodyText(failure.body));
 	const short = quoteServiceText(text, 300);
 	const meaning = statusMeaning(failure.status, failure.attempts);
@@ -227,21 +235,18 @@ const NETWORK_WORDS: Record<string, string> = {
 };
 
 /** No HTTP answer. The code itself stays out of the message: n8n would swap a message containing it for a generic one. */
-function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
-	const { code, method, path, attempts } = failure;
+function networkText(failure: Extract<Failure<Facts>, { kind: 'network' }>): Text {
+	const { code, method, path, attempts, mayHaveApplied } = failure;
 	const words = NETWORK_WORDS[code] ?? 'no answer';
-	if (failure.mayHaveApplied) {
-		return {
-			message: `No answer from the AML service (${words}). ${mayHaveAppliedText(failure.mayHaveApplied)}`,
-			description: `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`,
-			networkCode: code,
-		};
-	}
 	const reached = !NEVER_SENT.has(code);
-	const message = reached
-		? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
-		: `The AML service could not be reached (${words})`;
-	const description = `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
+	const message = mayHaveApplied
+		? `No answer from the AML service (${words}). ${mayHaveAppliedText(mayHaveApplied)}`
+		: reached
+			? `No answer from the AML service (${words}) after ${attempts} attempt(s)`
+			: `The AML service could not be reached (${words})`;
+	const description = mayHaveApplied
+		? `${method} ${path} was sent and got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}).`
+		: `${method} ${path} got no HTTP answer after ${attempts} attempt(s) (${code.toLowerCase()}). ${reached ? "Check that the service is working and the node's Timeout." : 'Check the API base URL in the credential and that the service is reachable.'}`;
 	return { message, description, networkCode: code };
 }
 
@@ -250,20 +255,18 @@ function networkText(failure: Extract<Failure, { kind: 'network' }>): Text {
  * requests, a Gate's store, may have been) unless an earlier attempt of the request reached the service without an answer (then it may have been applied). Never taken for the service's own
  * answer: a refusal names the credential, a 429 the token endpoint.
  */
-function tokenEndpointText(failure: Extract<Failure, { kind: 'tokenEndpoint' }>): Text {
+function tokenEndpointText(failure: Extract<Failure<Facts>, { kind: 'tokenEndpoint' }>): Text {
 	const whatWasSent = failure.mayHaveApplied
 		? `An earlier attempt got no answer from the AML service. ${mayHaveAppliedText(failure.mayHaveApplied)}`
 		: 'This request was not sent to the AML service';
-	const waited =
-		failure.waitedMs >= 1000 ? ` after waiting ${Math.round(failure.waitedMs / 1000)} s` : '';
+	const { waitedMs = 0 } = failure;
+	const waited = waitedMs >= 1000 ? ` after waiting ${Math.round(waitedMs / 1000)} s` : '';
 	const answer = failure.tokenFailure;
-	if (answer.kind === 'network') {
-		const words = NETWORK_WORDS[answer.code] ?? 'no answer';
+	if (answer.kind === 'network')
 		return {
-			message: `The AML token endpoint could not be reached (${words})${waited}. ${whatWasSent}`,
+			message: `The AML token endpoint could not be reached (${NETWORK_WORDS[answer.code] ?? 'no answer'})${waited}. ${whatWasSent}`,
 			description: `POST token endpoint got no HTTP answer (${answer.code.toLowerCase()}). Check the Token URL of the credential and that the token endpoint is reachable.`,
 		};
-	}
 	const httpCode = String(answer.status);
 	const said = quoteServiceText(bodyMessage(answer.body), 300);
 	const quoted = said ? ` — it said: ${said}` : '';

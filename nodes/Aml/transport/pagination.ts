@@ -44,22 +44,10 @@ export function checkedPage<T>(answer: Paged<T>, page: number, size: number): Pa
 	return answer;
 }
 
-function tooMany(total: number, max: number): PagingError {
-	return new PagingError(
-		`The AML service reports ${total} results; the node reads at most ${max.toLocaleString('en-US')} in one run (each becomes an item in memory). Nothing was returned: use a Limit, or split the list`,
-	);
-}
-
-export interface PageWalk<T> {
-	items: T[];
-	total: number;
-	/** True when the service's 10,000-result cap cut the result. */
-	capped: boolean;
-}
-
 /**
  * Return All / Limit over any paged endpoint. Return All reads the first page of 50, learns `total`,
- * then fetches the remaining pages `concurrency` at a time, keeping their order.
+ * then fetches the remaining pages `concurrency` at a time, keeping their order. `capped`: the service's
+ * 10,000-result cap cut the result.
  */
 export async function walkPages<T>(
 	fetchPage: (page: number, size: number) => Promise<Paged<T>>,
@@ -70,26 +58,27 @@ export async function walkPages<T>(
 		/** Results reachable by paging (default the search cap of 10,000; `Infinity` for uncapped lists). */
 		cap?: number;
 	},
-): Promise<PageWalk<T>> {
+): Promise<{ items: T[]; total: number; capped: boolean }> {
 	const concurrency = Math.max(1, options.concurrency ?? 4);
 	const cap = options.cap ?? SEARCH_CAP;
 	const readable = Math.min(cap, MAX_LIST_RESULTS);
-	if (!options.returnAll) {
-		const limit = Math.max(1, options.limit ?? MAX_PAGE_SIZE);
-		const size = Math.min(MAX_PAGE_SIZE, limit);
-		const items: T[] = [];
-		let page = 0;
-		let result: Paged<T>;
-		do {
-			result = checkedPage(await fetchPage(page, size), page, size);
-			if (page++ === 0 && Math.min(limit, result.total) > readable && readable < cap)
-				throw tooMany(result.total, readable);
-			items.push(...result.content);
-		} while (
-			items.length < limit &&
-			result.content.length === size &&
-			items.length < Math.min(result.total, cap)
+	const limit = options.returnAll ? Infinity : Math.max(1, options.limit ?? MAX_PAGE_SIZE);
+	const size = Math.min(MAX_PAGE_SIZE, limit);
+	const first = checkedPage(await fetchPage(0, size), 0, size);
+	if (Math.min(limit, first.total) > readable && readable < cap)
+		throw new PagingError(
+			`The AML service reports ${first.total} results; the node reads at most ${readable.toLocaleString('en-US')} in one run (each becomes an item in memory). Nothing was returned: use a Limit, or split the list`,
 		);
+	if (!options.returnAll) {
+		const items = [...first.content];
+		let result = first;
+		// until the limit, the total (within the cap) or a short page
+		const more = () =>
+			items.length < Math.min(limit, result.total, cap) && result.content.length === size;
+		for (let page = 1; more(); page++) {
+			result = checkedPage(await fetchPage(page, size), page, size);
+			items.push(...result.content);
+		}
 		const { total } = result;
 		// Cut by the cap, not by the limit: fewer results than asked for although the service counts more (Limit 12,000
 		// gets 10,000 of 10,000+).
@@ -97,18 +86,15 @@ export async function walkPages<T>(
 		return { items: items.slice(0, limit), total, capped };
 	}
 
-	const first = checkedPage(await fetchPage(0, MAX_PAGE_SIZE), 0, MAX_PAGE_SIZE);
-	if (first.total > readable && readable < cap) throw tooMany(first.total, readable);
-	const reachable = Math.min(first.total, readable);
-	const pageCount = Math.ceil(reachable / MAX_PAGE_SIZE);
+	const pageCount = Math.ceil(Math.min(first.total, readable) / size);
 	const pages: T[][] = [first.content];
-	let shortPage = first.content.length < MAX_PAGE_SIZE;
+	let shortPage = first.content.length < size;
 	const rest = Array.from({ length: Math.max(0, pageCount - 1) }, (_, k) => k + 1);
 	await mapBounded(
 		rest,
 		concurrency,
 		async (page) => {
-			const result = checkedPage(await fetchPage(page, MAX_PAGE_SIZE), page, MAX_PAGE_SIZE);
+			const result = checkedPage(await fetchPage(page, size), page, size);
 			pages[page] = result.content;
 			if (result.content.length === 0) shortPage = true;
 		},

@@ -1,7 +1,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { executionCancelSignal } from './auth';
-import { isTransient } from './errors';
+import { failureOf } from './errors';
 
 /** How a poll waits: the first read after `firstMs`, each wait `factor` times the one before, at most `maxMs`. */
 export interface PollPolicy {
@@ -21,7 +21,7 @@ export type PollResult<T> = {
 
 /**
  * The one poll of the package: `read` (a request, its own repeats `decide`'s) after each wait of `policy`, until `done`
- * says its value is final or the end passes. A read that failed transiently (`isTransient`) says nothing of the thing
+ * says its value is final or the end passes. A read that failed transiently (`transient`) says nothing of the thing
  * polled: the poll goes on, keeping the failure as the last read; any other failure ends the poll, thrown. A cancelled
  * execution ends it before the next read.
  */
@@ -38,7 +38,7 @@ export async function pollUntil<T>(
 		const last = await read().then(
 			(value): PollResult<T> => ({ value, ended: done(value) ? 'done' : 'timedOut' }),
 			(error: Error): PollResult<T> => {
-				if (!isTransient(error)) throw error;
+				if (!failureOf(error)?.transient) throw error;
 				return { lastError: error, ended: 'timedOut' };
 			},
 		);

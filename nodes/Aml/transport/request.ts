@@ -12,10 +12,9 @@ import {
 	type EndpointPolicy,
 	type RetryMode,
 } from './retry';
-import { toNodeError, type Failure, type MayHaveApplied } from './errors';
+import { toNodeError, type Answer, type Facts, type Failure } from './errors';
 import { executionCancelSignal, runOf, runTimeout, sendAttempt, type AmlContext } from './auth';
 import type { TokenNeed } from './token';
-import { NEVER_SENT } from '../../shared/n8n/errors';
 
 export interface AmlRequest extends EndpointPolicy {
 	method: IHttpRequestMethods;
@@ -39,10 +38,7 @@ export interface AmlRequest extends EndpointPolicy {
 	answer?: { list?: boolean; fields?: string[]; listField?: string };
 }
 
-export interface AmlResponse<T = unknown> {
-	status: number;
-	body: T;
-	headers: IDataObject;
+export interface AmlResponse<T = unknown> extends Answer<T> {
 	attempts: number;
 	/**
 	 * An earlier attempt got no answer (timeout, dropped connection, 5xx) and this answer is a repeat's: for a create
@@ -85,32 +81,34 @@ export async function amlRequest<T = unknown>(
 	};
 	const { deadline } = request;
 	const budgetSpent = { kind: 'budget', budgetMs: deadline?.ms ?? 0 } as const;
-	const fail = (failure: Failure) => toNodeError(this.getNode(), failure, itemIndex);
+	const fail = (failure: Failure<Facts>) => toNodeError(this.getNode(), failure, itemIndex);
 	const started = Date.now();
 	let unanswered = false;
 	let refusals = 0;
 	let refused: TokenNeed['refused'];
 	let wait: TokenNeed['wait'];
-	let reached = false;
+	let answered = false;
 	for (let attempt = 1; ; ) {
 		// No send starts after the deadline; none waits past it.
 		if (timeLeft(deadline) <= 0)
-			throw fail({ ...facts(request, attempt - 1, unanswered, reached), ...budgetSpent });
+			throw fail({ ...facts(request, attempt - 1, unanswered, answered), ...budgetSpent });
 		const need = { timeoutMs, deadline, signal, refused, wait };
 		const sent = await sendAttempt<T>(this, run, options, need);
 		// cancelled: an attempt that was sent may have reached the service, whatever it came to
 		const sentOut = sent.generation !== undefined;
 		if (signal?.aborted)
 			throw fail({
-				...facts(request, attempt, unanswered || sentOut, reached || sentOut),
+				...facts(request, attempt, unanswered || sentOut, answered),
 				kind: 'cancelled',
 			});
 		const { outcome } = sent;
 		if (outcome.kind === 'other') throw fail(outcome);
-		reached ||=
-			outcome.kind === 'answer' || (outcome.kind === 'network' && !NEVER_SENT.has(outcome.code));
-		const answer = outcome.kind === 'answer' ? outcome.response : undefined;
-		if (answer?.statusCode === 401) refusals++;
+		const answer = outcome.kind === 'answer' ? outcome : undefined;
+		answered ||= answer !== undefined;
+		if (answer?.status === 401) refusals++;
+		const again = outcome.kind === 'tokenEndpoint' ? outcome.again : undefined;
+		const retryAfter =
+			answer?.status === 429 ? parseRetryAfter(answer.headers?.['retry-after']) : undefined;
 		const step = decide({
 			outcome,
 			retry,
@@ -120,55 +118,43 @@ export async function amlRequest<T = unknown>(
 			unanswered,
 			refusals,
 			renews: run.tokens.renews,
-			waitMs:
-				outcome.kind === 'tokenEndpoint' && outcome.again
-					? Math.max(0, outcome.again.at - Date.now())
-					: backoffDelay(
-							attempt,
-							policy,
-							answer?.statusCode === 429
-								? parseRetryAfter(answer.headers?.['retry-after'])
-								: undefined,
-						),
+			waitMs: again
+				? Math.max(0, again.at - Date.now())
+				: backoffDelay(attempt, policy, retryAfter),
 			remainingMs: timeLeft(deadline),
 		});
 		unanswered = step.unanswered;
 		if (step.action === 'retry') {
 			// a wait for a token goes on with the same attempt; a send's repeat is the next attempt
-			wait = outcome.kind === 'tokenEndpoint' ? outcome.again : undefined;
+			wait = again;
 			if (!wait) {
 				refused =
-					step.renew && answer ? { generation: sent.generation ?? 0, response: answer } : undefined;
+					step.renew && answer
+						? { generation: sent.generation ?? 0, body: answer.body }
+						: undefined;
 				attempt++;
 			}
 			await sleep(step.waitMs);
 			continue;
 		}
 		if (step.action === 'done' && answer) {
-			const problem = answer.statusCode < 300 ? unreadable(request, answer.body) : undefined;
+			const { status, body, headers } = answer;
+			const problem = status < 300 ? unreadable(request, body) : undefined;
 			// The service answered: an answer that cannot be read is never repeated, and says nothing was left unanswered.
 			if (problem)
 				throw fail({ ...facts(request, attempt, false, true), kind: 'unreadable', problem });
-			return {
-				status: answer.statusCode,
-				body: answer.body,
-				headers: answer.headers,
-				attempts: attempt,
-				...(step.afterLostAnswer ? { afterLostAnswer: true } : {}),
-			};
+			const lost = step.afterLostAnswer ? { afterLostAnswer: true } : {};
+			return { status, body, headers, attempts: attempt, ...lost };
 		}
-		const known = facts(request, attempt, unanswered, reached);
+		const known = facts(request, attempt, unanswered, answered);
 		if (step.action !== 'fail' || step.as === 'budget') {
-			const late = answer && answer.statusCode < 300 ? { lateAnswer: { body: answer.body } } : {};
+			const late = answer && answer.status < 300 ? { lateAnswer: { body: answer.body } } : {};
 			throw fail({ ...known, ...budgetSpent, ...late });
 		}
-		if (outcome.kind === 'network') throw fail({ ...known, ...outcome });
-		if (outcome.kind === 'tokenEndpoint') {
-			const { tokenFailure } = outcome;
-			throw fail({ ...known, kind: 'tokenEndpoint', tokenFailure, waitedMs: Date.now() - started });
-		}
-		const { statusCode: status, body } = outcome.response;
-		throw fail({ ...known, kind: 'service', status, body });
+		if (outcome.kind === 'tokenEndpoint')
+			throw fail({ ...known, ...outcome, waitedMs: Date.now() - started });
+		if (outcome.kind !== 'answer') throw fail({ ...known, ...outcome });
+		throw fail({ ...known, kind: 'service', status: outcome.status, body: outcome.body });
 	}
 }
 
@@ -179,15 +165,17 @@ function retryMode(request: AmlRequest): RetryMode {
 
 /**
  * What every failure of the request knows. A write or check an attempt of which reached the service without an answer
- * may have been applied, whatever came after it; a read applies nothing, however far it got.
+ * may have been applied, whatever came after it; a read applies nothing, however far it got. The service may have
+ * received the request when an attempt was answered or reached it without an answer (`reached`).
  */
-function facts(request: AmlRequest, attempts: number, unanswered: boolean, reached: boolean) {
+function facts(request: AmlRequest, attempts: number, unanswered: boolean, answered: boolean) {
 	const retry = retryMode(request);
-	const mayHaveApplied: MayHaveApplied | undefined =
+	const mayHaveApplied =
 		unanswered && request.method !== 'GET'
 			? { checkHint: request.checkHint ?? '', notRepeated: retry === 'none' || retry === 'check' }
 			: undefined;
-	return { method: request.method, path: request.path, attempts, mayHaveApplied, reached };
+	const { method, path } = request;
+	return { method, path, attempts, mayHaveApplied, reached: unanswered || answered };
 }
 
 /**
@@ -216,6 +204,5 @@ export async function amlApiRequest<T = unknown>(
 	request: AmlRequest,
 	itemIndex?: number,
 ): Promise<T> {
-	const response = (await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>;
-	return response.body;
+	return ((await amlRequest.call(this, request, itemIndex)) as AmlResponse<T>).body;
 }

@@ -1,7 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { NEVER_SENT } from '../../shared/n8n/errors';
+import { isBusyStatus, type Outcome } from './errors';
 
 /** Retry timing shared by every request: Retry-After when sent, else exponential backoff with equal jitter. */
 export interface BackoffPolicy {
@@ -36,9 +36,6 @@ export function timeLeft(deadline: Deadline | undefined): number {
 	return deadline === undefined ? Infinity : deadline.at - Date.now();
 }
 
-/** No answer (of the service or its token endpoint) within the time given. */
-export const NO_ANSWER_IN_TIME = { kind: 'network', code: 'ETIMEDOUT' } as const;
-
 export const TIMED_OUT = Symbol('timed out');
 /** The longest timer a wait leaves behind: a timer cannot be cleared here, so long waits are taken in steps. */
 const WAIT_STEP_MS = 1_000;
@@ -67,11 +64,6 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 	const date = Date.parse(text);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, date - now);
-}
-
-/** A status that says only "not now" (throttled, failing, or a gateway's request timeout): asking again later may help. */
-export function isBusyStatus(status: number): boolean {
-	return status === 429 || status === 408 || status >= 500;
 }
 
 /** Delay before attempt number `attempt + 1` (attempt counts from 1). */
@@ -120,40 +112,6 @@ export interface EndpointPolicy {
 	checkHint?: string;
 }
 
-/** The service's HTTP answer, whatever its status. */
-export interface FullResponse<T> {
-	statusCode: number;
-	body: T;
-	headers: IDataObject;
-}
-
-/** What the token endpoint gave when a token step failed (of its body only the OAuth2 error fields). */
-export type TokenFailure =
-	| { kind: 'network'; code: string }
-	| { kind: 'http'; status: number; body?: unknown };
-
-/**
- * The token endpoint is paused (token.ts): the attempt's token may be asked for again `at` (epoch ms), within this
- * request's wait for a token, which began `since` and ends with any token newer than generation `before`.
- */
-export interface TokenWait {
-	at: number;
-	since: number;
-	before: number;
-}
-
-/**
- * What one attempt gave (auth.ts `sendAttempt`), named where it happened: the service's `answer` (any status),
- * `network` (no answer from the service), or no token for it (token.ts), so nothing was sent: `tokenEndpoint` (the
- * token step failed), `refused` (the run stopped asking after the service refused its fresh tokens: their 401), `other`.
- */
-export type Outcome<T = unknown> =
-	| { kind: 'answer'; response: FullResponse<T> }
-	| { kind: 'network'; code: string }
-	| { kind: 'tokenEndpoint'; tokenFailure: TokenFailure; again?: TokenWait }
-	| { kind: 'refused'; response: FullResponse<T> }
-	| { kind: 'other'; message: string };
-
 export interface DecisionInput {
 	outcome: Exclude<Outcome, { kind: 'other' }>;
 	retry: RetryMode;
@@ -193,7 +151,7 @@ export function decide(input: DecisionInput): Verdict {
 	let retryable = false;
 	let renew = false;
 	if (outcome.kind === 'answer') {
-		const status = outcome.response.statusCode;
+		const { status } = outcome;
 		if (status < 300 || policy.passStatuses?.includes(status)) {
 			// A check answered after the budget is not taken: the payment waited longer than it may.
 			if (retry === 'check' && input.remainingMs <= 0)
@@ -221,7 +179,8 @@ export function decide(input: DecisionInput): Verdict {
 		const neverSent = NEVER_SENT.has(outcome.code);
 		retryable = neverSent || repeatable;
 		if (!neverSent) unanswered = true;
-	} else if (outcome.kind === 'refused') {
+	} else if (outcome.kind !== 'tokenEndpoint') {
+		// the run stopped asking for tokens (its 401, a `service` failure): nothing sent, nothing repeated
 		return { unanswered, action: 'fail', as: 'answer' };
 	} else if (outcome.again) {
 		// the token endpoint paused: the token asked for again when the token step says (`waitMs`); nothing was sent,

@@ -2,20 +2,15 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import {
 	backoffDelay,
-	isBusyStatus,
 	parseRetryAfter,
-	NO_ANSWER_IN_TIME,
 	settledBy,
 	timeLeft,
 	TIMED_OUT,
 	type BackoffPolicy,
 	type Deadline,
-	type FullResponse,
-	type Outcome,
-	type TokenFailure,
-	type TokenWait,
 } from './retry';
-import { classify, type Classified } from '../../shared/n8n/errors';
+import { isTokenEndpointBusy, isTokenRefusal, NO_ANSWER_IN_TIME, type Failure } from './errors';
+import { classify } from '../../shared/n8n/errors';
 import {
 	canRenewToken,
 	fetchFirstToken,
@@ -46,7 +41,7 @@ import { rememberSecret } from './quote';
  * - A refused credential (`isTokenRefusal`) stops the run asking at once.
  * - A busy token endpoint (429, 5xx, no answer: `isTokenEndpointBusy`) pauses every run of the process (Retry-After,
  *   else backoff). A request that needs a token waits at most TOKEN_WAIT_MS for it, never past its budget: it asks
- *   again at the pause's end or after PROBE_MS (`TokenWait`, waited out by `decide`), reading the credential first,
+ *   again at the pause's end or after PROBE_MS (`again`, waited out by `decide`), reading the credential first,
  *   and a token another process stored ends the wait. An expiring token is sent as it is while the endpoint is paused.
  * - A token endpoint down (5xx, no answer; a 429 is waited out) for TOKEN_WAIT_MS (`TokenState.downSince`): no request
  *   waits for it any more; until a token is obtained, one tries after each pause and the others fail at once.
@@ -87,8 +82,12 @@ interface TokenState {
 	/** Since when the token endpoint has failed or not answered (5xx, no answer), with no token obtained since. */
 	downSince?: number;
 	/** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-	lastError?: Exclude<Classified, { kind: 'other' }>;
+	lastError?: NoToken;
 }
+/** No token from the token endpoint (errors.ts `Failure`, with what the endpoint gave), and when to ask again. */
+type NoToken = Extract<Failure<unknown>, { kind: 'tokenEndpoint' }>;
+type TokenWait = NonNullable<NoToken['again']>;
+const NO_TOKEN_IN_TIME: NoToken = { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
 const tokenStates = new Map<string, TokenState>();
 
 /** What an attempt asks for: its time, and the token a 401 answered (the generation it was sent with). */
@@ -97,27 +96,9 @@ export interface TokenNeed {
 	timeoutMs: number;
 	deadline?: Deadline;
 	signal?: AbortSignal;
-	refused?: { generation: number; response: FullResponse<unknown> };
+	refused?: { generation: number; body: unknown };
 	/** The wait for a token this request is in (handed back from the token step's `again`). */
 	wait?: TokenWait;
-}
-
-/** A token to send with (its generation) and the attempt's time left for the send, or why there is none: nothing is sent. */
-export type TokenGrant =
-	| { generation: number; timeoutMs: number }
-	| Extract<Outcome<never>, { kind: 'tokenEndpoint' | 'refused' | 'other' }>;
-
-/** `tokenFor`; `accepted`: the service answered 2xx; `renews`: n8n's renewal is there (a 401 can get a new token). */
-export type TokenProvider = ReturnType<typeof tokenProvider>;
-
-/** The token endpoint is throttling, failing or unreachable: asking again later may help. */
-export function isTokenEndpointBusy(failure: Classified | TokenFailure): boolean {
-	return failure.kind === 'network' || (failure.kind === 'http' && isBusyStatus(failure.status));
-}
-
-/** The token endpoint refused the credential (invalid_client, a revoked client, a bad scope): asking again cannot help. */
-export function isTokenRefusal(failure: Classified | TokenFailure): boolean {
-	return failure.kind === 'http' && failure.status >= 400 && !isBusyStatus(failure.status);
 }
 
 /**
@@ -143,42 +124,24 @@ export function tokenProvider(
 	const renews = canRenewToken(ctx);
 	/** The credential held a token when the run read it, or one was obtained since. */
 	let held = token.token !== undefined;
-	let stopped: TokenGrant | undefined;
+	let stopped: Failure<unknown> | undefined;
 	/** Generations the run renewed for a 401 (only these can be refused fresh), and those refused fresh; no 2xx since. */
 	const renewals = new Set<number>();
 	const refusedFresh = new Set<number>();
 
-	/** A token step failed: the reason there is no token; a refused credential stops the run asking. */
-	const noToken = (failure: Classified): TokenGrant => {
-		const grant: TokenGrant =
-			failure.kind === 'other'
-				? { kind: 'other', message: failure.error?.message ?? 'Request failed' }
-				: { kind: 'tokenEndpoint', tokenFailure: tokenFailure(failure) };
-		if (isTokenRefusal(failure)) stopped = grant;
-		return grant;
-	};
-	/** Has a token obtained: undefined when one newer than the request knew is there, else why not (or when to ask again). */
-	const obtain = async (need: TokenNeed, times: Pick<TokenStep, 'fetchMs' | 'waitMs'>) => {
-		const { wait, deadline, signal } = need;
-		const result = await obtainToken(ctx, token, {
-			...times,
-			deadline,
-			signal,
-			since: wait?.since ?? Date.now(),
-			before: wait?.before ?? token.generation,
-			probe: wait !== undefined,
-			first: held ? undefined : read,
-		});
+	/** `obtainToken` for this run (a first token while none is held); a refused credential stops the run asking. */
+	const obtain = async (need: TokenNeed, step: TokenStep) => {
+		const result = await obtainToken(ctx, token, need, { ...step, first: held ? undefined : read });
 		if (!result) held = true;
+		else if ('at' in result) return { ...lastBusy(token), again: result };
+		else if (refusal(result)) stopped = result;
 		return result;
 	};
-	/** No token (yet): the token step's failure, or when to ask again with the endpoint's last failure. */
-	const why = (result: Classified | TokenWait): TokenGrant =>
-		'at' in result
-			? { kind: 'tokenEndpoint', tokenFailure: tokenFailure(lastBusy(token)), again: result }
-			: noToken(result);
 
-	async function tokenFor(need: TokenNeed): Promise<TokenGrant> {
+	/** A token to send with (its generation) and the attempt's time for the send, or why there is none: nothing is sent. */
+	async function tokenFor(
+		need: TokenNeed,
+	): Promise<{ generation: number; timeoutMs: number } | Failure<unknown>> {
 		if (stopped) return stopped;
 		const { refused, wait } = need;
 		// a token obtained while this request waited (here or by another process) is sent
@@ -188,29 +151,27 @@ export function tokenProvider(
 			const fresh = renewals.has(generation) && isFresh(token);
 			if (!wait && fresh && sameStored(token, await readCredentials(ctx)))
 				if (refusedFresh.add(generation).size >= MAX_REFUSED_FRESH)
-					return (stopped = { kind: 'refused', response: refused.response as FullResponse<never> });
+					return (stopped = { kind: 'service', status: 401, body: refused.body });
 			// a token another process stored meanwhile is only sent; the refused one is renewed
 			if (token.generation === generation) {
 				const result = await obtain(need, { fetchMs: TOKEN_WAIT_MS, waitMs: TOKEN_WAIT_MS });
-				if (result) return why(result);
+				if (result) return result;
 				renewals.add(token.generation);
 			}
 		}
 		const ms = attemptMs(need);
 		const expiring =
-			token.expiresAt !== undefined &&
-			(token.lifetimeMs ?? 0) > ms &&
-			token.expiresAt <= Date.now() + ms;
+			(token.lifetimeMs ?? 0) > ms && (token.expiresAt ?? Infinity) <= Date.now() + ms;
 		if (!held || (expiring && renews && !wait)) {
 			// a first token is waited for like a renewal; an expiring one is renewed only within the attempt's time, and
 			// not waited for while the token endpoint is paused (the token held is sent)
 			const first = !held;
 			const result = await obtain(need, { fetchMs: ms, waitMs: first ? TOKEN_WAIT_MS : ms });
-			if (result && (first || (!('at' in result) && isTokenRefusal(result)))) return why(result);
+			if (result && (first || refusal(result))) return result;
 		}
 		// the budget went to the token step: the request is not sent
 		const timeoutMs = attemptMs(need);
-		if (timeoutMs <= 0) return { kind: 'tokenEndpoint', tokenFailure: NO_ANSWER_IN_TIME };
+		if (timeoutMs <= 0) return NO_TOKEN_IN_TIME;
 		return { generation: token.generation, timeoutMs };
 	}
 	// a 2xx: the tokens refused before were not a refused credential (the count starts again)
@@ -236,8 +197,12 @@ function sameStored(token: TokenState, credentials: IDataObject | undefined): bo
 	return false;
 }
 
+/** The token endpoint refused the credential: asking again cannot help. */
+const refusal = (result: Failure<unknown>) =>
+	result.kind === 'tokenEndpoint' && isTokenRefusal(result.tokenFailure);
+
 /** A token step's failure as reported: of its body only the OAuth2 error fields (a body may echo the request). */
-function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFailure {
+function reported(failure: NoToken['tokenFailure']): NoToken['tokenFailure'] {
 	if (failure.kind === 'network') return failure;
 	const { body } = failure;
 	let kept: unknown = typeof body === 'string' ? body.slice(0, 200) : undefined;
@@ -249,43 +214,36 @@ function tokenFailure(failure: Exclude<Classified, { kind: 'other' }>): TokenFai
 }
 
 interface TokenStep {
-	deadline?: Deadline;
-	signal?: AbortSignal;
-	/** The token generation the asking request knew: any newer token ends the step. */
-	before: number;
-	/** When the request began waiting for a token: its wait ends `waitMs` after, and at the deadline. */
-	since: number;
-	/** Each fetch is given up after `fetchMs` (by everyone). */
+	/** Each fetch is given up after `fetchMs` (by everyone); the request's wait ends `waitMs` after it began. */
 	fetchMs: number;
 	waitMs: number;
-	/** The request asks again after a pause: the credential is read first (another process may have stored a token). */
-	probe: boolean;
 	/** No token held: n8n fetches a first one while sending this read; else it renews. */
 	first?: { url: string; skipSslCertificateValidation: boolean };
 }
 
 /**
  * One token step (see the rules at the top), repeating nothing: it joins the fetch in flight, or fetches once. Returns
- * undefined when a token newer than `step.before` is there to send with (obtained here or by another); while the token
- * endpoint is paused and the request's wait lasts, when to ask again (`decide` has the request wait for it); else the
- * failure.
+ * undefined when a token newer than the request knew is there to send with (obtained here or by another); while the
+ * token endpoint is paused and the request's wait lasts, when to ask again (`decide` has the request wait for it); else
+ * the failure.
  */
 async function obtainToken(
 	ctx: IExecuteFunctions,
 	token: TokenState,
+	{ wait, deadline, signal }: TokenNeed,
 	step: TokenStep,
-): Promise<Classified | TokenWait | undefined> {
-	const stepEnd = Math.min(step.deadline?.at ?? Infinity, step.since + step.waitMs);
+): Promise<Failure<unknown> | TokenWait | undefined> {
+	// the request's wait for a token: when it began, and the generation it knew (any newer token ends it)
+	const { since = Date.now(), before = token.generation } = wait ?? {};
+	const stepEnd = Math.min(deadline?.at ?? Infinity, since + step.waitMs);
 	// waits for pauses and for others' fetches end with the down endpoint's TOKEN_WAIT_MS too
 	const waitEnd = () => Math.min(stepEnd, (token.downSince ?? Infinity) + TOKEN_WAIT_MS);
-	const lastFailure = () => lastBusy(token);
-	const newer = () => token.generation !== step.before;
+	const newer = () => token.generation !== before;
 	/** Asked again at the pause's end, or after PROBE_MS to read the credential, while the wait lasts. */
 	const again = (at = Math.min(token.pausedUntil, Date.now() + PROBE_MS)) =>
-		at <= waitEnd() && !step.signal?.aborted
-			? { at, since: step.since, before: step.before }
-			: lastFailure();
-	if (step.probe) sameStored(token, await readCredentials(ctx));
+		at <= waitEnd() && !signal?.aborted ? { at, since, before } : lastBusy(token);
+	// asked again after a pause: the credential is read first (another process may have stored a token)
+	if (wait) sameStored(token, await readCredentials(ctx));
 	const joinable = () => {
 		if (token.fetch && Date.now() >= token.fetch.until) token.fetch = undefined;
 		return token.fetch;
@@ -297,7 +255,7 @@ async function obtainToken(
 			fetch.done.catch(() => undefined),
 			Math.min(limit, fetch.until),
 		);
-		if (joined === TIMED_OUT && Date.now() >= limit && !newer()) return lastFailure();
+		if (joined === TIMED_OUT && Date.now() >= limit && !newer()) return lastBusy(token);
 		// another fetch started meanwhile: joined when asked again at once
 		if ((fetch = joinable()) && !newer()) return again(Date.now());
 	}
@@ -319,20 +277,23 @@ async function obtainToken(
 	try {
 		if ((await settledBy(done, Math.min(stepEnd, fetchEnd))) !== TIMED_OUT) return undefined;
 		// this request's own end came first: the fetch goes on for the others
-		if (stepEnd < fetchEnd) return lastFailure();
+		if (stepEnd < fetchEnd) return lastBusy(token);
 		if (token.fetch?.done === done) token.fetch = undefined;
-		if (stepEnd === fetchEnd) return lastFailure();
-		pause(token, NO_ANSWER_IN_TIME);
+		if (stepEnd === fetchEnd) return lastBusy(token);
+		pause(token, NO_TOKEN_IN_TIME);
 	} catch (error) {
-		const failure = classify(error);
-		if (failure.kind === 'other' || !isTokenEndpointBusy(failure)) return failure;
-		pause(token, failure);
+		const thrown = classify(error);
+		if (thrown.kind === 'other')
+			return { kind: 'other', message: thrown.error?.message ?? 'Request failed' };
+		const failure: NoToken = { kind: 'tokenEndpoint', tokenFailure: reported(thrown) };
+		if (!isTokenEndpointBusy(failure.tokenFailure)) return failure;
+		pause(token, failure, thrown.kind === 'http' ? thrown.headers['retry-after'] : undefined);
 	}
 	return again();
 }
 
 /** The token endpoint's last failure while busy: what a wait that ends without a token reports. */
-const lastBusy = (token: TokenState) => token.lastError ?? NO_ANSWER_IN_TIME;
+const lastBusy = (token: TokenState) => token.lastError ?? NO_TOKEN_IN_TIME;
 
 /**
  * A token was fetched here (`fetched`) or found stored by another process: taken note of as n8n keeps it (redacted from
@@ -353,16 +314,16 @@ async function readCredentials(ctx: IExecuteFunctions): Promise<IDataObject | un
 }
 
 /** The token endpoint is busy: every run of the process waits (Retry-After when sent, else backoff). */
-function pause(token: TokenState, failure: NonNullable<TokenState['lastError']>): void {
+function pause(token: TokenState, failure: NoToken, retryAfter?: unknown): void {
 	token.lastError = failure;
 	// failures seen together are one: the pause is not lengthened for each
 	if (token.pausedUntil > Date.now()) return;
 	// down since the first failure of a streak; a pause nobody tried after for TOKEN_WAIT_MS ends the streak
-	if (failure.kind === 'http' && failure.status === 429) token.downSince = undefined;
+	const answer = failure.tokenFailure;
+	if (answer.kind === 'http' && answer.status === 429) token.downSince = undefined;
 	else if (token.downSince === undefined || Date.now() - token.pausedUntil > TOKEN_WAIT_MS)
 		token.downSince = Date.now();
-	const retryAfter =
-		failure.kind === 'http' ? parseRetryAfter(failure.headers['retry-after']) : undefined;
 	token.failures++;
-	token.pausedUntil = Date.now() + backoffDelay(token.failures, TOKEN_BACKOFF, retryAfter);
+	const delay = backoffDelay(token.failures, TOKEN_BACKOFF, parseRetryAfter(retryAfter));
+	token.pausedUntil = Date.now() + delay;
 }

@@ -4,7 +4,7 @@ import { checkFailures } from '../../../helpers/checks';
 import { timeBudgetDeadline } from '../../../helpers/descriptions';
 import { itemParameter } from '../../../helpers/itemParameter';
 import { runItems, withItemFacts } from '../../../helpers/items';
-import { failureOf, mayHaveApplied, pollUntil, type Deadline } from '../../../transport';
+import { failureOf, pollUntil, type Deadline } from '../../../transport';
 import type { ItemValidator } from '../../../validation';
 import { BLOCK_OUTPUT, CLEAR_OUTPUT, runsAsTool } from '../../outputs';
 import { CHECK_BUDGET_MS, transactionCheck } from '../routedCheck';
@@ -315,7 +315,8 @@ async function gate(
 	const lists: IDataObject = { ...facts };
 	settled.forEach((result, k) => {
 		lists[s.checks[k].key] = result.status === 'fulfilled' ? result.value.outcome.list : [];
-		if (result.status === 'rejected' && mayHaveApplied(result.reason)) lists.mayHaveApplied = true;
+		if (result.status === 'rejected' && failureOf(result.reason)?.mayHaveApplied)
+			lists.mayHaveApplied = true;
 	});
 	const json = answer(
 		{ decision: checked.decision, reason: checked.reason, alertIds: checked.alertIds },

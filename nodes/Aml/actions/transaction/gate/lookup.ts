@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { amlApiRequest, idSegment, isBudgetSpent, type Deadline } from '../../../transport';
+import { amlApiRequest, failureOf, idSegment, type Deadline } from '../../../transport';
 import { hasUnresolvedAlerts } from '../../unresolvedAlerts';
 import { REASONS, type LookupAnswer } from './rules';
 
@@ -11,7 +11,11 @@ import { REASONS, type LookupAnswer } from './rules';
 
 /** A failed lookup as the rules read it (`timeout` when the budget was spent). */
 function failed(error: unknown): LookupAnswer {
-	return { kind: 'failed', text: (error as Error).message, timeout: isBudgetSpent(error) };
+	return {
+		kind: 'failed',
+		text: (error as Error).message,
+		timeout: failureOf(error)?.kind === 'budget',
+	};
 }
 
 /** Whether the payment has an open alert (the service's unresolved-alerts answer). */

@@ -3,15 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { checkOutcome } from '../../../helpers/checks';
 import { itemParameter } from '../../../helpers/itemParameter';
-import {
-	failureOf,
-	isBudgetSpent,
-	isTransient,
-	lateAnswerOf,
-	mayHaveApplied,
-	type Deadline,
-	type PollPolicy,
-} from '../../../transport';
+import { failureOf, type Deadline, type PollPolicy } from '../../../transport';
 import { invalid } from '../../../validation';
 import type { CheckKey, CheckPath } from '../routedCheck';
 import {
@@ -74,8 +66,9 @@ export function readPayment(
 /** A failure in a few words for a reason (never a service's body: the item's error says the rest). */
 export function shortFailure(error: unknown): string {
 	const failure = failureOf(error);
-	if (isBudgetSpent(error)) return 'timeout';
 	switch (failure?.kind) {
+		case 'budget':
+			return 'timeout';
 		case 'service':
 			return `the service answered ${failure.status}`;
 		case 'network':
@@ -106,7 +99,8 @@ export function checkAnswer(
 		return { kind: 'hits', alertIds: outcome.alertIds, text: outcome.reason ?? 'alerts raised' };
 	}
 	const error = result.reason as unknown;
-	const late = lateAnswerOf(error);
+	const failure = failureOf(error);
+	const late = failure?.kind === 'budget' ? failure.lateAnswer : undefined;
 	// An answer after the budget is not the check's answer, but the alerts it names exist.
 	if (late)
 		return {
@@ -115,14 +109,14 @@ export function checkAnswer(
 			text: 'timeout',
 			timeout: true,
 		};
-	if (mayHaveApplied(error))
+	if (failure?.mayHaveApplied)
 		return {
 			kind: 'unknown',
 			alertIds: [],
 			text: shortFailure(error),
-			timeout: isBudgetSpent(error),
+			timeout: failure.kind === 'budget',
 		};
-	return { kind: 'refused', text: shortFailure(error), fails: !isTransient(error) };
+	return { kind: 'refused', text: shortFailure(error), fails: !failure?.transient };
 }
 
 /** A store refused for this transaction's data (unknown person, the ID reused): a block, not a fault. */
@@ -164,12 +158,14 @@ export function storeFailure(
 			reason: { code: 'store-refused', text: `store refused: ${shortFailure(error)}` },
 			reached: false,
 		};
-	if (!isTransient(error)) throw error;
+	const failure = failureOf(error);
+	if (!failure?.transient) throw error;
 	return {
-		reason: isBudgetSpent(error)
-			? { code: 'timeout', text: 'timeout' }
-			: { code: 'store-failed', text: `store failed: ${shortFailure(error)}` },
-		reached: mayHaveApplied(error),
+		reason:
+			failure.kind === 'budget'
+				? { code: 'timeout', text: 'timeout' }
+				: { code: 'store-failed', text: `store failed: ${shortFailure(error)}` },
+		reached: failure.mayHaveApplied !== undefined,
 	};
 }
 
