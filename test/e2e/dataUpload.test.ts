@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import type { Json } from '../harness/client';
-import { context, control, n8n, runAml } from '../harness/context';
+import { context, control, createPerson, n8n } from '../harness/context';
 import { upload } from '../harness/upload';
 
 /**
@@ -325,15 +325,7 @@ describe('Data Upload → Upload CSV in real n8n', () => {
 
 /** A person stored one at a time, as onboarding (example 01) does: Person → Create. */
 async function onboard(personId: string, firstName: string): Promise<void> {
-	const run = await runAml({
-		resource: 'person',
-		operation: 'create',
-		personId,
-		personType: 'INDIVIDUAL',
-		attributesMode: 'json',
-		attributesJson: JSON.stringify({ first_name: firstName }),
-	});
-	expect(run.status).toBe('success');
+	expect((await createPerson(personId, { first_name: firstName })).status).toBe('success');
 }
 
 const storedWith = async (prefix: string) =>

@@ -7,6 +7,7 @@ import axios from 'axios';
 import {
 	context,
 	control,
+	createPerson,
 	n8n,
 	runAml,
 	transactionCreateFromInput,
@@ -100,15 +101,10 @@ function nodeMs(run: RunResult): number {
 }
 
 beforeAll(async () => {
-	const run = await runAml({
-		resource: 'person',
-		operation: 'create',
-		personId,
-		personType: 'INDIVIDUAL',
-		attributesMode: 'json',
-		attributesJson: '{"first_name":"Gate","last_name":"Keeper","country":"DE"}',
-	});
-	expect(run.status).toBe('success');
+	expect(
+		(await createPerson(personId, { first_name: 'Gate', last_name: 'Keeper', country: 'DE' }))
+			.status,
+	).toBe('success');
 });
 
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { control, customListSyncFromInput, runAml } from '../harness/context';
+import { control, createPerson, customListSyncFromInput, runAml } from '../harness/context';
 
 /**
  * What the node reports equals what the service did, also when an answer is lost: the sandbox applies the request
@@ -47,22 +47,6 @@ async function storeLargeTransaction(
 	expect(created.status).toBe('success');
 }
 
-async function createPerson(
-	personId: string,
-	attributes: Record<string, string>,
-	onExisting = 'error',
-) {
-	return await runAml({
-		resource: 'person',
-		operation: 'create',
-		personId,
-		personType: 'INDIVIDUAL',
-		attributesMode: 'json',
-		attributesJson: JSON.stringify(attributes),
-		onExisting,
-	});
-}
-
 describe('lost answers in real n8n', () => {
 	test('Person Create with Replace: the create is stored but its answer lost → the repeat gets 422 and the replace still follows; never reported as created', async () => {
 		const personId = id('upsert');
@@ -71,7 +55,7 @@ describe('lost answers in real n8n', () => {
 		const run = await createPerson(
 			personId,
 			{ first_name: 'Lost', last_name: 'Answer' },
-			'replace',
+			{ onExisting: 'replace' },
 		);
 		expect(run.status).toBe('success');
 		expect(run.outputs[0][0]).toMatchObject({

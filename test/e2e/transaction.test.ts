@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import { control, n8n, runAml, transactionCreateFromInput } from '../harness/context';
+import { control, createPerson, n8n, runAml, transactionCreateFromInput } from '../harness/context';
 
 /**
  * Transaction resource in real n8n against the sandbox: storage, paging, updates and the Clear/Block
@@ -47,17 +47,11 @@ const check = (operation: string, extra: Record<string, unknown> = {}) => ({
 });
 
 beforeAll(async () => {
-	for (const personId of [owner, checker, oddChecker]) {
-		const run = await runAml({
-			resource: 'person',
-			operation: 'create',
-			personId,
-			personType: 'INDIVIDUAL',
-			attributesMode: 'json',
-			attributesJson: JSON.stringify({ first_name: 'Trans', last_name: 'Actor', country: 'DE' }),
-		});
-		expect(run.status).toBe('success');
-	}
+	for (const personId of [owner, checker, oddChecker])
+		expect(
+			(await createPerson(personId, { first_name: 'Trans', last_name: 'Actor', country: 'DE' }))
+				.status,
+		).toBe('success');
 });
 
 afterAll(async () => {

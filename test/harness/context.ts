@@ -279,6 +279,23 @@ export async function runNode(
 	});
 }
 
+/** An INDIVIDUAL person stored through Person → Create in real n8n, as onboarding does (`extra`: more parameters). */
+export async function createPerson(
+	personId: string,
+	attributes: Json,
+	extra: Json = {},
+): Promise<RunResult> {
+	return await runAml({
+		resource: 'person',
+		operation: 'create',
+		personId,
+		personType: 'INDIVIDUAL',
+		attributesMode: 'json',
+		attributesJson: JSON.stringify(attributes),
+		...extra,
+	});
+}
+
 export function amlCredentialData(overrides: Json = {}): Json {
 	return sandboxCredentialData(context().sandbox, overrides);
 }
