@@ -1,5 +1,6 @@
 import axios, { type AxiosInstance } from 'axios';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import { Worker } from 'node:worker_threads';
 
 import type { CredentialRef, N8nClient } from '../test/harness/client';
@@ -68,6 +69,43 @@ export function percentile(values: number[], p: number): number {
 	if (!values.length) return 0;
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/**
+ * One JSON POST over the raw keep-alive `agent`, as a payment system or the service sends it: the status and body
+ * text, status 0 for a failed connection or an answer not complete within `timeoutMs`.
+ */
+export async function rawPost(
+	agent: http.Agent,
+	url: string,
+	body: string,
+	opts: { headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ status: number; text: string }> {
+	const target = new URL(url);
+	return await new Promise((resolve) => {
+		const req = http.request(
+			{
+				host: target.hostname,
+				port: target.port,
+				path: target.pathname,
+				method: 'POST',
+				agent,
+				headers: {
+					...opts.headers,
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(body),
+				},
+			},
+			(res) => {
+				let text = '';
+				res.on('data', (c) => (text += c));
+				res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+			},
+		);
+		if (opts.timeoutMs) req.setTimeout(opts.timeoutMs, () => req.destroy());
+		req.on('error', () => resolve({ status: 0, text: '' }));
+		req.end(body);
+	});
 }
 
 export const mb = (bytes: number) => Math.round(bytes / 1e6);

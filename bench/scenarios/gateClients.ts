@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 
-import { inWorkerAnswer, percentile, type BenchEnv } from '../lib';
+import { inWorkerAnswer, percentile, rawPost, type BenchEnv } from '../lib';
 import type { Gate } from './gateWorkflows';
 
 /**
@@ -32,36 +32,13 @@ async function post(
 	url: string,
 	body: string,
 ): Promise<{ status: number; json: Json }> {
-	const target = new URL(url);
-	return await new Promise((resolve) => {
-		const req = http.request(
-			{
-				host: target.hostname,
-				port: target.port,
-				path: target.pathname,
-				method: 'POST',
-				agent,
-				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-			},
-			(res) => {
-				let text = '';
-				res.on('data', (c) => (text += c));
-				res.on('end', () => {
-					let json: Json = {};
-					try {
-						json = JSON.parse(text) as Json;
-					} catch {
-						json = {};
-					}
-					resolve({ status: res.statusCode ?? 0, json });
-				});
-			},
-		);
-		// a payment with no answer within a minute counts as a wrong answer instead of holding the run
-		req.setTimeout(60_000, () => req.destroy());
-		req.on('error', () => resolve({ status: 0, json: {} }));
-		req.end(body);
-	});
+	// a payment with no answer within a minute counts as a wrong answer instead of holding the run
+	const { status, text } = await rawPost(agent, url, body, { timeoutMs: 60_000 });
+	try {
+		return { status, json: JSON.parse(text) as Json };
+	} catch {
+		return { status, json: {} };
+	}
 }
 
 /** CPU seconds per second `cpu` advances while nothing is sent (over `ms`). */

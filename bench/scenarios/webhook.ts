@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 
 import { AML_TRIGGER_VERSION } from '../../test/harness/client';
-import { countExecutions, percentile, treeCpu, type BenchEnv, type Result } from '../lib';
+import { countExecutions, percentile, rawPost, treeCpu, type BenchEnv, type Result } from '../lib';
 
 interface Intake {
 	sent: number;
@@ -33,30 +33,7 @@ async function offer(
 	const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 	const latencies: number[] = [];
 	let ok = 0;
-	const target = new URL(url);
-	const post = (payload: string) =>
-		new Promise<number>((resolve) => {
-			const req = http.request(
-				{
-					host: target.hostname,
-					port: target.port,
-					path: target.pathname,
-					method: 'POST',
-					agent,
-					headers: {
-						...headers,
-						'content-type': 'application/json',
-						'content-length': Buffer.byteLength(payload),
-					},
-				},
-				(res) => {
-					res.resume();
-					res.on('end', () => resolve(res.statusCode ?? 0));
-				},
-			);
-			req.on('error', () => resolve(0));
-			req.end(payload);
-		});
+	const post = async (payload: string) => (await rawPost(agent, url, payload, { headers })).status;
 	await new Promise((r) => setTimeout(r, 2000));
 	const before = (await countExecutions(env, workflowId)).total;
 	const cpuBefore = treeCpu(env.n8n.pid);
@@ -131,18 +108,7 @@ async function publish(
 	const url = `${env.n8n.baseUrl}/webhook/${webhookId}/${suffix}`;
 	// Registered once a POST no longer answers 404 (the probe `{}` may start one Webhook node execution: offer() counts from after it).
 	for (let i = 0; i < 100; i++) {
-		const status = await new Promise<number>((resolve) => {
-			const req = http.request(
-				url,
-				{ method: 'POST', headers: { 'content-type': 'application/json' } },
-				(res) => {
-					res.resume();
-					resolve(res.statusCode ?? 0);
-				},
-			);
-			req.on('error', () => resolve(0));
-			req.end('{}');
-		});
+		const { status } = await rawPost(new http.Agent(), url, '{}');
 		if (status !== 404 && status !== 0) break;
 		await new Promise((r) => setTimeout(r, 200));
 	}
